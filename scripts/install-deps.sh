@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs every Debian package fleetwave needs to build, test and run its quickstart.
+# Idempotent and quiet: packages already present are skipped without touching apt's lists.
+# Never installs `kubernetes-client`: it conflicts with the preinstalled kubectl.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ccache pkg-config clang-format
+  libgtest-dev libgmock-dev
+  libyaml-cpp-dev nlohmann-json3-dev
+  libcaf-dev libcurl4-openssl-dev libsqlite3-dev libgit2-dev libsystemd-dev
+  prometheus-cpp-dev libboost-dev libssl-dev
+  python3-kubernetes git
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ "${#missing[@]}" -eq 0 ]; then
+  exit 0
+fi
+
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+echo "install-deps: installing ${missing[*]}"
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,20 @@
+// The fleetwave subcommands. Each takes its arguments (without the subcommand name) and
+// writes to the given streams, so tests run exactly what the binary runs. Each returns the
+// process exit code: 0 success, 1 problems found in the input, 2 usage error.
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace fleetwave::cli {
+
+using Argv = std::vector<std::string>;
+
+int RunValidate(const Argv& args, std::ostream& out, std::ostream& err);
+int RunGenerate(const Argv& args, std::ostream& out, std::ostream& err);
+int RunPlan(const Argv& args, std::ostream& out, std::ostream& err);
+int RunProgress(const Argv& args, std::ostream& out, std::ostream& err);
+int RunHealth(const Argv& args, std::ostream& out, std::ostream& err);
+
+}  // namespace fleetwave::cli

@@ -1,0 +1,42 @@
+// fleetwave: one binary, one subcommand per job.
+#include <cstring>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "tools/fleetwave/commands.h"
+
+namespace {
+
+struct Command {
+  const char* name;
+  int (*run)(const fleetwave::cli::Argv&, std::ostream&, std::ostream&);
+  const char* summary;
+};
+
+constexpr Command kCommands[] = {
+    {"validate", fleetwave::cli::RunValidate, "validate ApplicationSet and config files"},
+    {"generate", fleetwave::cli::RunGenerate, "print the Applications a set generates"},
+    {"plan", fleetwave::cli::RunPlan, "offline RollingSync planner"},
+    {"progress", fleetwave::cli::RunProgress, "offline progress-deadline calculator"},
+    {"health", fleetwave::cli::RunHealth, "health of any Kubernetes object"},
+};
+
+int Usage(std::ostream& os, int code) {
+  os << "usage: fleetwave COMMAND [ARGS]\n\ncommands:\n";
+  for (const auto& c : kCommands) os << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) return Usage(std::cerr, 2);
+  const std::string name = argv[1];
+  if (name == "-h" || name == "--help" || name == "help") return Usage(std::cout, 0);
+  for (const auto& c : kCommands) {
+    if (name == c.name) return c.run(fleetwave::cli::Argv(argv + 2, argv + argc), std::cout, std::cerr);
+  }
+  std::cerr << "fleetwave: unknown command \"" << name << "\"\n";
+  return Usage(std::cerr, 2);
+}
