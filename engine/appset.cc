@@ -1,11 +1,499 @@
 #include "engine/appset.h"
 
-namespace fleetwave::engine {
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
 
-DecodedApplicationSet DecodeApplicationSet(const YAML::Node&, const std::string& file) {
-  DecodedApplicationSet r;
-  r.issues.push_back({file, {}, "", "decoder not implemented yet"});
+#include "engine/template.h"
+
+namespace fleetwave::engine {
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string Field(const std::string& path, const std::string& key) {
+  return path.empty() ? key : path + "." + key;
+}
+
+std::string Index(const std::string& path, size_t i) {
+  return path + "[" + std::to_string(i) + "]";
+}
+
+std::string TypeOf(const YAML::Node& n) {
+  if (n.IsMap()) return "object";
+  if (n.IsSequence()) return "array";
+  if (n.IsNull()) return "null";
+  const Json v = YamlToJson(n);
+  if (v.is_boolean()) return "boolean";
+  if (v.is_number_integer()) return "integer";
+  if (v.is_number()) return "number";
+  return "string";
+}
+
+// Collects issues while walking one document; never stops at the first problem.
+class Decoder {
+ public:
+  explicit Decoder(std::string file) : file_(std::move(file)) {}
+
+  void Add(const YAML::Node& node, const std::string& path, std::string message) {
+    issues_.push_back({file_, PosOf(node), path, std::move(message)});
+  }
+  void Add(SourcePos pos, const std::string& path, std::string message) {
+    issues_.push_back({file_, pos, path, std::move(message)});
+  }
+
+  bool Expect(const YAML::Node& n, const std::string& path, const std::string& want) {
+    const std::string got = TypeOf(n);
+    if (got == want || (want == "number" && got == "integer")) return true;
+    Add(n, path, "wrong type: expected " + want + ", got " + got);
+    return false;
+  }
+
+  // Reports every key of `map` not in `allowed` (and, with `unsupported`, the Argo CD fields
+  // fleetwave deliberately does not implement, so the user learns why it is refused).
+  void CheckKeys(const YAML::Node& map, const std::string& path,
+                 const std::set<std::string>& allowed,
+                 const std::set<std::string>& unsupported = {}) {
+    for (const auto& kv : map) {
+      const std::string key = kv.first.Scalar();
+      if (allowed.count(key)) continue;
+      if (unsupported.count(key)) {
+        Add(kv.first, Field(path, key), "field is not supported by fleetwave");
+      } else {
+        Add(kv.first, Field(path, key), "unknown field \"" + key + "\"");
+      }
+    }
+  }
+
+  std::optional<std::string> String(const YAML::Node& n, const std::string& path) {
+    if (!n.IsScalar()) {
+      Expect(n, path, "string");
+      return std::nullopt;
+    }
+    return n.Scalar();
+  }
+
+  std::optional<bool> Bool(const YAML::Node& n, const std::string& path) {
+    if (!Expect(n, path, "boolean")) return std::nullopt;
+    return YamlToJson(n).get<bool>();
+  }
+
+  std::optional<long long> Int(const YAML::Node& n, const std::string& path) {
+    if (!Expect(n, path, "integer")) return std::nullopt;
+    return YamlToJson(n).get<long long>();
+  }
+
+  std::map<std::string, std::string> StringMap(const YAML::Node& n, const std::string& path) {
+    std::map<std::string, std::string> out;
+    if (!Expect(n, path, "object")) return out;
+    for (const auto& kv : n) {
+      const std::string key = kv.first.Scalar();
+      if (auto v = String(kv.second, Field(path, key))) out[key] = *v;
+    }
+    return out;
+  }
+
+  std::vector<std::string> StringList(const YAML::Node& n, const std::string& path) {
+    std::vector<std::string> out;
+    if (!Expect(n, path, "array")) return out;
+    for (size_t i = 0; i < n.size(); ++i) {
+      if (auto v = String(n[i], Index(path, i))) out.push_back(*v);
+    }
+    return out;
+  }
+
+  Issues& issues() { return issues_; }
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+  Issues issues_;
+};
+
+LabelSelectorRequirement DecodeRequirement(Decoder& d, const YAML::Node& n,
+                                           const std::string& path) {
+  LabelSelectorRequirement r;
+  if (!d.Expect(n, path, "object")) return r;
+  d.CheckKeys(n, path, {"key", "operator", "values"});
+  if (n["key"]) {
+    r.key = d.String(n["key"], Field(path, "key")).value_or("");
+  } else {
+    d.Add(n, Field(path, "key"), "required field is missing");
+  }
+  if (n["operator"]) {
+    r.op = d.String(n["operator"], Field(path, "operator")).value_or("");
+    r.op_pos = PosOf(n["operator"]);
+  } else {
+    d.Add(n, Field(path, "operator"), "required field is missing");
+  }
+  if (n["values"]) r.values = d.StringList(n["values"], Field(path, "values"));
   return r;
+}
+
+std::vector<LabelSelectorRequirement> DecodeRequirements(Decoder& d, const YAML::Node& n,
+                                                         const std::string& path) {
+  std::vector<LabelSelectorRequirement> out;
+  if (!d.Expect(n, path, "array")) return out;
+  for (size_t i = 0; i < n.size(); ++i) out.push_back(DecodeRequirement(d, n[i], Index(path, i)));
+  return out;
+}
+
+RolloutStep DecodeStep(Decoder& d, const YAML::Node& n, const std::string& path) {
+  RolloutStep step;
+  step.pos = PosOf(n);
+  if (!d.Expect(n, path, "object")) return step;
+  d.CheckKeys(n, path, {"matchExpressions", "maxUpdate", "progressDeadlineSeconds"});
+  if (n["matchExpressions"]) {
+    step.match_expressions =
+        DecodeRequirements(d, n["matchExpressions"], Field(path, "matchExpressions"));
+  }
+  if (const YAML::Node mu = n["maxUpdate"]) {
+    step.max_update_pos = PosOf(mu);
+    if (!mu.IsScalar()) {
+      d.Expect(mu, Field(path, "maxUpdate"), "integer or string");
+    } else {
+      const Json v = YamlToJson(mu);
+      IntOrString value;
+      if (v.is_number_integer()) {
+        value.int_value = v.get<long long>();
+      } else {
+        value.is_int = false;
+        value.string_value = mu.Scalar();
+      }
+      step.max_update = value;
+    }
+  }
+  if (const YAML::Node pds = n["progressDeadlineSeconds"]) {
+    const std::string p = Field(path, "progressDeadlineSeconds");
+    if (auto v = d.Int(pds, p)) {
+      if (*v <= 0) {
+        d.Add(pds, p, "must be greater than 0");
+      } else {
+        step.progress_deadline_seconds = *v;
+      }
+    }
+  }
+  return step;
+}
+
+Strategy DecodeStrategy(Decoder& d, const YAML::Node& n, const std::string& path) {
+  Strategy s;
+  if (!d.Expect(n, path, "object")) return s;
+  d.CheckKeys(n, path, {"type", "rollingSync", "deletionOrder"});
+  if (const YAML::Node t = n["type"]) {
+    if (auto v = d.String(t, Field(path, "type"))) {
+      s.type = *v;
+      if (*v != "AllAtOnce" && *v != "RollingSync") {
+        d.Add(t, Field(path, "type"),
+              "unsupported value \"" + *v + "\" (supported: AllAtOnce, RollingSync)");
+      }
+    }
+  }
+  if (const YAML::Node o = n["deletionOrder"]) {
+    if (auto v = d.String(o, Field(path, "deletionOrder"))) {
+      s.deletion_order = *v;
+      const std::string l = Lower(*v);
+      if (l != "allatonce" && l != "reverse") {
+        d.Add(o, Field(path, "deletionOrder"),
+              "unsupported value \"" + *v + "\" (supported: AllAtOnce, Reverse)");
+      }
+    }
+  }
+  if (const YAML::Node rs = n["rollingSync"]) {
+    const std::string rp = Field(path, "rollingSync");
+    if (d.Expect(rs, rp, "object")) {
+      d.CheckKeys(rs, rp, {"steps"});
+      if (const YAML::Node steps = rs["steps"]) {
+        const std::string sp = Field(rp, "steps");
+        if (d.Expect(steps, sp, "array")) {
+          for (size_t i = 0; i < steps.size(); ++i)
+            s.steps.push_back(DecodeStep(d, steps[i], Index(sp, i)));
+        }
+      }
+    }
+  }
+  return s;
+}
+
+LabelSelector DecodeSelector(Decoder& d, const YAML::Node& n, const std::string& path) {
+  LabelSelector sel;
+  if (!d.Expect(n, path, "object")) return sel;
+  d.CheckKeys(n, path, {"matchLabels", "matchExpressions"});
+  if (n["matchLabels"])
+    sel.match_labels = d.StringMap(n["matchLabels"], Field(path, "matchLabels"));
+  if (n["matchExpressions"]) {
+    const std::string mp = Field(path, "matchExpressions");
+    sel.match_expressions = DecodeRequirements(d, n["matchExpressions"], mp);
+    for (size_t i = 0; i < sel.match_expressions.size(); ++i) {
+      const auto& r = sel.match_expressions[i];
+      static const std::set<std::string> ops = {"In", "NotIn", "Exists", "DoesNotExist"};
+      if (!r.op.empty() && !ops.count(r.op)) {
+        d.Add(r.op_pos, Field(Index(mp, i), "operator"),
+              "unsupported value \"" + r.op + "\" (supported: In, NotIn, Exists, DoesNotExist)");
+      }
+    }
+  }
+  return sel;
+}
+
+std::vector<Generator> DecodeGenerators(Decoder& d, const YAML::Node& n, const std::string& path) {
+  std::vector<Generator> out;
+  if (!d.Expect(n, path, "array")) return out;
+  static const std::set<std::string> known_unsupported = {
+      "git", "matrix", "merge", "scmProvider", "pullRequest", "clusterDecisionResource", "plugin"};
+  for (size_t i = 0; i < n.size(); ++i) {
+    const std::string gp = Index(path, i);
+    const YAML::Node g = n[i];
+    if (!d.Expect(g, gp, "object")) continue;
+    bool found = false;
+    for (const auto& kv : g) {
+      const std::string key = kv.first.Scalar();
+      const std::string kp = Field(gp, key);
+      if (key == "list" || key == "clusters") {
+        if (found) {
+          d.Add(kv.first, kp, "a generator entry must have exactly one generator");
+          continue;
+        }
+        found = true;
+        Generator gen;
+        gen.pos = PosOf(kv.second);
+        if (!d.Expect(kv.second, kp, "object")) continue;
+        if (key == "list") {
+          gen.kind = Generator::Kind::kList;
+          d.CheckKeys(kv.second, kp, {"elements"}, {"elementsYaml", "template"});
+          if (const YAML::Node el = kv.second["elements"];
+              el && d.Expect(el, Field(kp, "elements"), "array")) {
+            for (size_t j = 0; j < el.size(); ++j) {
+              if (d.Expect(el[j], Index(Field(kp, "elements"), j), "object"))
+                gen.list.elements.push_back(YamlToJson(el[j]));
+            }
+          }
+        } else {
+          gen.kind = Generator::Kind::kClusters;
+          d.CheckKeys(kv.second, kp, {"selector", "values"}, {"template", "flatList"});
+          if (kv.second["selector"])
+            gen.clusters.selector = DecodeSelector(d, kv.second["selector"], Field(kp, "selector"));
+          if (kv.second["values"])
+            gen.clusters.values = d.StringMap(kv.second["values"], Field(kp, "values"));
+        }
+        out.push_back(std::move(gen));
+      } else if (key == "selector") {
+        d.Add(kv.first, kp, "field is not supported by fleetwave");
+      } else if (known_unsupported.count(key)) {
+        d.Add(kv.first, kp, "unsupported generator \"" + key + "\" (supported: list, clusters)");
+      } else {
+        d.Add(kv.first, kp, "unknown generator \"" + key + "\" (supported: list, clusters)");
+      }
+    }
+    if (!found && g.size() == 0) d.Add(g, gp, "empty generator (supported: list, clusters)");
+  }
+  return out;
+}
+
+// Every string of the template must parse in the set's template language.
+void CheckTemplateStrings(Decoder& d, const YAML::Node& n, const std::string& path,
+                          const TemplateOptions& opts) {
+  if (n.IsMap()) {
+    for (const auto& kv : n)
+      CheckTemplateStrings(d, kv.second, Field(path, kv.first.Scalar()), opts);
+  } else if (n.IsSequence()) {
+    for (size_t i = 0; i < n.size(); ++i) CheckTemplateStrings(d, n[i], Index(path, i), opts);
+  } else if (n.IsScalar()) {
+    if (auto err = CheckTemplate(n.Scalar(), opts); !err.empty()) d.Add(n, path, err);
+  }
+}
+
+void DecodeTemplate(Decoder& d, const YAML::Node& n, const std::string& path, ApplicationSet& set) {
+  set.template_pos = PosOf(n);
+  if (!d.Expect(n, path, "object")) return;
+  d.CheckKeys(n, path, {"metadata", "spec"});
+  const YAML::Node md = n["metadata"];
+  const std::string mp = Field(path, "metadata");
+  if (!md) {
+    d.Add(n, mp, "required field is missing");
+  } else if (d.Expect(md, mp, "object")) {
+    if (!md["name"]) {
+      d.Add(md, Field(mp, "name"), "required field is missing");
+    } else {
+      d.String(md["name"], Field(mp, "name"));
+    }
+    if (md["labels"]) d.StringMap(md["labels"], Field(mp, "labels"));
+    if (md["annotations"]) d.StringMap(md["annotations"], Field(mp, "annotations"));
+  }
+  const YAML::Node spec = n["spec"];
+  const std::string sp = Field(path, "spec");
+  if (!spec) {
+    d.Add(n, sp, "required field is missing");
+  } else if (d.Expect(spec, sp, "object")) {
+    const YAML::Node dest = spec["destination"];
+    if (!dest) {
+      d.Add(spec, Field(sp, "destination"), "required field is missing");
+    } else if (d.Expect(dest, Field(sp, "destination"), "object")) {
+      if (!dest["server"] && !dest["name"]) {
+        d.Add(dest, Field(sp, "destination"), "one of server or name is required");
+      } else if (dest["server"] && dest["name"]) {
+        d.Add(dest, Field(sp, "destination"), "server and name are mutually exclusive");
+      }
+    }
+    if (!spec["source"] && !spec["sources"]) {
+      d.Add(spec, Field(sp, "source"), "one of source or sources is required");
+    } else if (spec["source"] && spec["sources"]) {
+      d.Add(spec, Field(sp, "sources"), "source and sources are mutually exclusive");
+    }
+    if (const YAML::Node id = spec["ignoreDifferences"];
+        id && d.Expect(id, Field(sp, "ignoreDifferences"), "array")) {
+      for (size_t i = 0; i < id.size(); ++i) {
+        const std::string ip = Index(Field(sp, "ignoreDifferences"), i);
+        if (!d.Expect(id[i], ip, "object")) continue;
+        d.CheckKeys(id[i], ip, {"group", "kind", "name", "namespace", "jsonPointers"},
+                    {"jqPathExpressions", "managedFieldsManagers"});
+      }
+    }
+  }
+  set.template_ = YamlToJson(n);
+  CheckTemplateStrings(d, n, path, {set.go_template, set.MissingKeyIsError()});
+}
+
+}  // namespace
+
+bool Strategy::ReverseDeletion() const {
+  return RollingSyncEnabled() && Lower(deletion_order) == "reverse";
+}
+
+bool ApplicationSet::MissingKeyIsError() const {
+  return std::find(go_template_options.begin(), go_template_options.end(), "missingkey=error") !=
+         go_template_options.end();
+}
+
+bool IsValidMaxUpdate(const IntOrString& value) {
+  if (value.is_int) return value.int_value >= 0;
+  static const std::regex percent("[0-9]+%");
+  return std::regex_match(value.string_value, percent);
+}
+
+DecodedApplicationSet DecodeApplicationSet(const YAML::Node& doc, const std::string& file) {
+  Decoder d(file);
+  DecodedApplicationSet out;
+  if (!d.Expect(doc, "", "object")) {
+    out.issues = std::move(d.issues());
+    return out;
+  }
+  ApplicationSet set;
+  set.file = file;
+  const auto api = doc["apiVersion"] ? d.String(doc["apiVersion"], "apiVersion") : std::nullopt;
+  if (!doc["apiVersion"]) {
+    d.Add(doc, "apiVersion", "required field is missing");
+  } else if (api && *api != "argoproj.io/v1alpha1") {
+    d.Add(doc["apiVersion"], "apiVersion",
+          "unsupported value \"" + *api + "\" (supported: argoproj.io/v1alpha1)");
+  }
+  const auto kind = doc["kind"] ? d.String(doc["kind"], "kind") : std::nullopt;
+  if (!doc["kind"]) {
+    d.Add(doc, "kind", "required field is missing");
+  } else if (kind && *kind != "ApplicationSet") {
+    d.Add(doc["kind"], "kind", "unsupported value \"" + *kind + "\" (supported: ApplicationSet)");
+  }
+  const YAML::Node md = doc["metadata"];
+  if (!md) {
+    d.Add(doc, "metadata", "required field is missing");
+  } else if (d.Expect(md, "metadata", "object")) {
+    if (!md["name"]) {
+      d.Add(md, "metadata.name", "required field is missing");
+    } else {
+      set.name = d.String(md["name"], "metadata.name").value_or("");
+    }
+    if (md["namespace"])
+      set.namespace_ = d.String(md["namespace"], "metadata.namespace").value_or("");
+  }
+  const YAML::Node spec = doc["spec"];
+  if (!spec) {
+    d.Add(doc, "spec", "required field is missing");
+  } else if (d.Expect(spec, "spec", "object")) {
+    d.CheckKeys(spec, "spec",
+                {"generators", "template", "goTemplate", "goTemplateOptions", "strategy",
+                 "syncPolicy", "ignoreApplicationDifferences"},
+                {"templatePatch", "preservedFields", "applyNestedSelectors"});
+    if (spec["goTemplate"])
+      set.go_template = d.Bool(spec["goTemplate"], "spec.goTemplate").value_or(false);
+    if (const YAML::Node o = spec["goTemplateOptions"]) {
+      set.go_template_options = d.StringList(o, "spec.goTemplateOptions");
+      for (size_t i = 0; i < set.go_template_options.size(); ++i) {
+        const std::string& v = set.go_template_options[i];
+        if (v != "missingkey=error" && v != "missingkey=default" && v != "missingkey=invalid") {
+          d.Add(
+              o[i], Index("spec.goTemplateOptions", i),
+              "unsupported value \"" + v + "\" (supported: missingkey=error, missingkey=default)");
+        }
+      }
+    }
+    if (spec["generators"])
+      set.generators = DecodeGenerators(d, spec["generators"], "spec.generators");
+    if (!spec["template"]) {
+      d.Add(spec, "spec.template", "required field is missing");
+    } else {
+      DecodeTemplate(d, spec["template"], "spec.template", set);
+    }
+    if (spec["strategy"]) set.strategy = DecodeStrategy(d, spec["strategy"], "spec.strategy");
+    if (const YAML::Node sp = spec["syncPolicy"]; sp && d.Expect(sp, "spec.syncPolicy", "object")) {
+      d.CheckKeys(sp, "spec.syncPolicy", {"preserveResourcesOnDeletion"}, {"applicationsSync"});
+      if (sp["preserveResourcesOnDeletion"]) {
+        set.preserve_resources_on_deletion =
+            d.Bool(sp["preserveResourcesOnDeletion"], "spec.syncPolicy.preserveResourcesOnDeletion")
+                .value_or(false);
+      }
+    }
+    if (const YAML::Node iad = spec["ignoreApplicationDifferences"];
+        iad && d.Expect(iad, "spec.ignoreApplicationDifferences", "array")) {
+      for (size_t i = 0; i < iad.size(); ++i) {
+        const std::string ip = Index("spec.ignoreApplicationDifferences", i);
+        if (!d.Expect(iad[i], ip, "object")) continue;
+        d.CheckKeys(iad[i], ip, {"name", "jsonPointers"}, {"jqPathExpressions"});
+        if (iad[i]["jsonPointers"]) {
+          for (auto& p : d.StringList(iad[i]["jsonPointers"], Field(ip, "jsonPointers"))) {
+            set.ignore_application_differences.push_back(p);
+          }
+        }
+      }
+    }
+  }
+  if (const YAML::Node st = doc["status"]; st && st.IsMap()) set.status = YamlToJson(st);
+  out.issues = std::move(d.issues());
+  out.appset = std::move(set);
+  return out;
+}
+
+Issues ValidateRolloutConfig(const ApplicationSet& set) {
+  Issues out;
+  const Strategy& s = set.strategy;
+  if (!s.IsRollingSync()) return out;
+  if (s.steps.empty()) {
+    out.push_back(
+        {set.file, {}, "spec.strategy.rollingSync.steps", "No steps defined for rollout"});
+  }
+  for (size_t i = 0; i < s.steps.size(); ++i) {
+    const RolloutStep& step = s.steps[i];
+    const std::string sp = Index("spec.strategy.rollingSync.steps", i);
+    for (size_t j = 0; j < step.match_expressions.size(); ++j) {
+      const auto& r = step.match_expressions[j];
+      if (r.op != "In" && r.op != "NotIn") {
+        out.push_back({set.file, r.op_pos,
+                       Field(Index(Field(sp, "matchExpressions"), j), "operator"),
+                       "unsupported value \"" + r.op + "\" (supported: In, NotIn)"});
+      }
+    }
+    if (step.max_update && !IsValidMaxUpdate(*step.max_update)) {
+      const std::string v = step.max_update->is_int ? std::to_string(step.max_update->int_value)
+                                                    : step.max_update->string_value;
+      out.push_back(
+          {set.file, step.max_update_pos, Field(sp, "maxUpdate"),
+           "invalid value \"" + v + "\": must be an integer >= 0 or a percentage such as \"10%\""});
+    }
+  }
+  return out;
 }
 
 }  // namespace fleetwave::engine

@@ -39,7 +39,7 @@ struct IntOrString {
 
 struct RolloutStep {
   std::vector<LabelSelectorRequirement> match_expressions;
-  std::optional<IntOrString> max_update;                // absent = unlimited
+  std::optional<IntOrString> max_update;               // absent = unlimited
   std::optional<long long> progress_deadline_seconds;  // [fleetwave] step deadline
   SourcePos pos;
   SourcePos max_update_pos;
@@ -96,8 +96,16 @@ struct DecodedApplicationSet {
   Issues issues;                         // every problem found, in document order
 };
 
+// True for maxUpdate values the rollout can use: an integer >= 0 or "<digits>%".
+bool IsValidMaxUpdate(const IntOrString& value);
+
 // Decodes one ApplicationSet document. Unknown fields inside `strategy` are issues; unknown
 // fields in the template pass through. `file` names the source in issues.
 DecodedApplicationSet DecodeApplicationSet(const YAML::Node& doc, const std::string& file);
+
+// Rollout-configuration problems that decode fine but that the rollout would report as
+// InvalidRolloutConfig or ErrorOccurred (unknown operators, invalid maxUpdate, no steps).
+// `validate` reports them with their positions; `plan` leaves them to the engine's conditions.
+Issues ValidateRolloutConfig(const ApplicationSet& appset);
 
 }  // namespace fleetwave::engine

@@ -24,7 +24,12 @@ struct GeneratedApplication {
   std::string name;
   std::map<std::string, std::string> labels;
   Json object;  // a complete argoproj.io/v1alpha1 Application (apiVersion, kind, metadata, spec)
+  std::string cluster;  // the context its destination resolved to; empty when clusters are unknown
 };
+
+// True when the selector selects a set of labels (an empty selector selects everything).
+bool SelectorMatches(const LabelSelector& selector,
+                     const std::map<std::string, std::string>& labels);
 
 struct GenerateResult {
   std::vector<GeneratedApplication> apps;  // sorted by name

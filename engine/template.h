@@ -1,0 +1,44 @@
+// Template rendering for ApplicationSet templates, in the two languages Argo CD offers:
+//  - fasttemplate (the default): "{{param}}" replaced by the flattened parameter's value;
+//    unknown parameters are left in place, as Argo CD leaves them.
+//  - Go text/template (`goTemplate: true`): "{{.param}}", nested keys, if/else, pipelines and
+//    the function subset of product.md §3.1 (index, default, lower, upper, replace, trunc,
+//    quote, trimSuffix, trimPrefix). Anything else is rejected when the set is decoded, with
+//    `unsupported template function X`, rather than failing later at generation time.
+// Templates are parsed per string field, so every error can point at its YAML node.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "engine/yaml_json.h"
+
+namespace fleetwave::engine {
+
+struct TemplateOptions {
+  bool go_template = false;
+  bool missing_key_error = false;  // goTemplateOptions: ["missingkey=error"]
+};
+
+struct TemplateResult {
+  std::string text;
+  std::string error;  // empty on success
+  bool ok() const { return error.empty(); }
+};
+
+// Checks a template string without rendering it: syntax and supported functions.
+// Returns an empty string when the template is usable, else what is wrong.
+std::string CheckTemplate(std::string_view text, const TemplateOptions& options);
+
+// Renders one template string. For fasttemplate, `params` may be nested: keys are flattened
+// with dots ("metadata.labels.env") as Argo CD's generators flatten them.
+TemplateResult RenderTemplate(std::string_view text, const Json& params,
+                              const TemplateOptions& options);
+
+// Renders every string (values, not keys) of a JSON document. The first error stops
+// rendering; `error_path` receives the dotted path of the field that failed.
+bool RenderTemplateDocument(const Json& in, const Json& params, const TemplateOptions& options,
+                            Json& out, std::string& error, std::string& error_path);
+
+}  // namespace fleetwave::engine
