@@ -1,0 +1,249 @@
+#include "engine/config.h"
+
+#include <regex>
+#include <set>
+
+namespace fleetwave::engine {
+namespace {
+
+std::string TypeOf(const YAML::Node& n) {
+  if (n.IsMap()) return "object";
+  if (n.IsSequence()) return "array";
+  if (n.IsNull()) return "null";
+  const Json v = YamlToJson(n);
+  if (v.is_boolean()) return "boolean";
+  if (v.is_number()) return "number";
+  return "string";
+}
+
+class Reader {
+ public:
+  Reader(std::string file, Issues& issues) : file_(std::move(file)), issues_(issues) {}
+
+  void Add(const YAML::Node& n, const std::string& path, const std::string& msg) {
+    issues_.push_back({file_, PosOf(n), path, msg});
+  }
+  bool Is(const YAML::Node& n, const std::string& path, const std::string& want) {
+    if (TypeOf(n) == want) return true;
+    Add(n, path, "wrong type: expected " + want + ", got " + TypeOf(n));
+    return false;
+  }
+  void Keys(const YAML::Node& map, const std::string& path, const std::set<std::string>& allowed) {
+    for (const auto& kv : map) {
+      const std::string k = kv.first.Scalar();
+      if (!allowed.count(k))
+        Add(kv.first, path.empty() ? k : path + "." + k, "unknown field \"" + k + "\"");
+    }
+  }
+  void Str(const YAML::Node& n, const std::string& path, std::string& out) {
+    if (n && Is(n, path, "string")) out = n.Scalar();
+  }
+  std::vector<std::string> StrList(const YAML::Node& n, const std::string& path) {
+    std::vector<std::string> out;
+    if (!Is(n, path, "array")) return out;
+    for (size_t i = 0; i < n.size(); ++i) {
+      if (Is(n[i], path + "[" + std::to_string(i) + "]", "string")) out.push_back(n[i].Scalar());
+    }
+    return out;
+  }
+  void Duration(const YAML::Node& n, const std::string& path, long long& out) {
+    if (!n || !Is(n, path, "string")) return;
+    if (auto s = ParseDurationSeconds(n.Scalar())) {
+      out = *s;
+    } else {
+      Add(n, path, "invalid duration \"" + n.Scalar() + "\" (examples: 90s, 10m, 1h30m)");
+    }
+  }
+  void HostPort(const YAML::Node& n, const std::string& path, std::string& out) {
+    if (!n || !Is(n, path, "string")) return;
+    static const std::regex re("(\\[[0-9a-fA-F:]+\\]|[A-Za-z0-9.-]+):([0-9]{1,5})");
+    std::smatch m;
+    const std::string v = n.Scalar();
+    if (!std::regex_match(v, m, re) || std::stoi(m[2]) > 65535) {
+      Add(n, path, "invalid address \"" + v + "\" (expected host:port, e.g. 127.0.0.1:8089)");
+      return;
+    }
+    out = v;
+  }
+
+ private:
+  std::string file_;
+  Issues& issues_;
+};
+
+}  // namespace
+
+std::optional<long long> ParseDurationSeconds(const std::string& text) {
+  static const std::regex part("([0-9]+)(h|m|s)");
+  if (text.empty()) return std::nullopt;
+  long long total = 0;
+  auto it = std::sregex_iterator(text.begin(), text.end(), part);
+  size_t consumed = 0;
+  for (; it != std::sregex_iterator(); ++it) {
+    if (static_cast<size_t>(it->position()) != consumed) return std::nullopt;
+    consumed += it->length();
+    const long long n = std::stoll((*it)[1]);
+    const char unit = (*it)[2].str()[0];
+    total += unit == 'h' ? n * 3600 : unit == 'm' ? n * 60 : n;
+  }
+  if (consumed != text.size()) return std::nullopt;
+  return total;
+}
+
+DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
+  DecodedConfig out;
+  Reader r(file, out.issues);
+  Config& c = out.config;
+  if (!doc || doc.IsNull()) return out;  // an empty file: every default
+  if (!r.Is(doc, "", "object")) return out;
+  r.Keys(doc, "",
+         {"kubeconfig", "clusters", "applicationSets", "progressiveSyncs", "state", "listen",
+          "apiTokenFile", "tls", "git", "deletion", "workloads"});
+  if (const YAML::Node k = doc["kubeconfig"]) {
+    if (k.IsSequence()) {
+      c.kubeconfig = r.StrList(k, "kubeconfig");
+    } else if (r.Is(k, "kubeconfig", "string")) {
+      c.kubeconfig = {k.Scalar()};
+    }
+  }
+  if (const YAML::Node cl = doc["clusters"]; cl && r.Is(cl, "clusters", "array")) {
+    std::set<std::string> seen;
+    for (size_t i = 0; i < cl.size(); ++i) {
+      const std::string p = "clusters[" + std::to_string(i) + "]";
+      if (!r.Is(cl[i], p, "object")) continue;
+      r.Keys(cl[i], p, {"name", "labels"});
+      ClusterLabels entry;
+      entry.pos = PosOf(cl[i]);
+      if (!cl[i]["name"]) {
+        r.Add(cl[i], p + ".name", "required field is missing");
+        continue;
+      }
+      r.Str(cl[i]["name"], p + ".name", entry.name);
+      if (!seen.insert(entry.name).second)
+        r.Add(cl[i]["name"], p + ".name", "duplicate cluster \"" + entry.name + "\"");
+      if (const YAML::Node l = cl[i]["labels"]; l && r.Is(l, p + ".labels", "object")) {
+        for (const auto& kv : l) {
+          const std::string lp = p + ".labels." + kv.first.Scalar();
+          if (kv.second.IsScalar()) {
+            entry.labels[kv.first.Scalar()] = kv.second.Scalar();
+          } else {
+            r.Is(kv.second, lp, "string");
+          }
+        }
+      }
+      c.clusters.push_back(std::move(entry));
+    }
+  }
+  r.Str(doc["applicationSets"], "applicationSets", c.application_sets);
+  if (const YAML::Node p = doc["progressiveSyncs"]; p && r.Is(p, "progressiveSyncs", "boolean")) {
+    c.progressive_syncs = YamlToJson(p).get<bool>();
+  }
+  if (const YAML::Node s = doc["state"]; s && r.Is(s, "state", "string")) {
+    if (s.Scalar().rfind("sqlite://", 0) != 0) {
+      r.Add(s, "state",
+            "unsupported value \"" + s.Scalar() + "\" (supported: sqlite:///path/to/state.db)");
+    } else {
+      c.state = s.Scalar();
+    }
+  }
+  if (const YAML::Node l = doc["listen"]; l && r.Is(l, "listen", "object")) {
+    r.Keys(l, "listen", {"api", "metrics"});
+    r.HostPort(l["api"], "listen.api", c.listen_api);
+    r.HostPort(l["metrics"], "listen.metrics", c.listen_metrics);
+  }
+  r.Str(doc["apiTokenFile"], "apiTokenFile", c.api_token_file);
+  if (const YAML::Node t = doc["tls"]; t && r.Is(t, "tls", "object")) {
+    r.Keys(t, "tls", {"cert", "key"});
+    std::string cert, key;
+    r.Str(t["cert"], "tls.cert", cert);
+    r.Str(t["key"], "tls.key", key);
+    if (cert.empty() != key.empty()) r.Add(t, "tls", "cert and key must be given together");
+    if (!cert.empty()) c.tls_cert = cert;
+    if (!key.empty()) c.tls_key = key;
+  }
+  if (const YAML::Node g = doc["git"]; g && r.Is(g, "git", "object")) {
+    r.Keys(g, "git", {"pollInterval"});
+    r.Duration(g["pollInterval"], "git.pollInterval", c.git_poll_interval_seconds);
+  }
+  if (const YAML::Node d = doc["deletion"]; d && r.Is(d, "deletion", "object")) {
+    r.Keys(d, "deletion", {"gracePeriod"});
+    r.Duration(d["gracePeriod"], "deletion.gracePeriod", c.deletion_grace_period_seconds);
+  }
+  if (const YAML::Node w = doc["workloads"]; w && r.Is(w, "workloads", "object")) {
+    r.Keys(w, "workloads", {"kinds", "namespaces"});
+    if (w["kinds"]) {
+      static const std::set<std::string> kinds = {"CloneSet", "Deployment", "StatefulSet",
+                                                  "DaemonSet"};
+      auto list = r.StrList(w["kinds"], "workloads.kinds");
+      for (size_t i = 0; i < list.size(); ++i) {
+        if (!kinds.count(list[i])) {
+          r.Add(w["kinds"][i], "workloads.kinds[" + std::to_string(i) + "]",
+                "unsupported value \"" + list[i] +
+                    "\" (supported: CloneSet, DaemonSet, Deployment, StatefulSet)");
+        }
+      }
+      c.workload_kinds = list;
+    }
+    if (w["namespaces"]) c.workload_namespaces = r.StrList(w["namespaces"], "workloads.namespaces");
+  }
+  return out;
+}
+
+KubeconfigClusters ClustersFromKubeconfig(const YAML::Node& doc, const std::string& file) {
+  KubeconfigClusters out;
+  Reader r(file, out.issues);
+  if (!r.Is(doc, "", "object")) return out;
+  std::map<std::string, std::string> servers;
+  if (const YAML::Node cl = doc["clusters"]; cl && r.Is(cl, "clusters", "array")) {
+    for (size_t i = 0; i < cl.size(); ++i) {
+      const YAML::Node e = cl[i];
+      const std::string p = "clusters[" + std::to_string(i) + "]";
+      if (!e.IsMap() || !e["name"] || !e["cluster"] || !e["cluster"]["server"]) {
+        r.Add(e, p, "a cluster entry needs name and cluster.server");
+        continue;
+      }
+      servers[e["name"].Scalar()] = e["cluster"]["server"].Scalar();
+    }
+  }
+  if (const YAML::Node ctx = doc["contexts"]; ctx && r.Is(ctx, "contexts", "array")) {
+    for (size_t i = 0; i < ctx.size(); ++i) {
+      const YAML::Node e = ctx[i];
+      const std::string p = "contexts[" + std::to_string(i) + "]";
+      if (!e.IsMap() || !e["name"] || !e["context"] || !e["context"]["cluster"]) {
+        r.Add(e, p, "a context entry needs name and context.cluster");
+        continue;
+      }
+      const std::string name = e["name"].Scalar();
+      const std::string cluster = e["context"]["cluster"].Scalar();
+      auto it = servers.find(cluster);
+      if (it == servers.end()) {
+        r.Add(e, p + ".context.cluster",
+              "context \"" + name + "\" names unknown cluster \"" + cluster + "\"");
+        continue;
+      }
+      out.clusters.push_back({name, it->second, {}});
+    }
+  }
+  return out;
+}
+
+std::vector<ClusterInfo> LabelClusters(std::vector<ClusterInfo> clusters, const Config& config,
+                                       const std::string& config_file, Issues& issues) {
+  for (size_t i = 0; i < config.clusters.size(); ++i) {
+    const ClusterLabels& l = config.clusters[i];
+    bool found = false;
+    for (ClusterInfo& c : clusters) {
+      if (c.name == l.name) {
+        c.labels = l.labels;
+        found = true;
+      }
+    }
+    if (!found) {
+      issues.push_back({config_file, l.pos, "clusters[" + std::to_string(i) + "].name",
+                        "no kubeconfig context named \"" + l.name + "\""});
+    }
+  }
+  return clusters;
+}
+
+}  // namespace fleetwave::engine

@@ -1,0 +1,65 @@
+// fleetwave.yaml: the daemon's configuration (product.md §2), and the cluster list that a
+// kubeconfig plus the config's `clusters:` labels describe. Every field has a default; unknown
+// keys and wrong types are issues naming the key and file. Paths are kept as written; the
+// caller resolves relative ones against the config file's directory.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <yaml-cpp/yaml.h>
+
+#include "engine/generate.h"
+#include "engine/issue.h"
+
+namespace fleetwave::engine {
+
+struct ClusterLabels {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  SourcePos pos;
+};
+
+struct Config {
+  std::vector<std::string> kubeconfig = {"/etc/fleetwave/kubeconfig"};
+  std::vector<ClusterLabels> clusters;
+  std::string application_sets = "/etc/fleetwave/applicationsets";
+  bool progressive_syncs = true;
+  std::string state = "sqlite:///var/lib/fleetwave/state.db";
+  std::string listen_api = "127.0.0.1:8089";
+  std::string listen_metrics = "127.0.0.1:9464";
+  std::string api_token_file = "/etc/fleetwave/api-token";
+  std::optional<std::string> tls_cert;
+  std::optional<std::string> tls_key;
+  long long git_poll_interval_seconds = 60;
+  long long deletion_grace_period_seconds = 600;
+  std::vector<std::string> workload_kinds = {"CloneSet", "Deployment", "StatefulSet", "DaemonSet"};
+  std::vector<std::string> workload_namespaces;  // empty = all
+};
+
+struct DecodedConfig {
+  Config config;  // defaults where a field is absent or wrong
+  Issues issues;
+};
+
+DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file);
+
+// Parses a Go-style duration ("90s", "10m", "1h30m") into whole seconds.
+std::optional<long long> ParseDurationSeconds(const std::string& text);
+
+// One kubeconfig file's contexts as clusters: each context is a cluster named after it,
+// with the server URL of the cluster entry it points to.
+struct KubeconfigClusters {
+  std::vector<ClusterInfo> clusters;
+  Issues issues;
+};
+KubeconfigClusters ClustersFromKubeconfig(const YAML::Node& doc, const std::string& file);
+
+// Joins kubeconfig clusters with the config's labels. A label entry naming no context is an
+// issue (a typo there would silently exclude a cluster from every generator).
+std::vector<ClusterInfo> LabelClusters(std::vector<ClusterInfo> clusters, const Config& config,
+                                       const std::string& config_file, Issues& issues);
+
+}  // namespace fleetwave::engine
