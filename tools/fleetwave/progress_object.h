@@ -1,0 +1,21 @@
+// Loading the single Kubernetes object that `fleetwave progress` and `fleetwave health` take
+// (-f FILE, "-" for standard input, YAML or JSON as `kubectl get -o yaml|json` prints it), and
+// printing the progress result in the JSON shape of product.md §5.1.
+#pragma once
+
+#include <ostream>
+#include <string>
+
+#include "engine/progress_deadline.h"
+#include "engine/yaml_json.h"
+
+namespace fleetwave::cli {
+
+// Reads and decodes one object. On failure writes one line per problem to `err`, each naming
+// the file (with line:col for syntax errors), and returns false.
+bool LoadObject(const std::string& path, engine::Json& object, std::ostream& err);
+
+// {"condition": {...} | null, "requeueAfterSeconds": N}
+engine::Json ProgressResultToJson(const engine::ProgressResult& result);
+
+}  // namespace fleetwave::cli
