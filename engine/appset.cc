@@ -4,6 +4,7 @@
 #include <cctype>
 #include <regex>
 #include <set>
+#include <tuple>
 
 #include "engine/template.h"
 
@@ -462,6 +463,10 @@ DecodedApplicationSet DecodeApplicationSet(const YAML::Node& doc, const std::str
   }
   if (const YAML::Node st = doc["status"]; st && st.IsMap()) set.status = YamlToJson(st);
   out.issues = std::move(d.issues());
+  // Report in reading order, whatever order the checks ran in.
+  std::stable_sort(out.issues.begin(), out.issues.end(), [](const Issue& a, const Issue& b) {
+    return std::tie(a.pos.line, a.pos.column) < std::tie(b.pos.line, b.pos.column);
+  });
   out.appset = std::move(set);
   return out;
 }

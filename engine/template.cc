@@ -409,7 +409,9 @@ class Executor {
     if (v.is_null()) return false;
     if (v.is_boolean()) return v.get<bool>();
     if (v.is_number()) return v.get<double>() != 0;
-    if (v.is_string() || v.is_array() || v.is_object()) return !v.empty();
+    // nlohmann's empty() is false for every string, so strings are checked by length.
+    if (v.is_string()) return !v.get_ref<const std::string&>().empty();
+    if (v.is_array() || v.is_object()) return !v.empty();
     return true;
   }
 
