@@ -1,0 +1,65 @@
+// A live Argo CD Application as the rollout engine sees it: the few fields of
+// `kubectl get applications -o yaml` that RollingSync decisions read (rollingsync.md §3-§6).
+// Everything else of the object is ignored. Values only; decoding never throws.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/issue.h"
+#include "engine/time.h"
+#include "engine/yaml_json.h"
+
+namespace fleetwave::engine {
+
+// status.operationState: the last sync operation the app ran (or is running).
+struct OperationState {
+  std::string phase;  // Running | Terminating | Succeeded | Failed | Error
+  std::optional<Time> started_at;
+  Json operation = Json::object();
+};
+
+// One entry of status.conditions of an Application (InvalidSpecError, UnknownError, ...).
+struct ApplicationCondition {
+  std::string type;
+  std::string message;
+};
+
+struct Application {
+  std::string name;
+  std::map<std::string, std::string> labels;
+  Json spec = Json::object();  // spec as written (source(s), destination, syncPolicy, ...)
+  std::string sync_status;     // status.sync.status: Synced | OutOfSync | Unknown | ""
+  // status.sync.revisions when non-empty, else [status.sync.revision] when set, else []:
+  // the list RollingSync pins (Argo's ApplicationStatus.GetRevisions).
+  std::vector<std::string> revisions;
+  std::string health_status;  // status.health.status
+  std::optional<Time> reconciled_at;
+  std::optional<OperationState> operation_state;
+  std::vector<ApplicationCondition> conditions;
+
+  // An app with spec.sources (non-empty) syncs through sync.revisions, not sync.revision.
+  bool IsMultiSource() const;
+  bool HasCondition(const std::string& type) const;
+};
+
+struct DecodedApplications {
+  std::vector<Application> apps;  // in input order
+  Issues issues;
+};
+
+// Decodes one Application object. `path` locates it in the input for issues (e.g. "items[3]").
+// Returns nullopt (with an issue) when it has no metadata.name; other malformed fields
+// (a non-RFC 3339 time, a non-string label) are issues and read as absent.
+std::optional<Application> DecodeApplication(const Json& object, const std::string& file,
+                                             const std::string& path, Issues& issues);
+
+// Decodes what `kubectl get applications -o yaml|json` prints: a `kind: List` (or any object
+// with `items`), a bare array, or a single Application object, and appends the Applications to
+// `into`. Call once per document of a multi-document input. A name seen before is an issue.
+void DecodeApplicationDocument(const Json& document, const std::string& file,
+                               DecodedApplications& into);
+
+}  // namespace fleetwave::engine

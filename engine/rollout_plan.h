@@ -1,0 +1,64 @@
+// One RollingSync reconcile of an ApplicationSet as a pure function (rollingsync.md, the
+// `fleetwave plan` of product.md §5.1): from the set (with its stored status), the desired
+// Applications and the live ones, compute the next status (per-app entries, conditions,
+// `status.rollout`), the apps whose sync starts now and the operation for each. The daemon and
+// `fleetwave plan` both call Plan; nothing here reads a clock or does I/O.
+//
+// Idempotent: planning again with the result's status at the same `now` and the same live
+// apps yields the same result.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/application.h"
+#include "engine/appset.h"
+#include "engine/generate.h"
+#include "engine/issue.h"
+#include "engine/rollout_conditions.h"
+#include "engine/rollout_state.h"
+#include "engine/rollout_status.h"
+#include "engine/time.h"
+#include "engine/yaml_json.h"
+
+namespace fleetwave::engine {
+
+struct PlanResult {
+  // False when the set cannot be planned at all (an unsupported strategy type); `issues` says
+  // why and nothing else is set.
+  bool planned = true;
+  Issues issues;  // problems in the stored status (malformed entries are dropped and reported)
+
+  std::vector<AppRolloutStatus> application_status;  // sorted by application
+  std::vector<AppSetCondition> conditions;           // sorted by type
+  std::optional<RolloutState> rollout;               // RollingSync only
+  Json status = Json::object();  // the whole next status, other stored fields passed through
+  std::vector<std::string> apps_to_sync;   // sorted
+  std::map<std::string, int> steps;        // every desired or live app: 1-based, -1 = none
+  std::map<std::string, Json> operations;  // per app to sync: the Argo-shaped operation
+  // When the current step's progress deadline expires (for the daemon's timer), if it has one
+  // and has not expired yet.
+  std::optional<Time> step_deadline;
+};
+
+// The desired Applications of a set without generators: the live ones, as they are
+// (product.md §5.1: an excerpt used only for planning).
+std::vector<GeneratedApplication> DesiredFromLive(const std::vector<Application>& live);
+
+// True when the desired and live Application specs differ, ignoring the set's
+// ignoreApplicationDifferences JSON pointers (relative to the Application, e.g.
+// "/spec/source/targetRevision") and a controller-written syncPolicy.automated.enabled=false.
+bool SpecDiffers(const Json& desired_spec, const Json& live_spec,
+                 const std::vector<std::string>& ignore_pointers);
+
+// One reconcile at `now`. `desired` are the generated apps (DesiredFromLive for a set without
+// generators); `live` the existing Applications. Names are unique in each.
+PlanResult Plan(const ApplicationSet& appset, const std::vector<GeneratedApplication>& desired,
+                const std::vector<Application>& live, Time now);
+
+// The `fleetwave plan -o json` document: {status, appsToSync, steps, operations}.
+Json PlanOutputJson(const PlanResult& result);
+
+}  // namespace fleetwave::engine

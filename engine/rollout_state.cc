@@ -1,0 +1,128 @@
+#include "engine/rollout_state.h"
+
+#include <algorithm>
+
+namespace fleetwave::engine {
+namespace {
+
+using std::chrono::duration_cast;
+using std::chrono::seconds;
+
+std::optional<Time> TimeAt(const Json& object, const char* key, Issues& issues) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return std::nullopt;
+  if (it->is_string()) {
+    if (auto t = ParseRfc3339(it->get_ref<const std::string&>())) return t;
+  }
+  issues.push_back({"", {}, std::string("status.rollout.") + key, "not an RFC 3339 time"});
+  return std::nullopt;
+}
+
+long long IntAt(const Json& object, const char* key, Issues& issues) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return 0;
+  if (it->is_number_integer()) return it->get<long long>();
+  issues.push_back({"", {}, std::string("status.rollout.") + key, "must be an integer"});
+  return 0;
+}
+
+}  // namespace
+
+RolloutState DecodeRolloutState(const Json& r, Issues& issues) {
+  RolloutState s;
+  if (r.is_null()) return s;
+  if (!r.is_object()) {
+    issues.push_back({"", {}, "status.rollout", "must be an object"});
+    return s;
+  }
+  s.generation = IntAt(r, "generation", issues);
+  s.step = static_cast<int>(IntAt(r, "step", issues));
+  s.step_started_at = TimeAt(r, "stepStartedAt", issues);
+  if (auto it = r.find("paused"); it != r.end() && it->is_boolean()) s.paused = it->get<bool>();
+  s.paused_at = TimeAt(r, "pausedAt", issues);
+  s.paused_seconds = IntAt(r, "pausedSeconds", issues);
+  if (auto it = r.find("stepDeadlineExceeded"); it != r.end() && it->is_boolean()) {
+    s.step_deadline_exceeded = it->get<bool>();
+  }
+  if (auto it = r.find("skipped"); it != r.end() && it->is_object()) {
+    for (auto e = it->begin(); e != it->end(); ++e) {
+      s.skipped[e.key()] = e.value().is_string() ? e.value().get<std::string>() : "";
+    }
+  }
+  return s;
+}
+
+Json EncodeRolloutState(const RolloutState& s) {
+  Json j = Json::object();
+  if (s.generation) j["generation"] = s.generation;
+  if (s.step) j["step"] = s.step;
+  if (s.step_started_at) j["stepStartedAt"] = FormatRfc3339(*s.step_started_at);
+  if (s.paused) j["paused"] = true;
+  if (s.paused_at) j["pausedAt"] = FormatRfc3339(*s.paused_at);
+  if (s.paused_seconds) j["pausedSeconds"] = s.paused_seconds;
+  if (s.step_deadline_exceeded) j["stepDeadlineExceeded"] = true;
+  if (!s.skipped.empty()) j["skipped"] = s.skipped;
+  return j;
+}
+
+void PauseRollout(RolloutState& state, Time now) {
+  if (state.paused) return;
+  state.paused = true;
+  state.paused_at = TruncateToSeconds(now);
+}
+
+void ResumeRollout(RolloutState& state, Time now) {
+  if (!state.paused) return;
+  state.paused_seconds = PausedSecondsInStep(state, now);
+  state.paused = false;
+  state.paused_at.reset();
+}
+
+void SkipApplication(RolloutState& state, const std::string& app, const std::string& reason) {
+  state.skipped[app] = reason;
+}
+
+long long PausedSecondsInStep(const RolloutState& state, Time now) {
+  long long total = state.paused_seconds;
+  if (state.paused && state.paused_at) {
+    // A pause that began before this step counts only from the step's start.
+    Time from = *state.paused_at;
+    if (state.step_started_at && *state.step_started_at > from) from = *state.step_started_at;
+    if (now > from) total += duration_cast<seconds>(now - from).count();
+  }
+  return total;
+}
+
+std::optional<Time> StepDeadline(const RolloutState& state, const std::optional<long long>& secs,
+                                 Time now) {
+  if (!secs || !state.step_started_at || state.paused) return std::nullopt;
+  return *state.step_started_at + seconds(*secs + PausedSecondsInStep(state, now));
+}
+
+RolloutState AdvanceRolloutState(const RolloutState& previous, const Strategy& strategy,
+                                 bool new_generation, int current_step, Time now) {
+  RolloutState s = previous;
+  if (s.generation == 0 || new_generation) ++s.generation;
+  const bool restart = new_generation || s.step != current_step || !s.step_started_at;
+  if (restart) {
+    s.step = current_step;
+    s.step_started_at = now;
+    s.step_deadline_exceeded = false;
+    // Completed pauses belonged to the previous step; a running pause keeps running and
+    // counts from the new step's start (PausedSecondsInStep).
+    s.paused_seconds = 0;
+  }
+  if (current_step == 0) {
+    s.step_deadline_exceeded = false;
+    return s;
+  }
+  const auto& step = strategy.steps[current_step - 1];
+  if (step.progress_deadline_seconds && !s.step_deadline_exceeded) {
+    const long long elapsed =
+        duration_cast<seconds>(now - *s.step_started_at).count() - PausedSecondsInStep(s, now);
+    s.step_deadline_exceeded = elapsed >= *step.progress_deadline_seconds;
+  }
+  return s;
+}
+
+}  // namespace fleetwave::engine

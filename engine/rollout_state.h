@@ -1,0 +1,58 @@
+// The fleetwave rollout state of an ApplicationSet, `status.rollout` (rollingsync.md §7,
+// [fleetwave]): the rollout generation, the current step and when it started, operator pause
+// and skips, and whether the current step ran past its progressDeadlineSeconds. It is stored
+// with the rest of the status, so a restart (or the next `plan`) continues the same clocks.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "engine/appset.h"
+#include "engine/issue.h"
+#include "engine/time.h"
+#include "engine/yaml_json.h"
+
+namespace fleetwave::engine {
+
+struct RolloutState {
+  long long generation = 0;  // 0 = no rollout yet; the first reconcile starts generation 1
+  int step = 0;              // 1-based current step; 0 when every step is complete
+  std::optional<Time> step_started_at;
+  bool paused = false;
+  std::optional<Time> paused_at;  // when the running pause began (set while paused)
+  // Paused time within the current step before `paused_at` (completed pauses).
+  long long paused_seconds = 0;
+  bool step_deadline_exceeded = false;
+  std::map<std::string, std::string> skipped;  // app -> the operator's reason
+
+  bool operator==(const RolloutState&) const = default;
+};
+
+// Decodes status.rollout (absent or null -> a default state). Malformed fields are issues
+// and read as absent.
+RolloutState DecodeRolloutState(const Json& rollout, Issues& issues);
+// Absent optional fields are omitted, zero values included (Argo's omitempty).
+Json EncodeRolloutState(const RolloutState& state);
+
+// Operator actions (API/CLI). Durable: they live in the state. Pausing twice or resuming a
+// running rollout changes nothing.
+void PauseRollout(RolloutState& state, Time now);
+void ResumeRollout(RolloutState& state, Time now);
+void SkipApplication(RolloutState& state, const std::string& app, const std::string& reason);
+
+// Seconds of the current step spent paused, up to `now`.
+long long PausedSecondsInStep(const RolloutState& state, Time now);
+
+// When the current step's deadline expires given the pauses so far, or nullopt when the step
+// has no deadline or the rollout is paused (the clock is stopped).
+std::optional<Time> StepDeadline(const RolloutState& state, const std::optional<long long>& seconds,
+                                 Time now);
+
+// Moves the state to this reconcile's outcome: a new generation when `new_generation`, the
+// step clock restarted whenever the current step changes (or a generation starts), the
+// deadline of `current_step` (1-based, 0 = complete) evaluated at `now`.
+RolloutState AdvanceRolloutState(const RolloutState& previous, const Strategy& strategy,
+                                 bool new_generation, int current_step, Time now);
+
+}  // namespace fleetwave::engine

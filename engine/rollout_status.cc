@@ -1,0 +1,207 @@
+#include "engine/rollout_status.h"
+
+namespace fleetwave::engine {
+namespace {
+
+constexpr const char* kNoEntry = "No Application status found, defaulting status to Waiting";
+constexpr const char* kChangedBoth =
+    "Application has pending changes (revision and spec differ), setting status to Waiting";
+constexpr const char* kChangedRevision =
+    "Application has pending changes, setting status to Waiting";
+constexpr const char* kChangedSpec =
+    "Application has pending changes (spec differs), setting status to Waiting";
+constexpr const char* kSyncedHealthy =
+    "Application resource has synced, updating status to Healthy";
+constexpr const char* kSyncedProgressing =
+    "Application resource has synced, updating status to Progressing";
+constexpr const char* kSyncSucceeded =
+    "Application resource completed a sync successfully, updating status from Pending to "
+    "Progressing";
+constexpr const char* kSyncCompleted =
+    "Application resource completed a sync, updating status from Pending to Progressing";
+constexpr const char* kSyncRunning =
+    "Application resource became Progressing, updating status from Pending to Progressing";
+constexpr const char* kAppError =
+    "Application resource has error and cannot sync, updating status to Progressing";
+constexpr const char* kBecameHealthy =
+    "Application resource became Healthy, updating status from Progressing to Healthy";
+
+void Transition(AppRolloutStatus& entry, RolloutAppState to, const char* message, Time now) {
+  entry.status = to;
+  entry.message = message;
+  entry.last_transition_time = now;
+}
+
+// "At or after" the entry's transition [fleetwave: Argo says strictly after]; an entry
+// without a transition time accepts anything.
+bool AtOrAfterTransition(const AppRolloutStatus& entry, Time t) {
+  return !entry.last_transition_time || t >= *entry.last_transition_time;
+}
+
+std::string StringAt(const Json& object, const char* key) {
+  auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+}  // namespace
+
+const char* ToString(RolloutAppState state) {
+  switch (state) {
+    case RolloutAppState::kWaiting:
+      return "Waiting";
+    case RolloutAppState::kPending:
+      return "Pending";
+    case RolloutAppState::kProgressing:
+      return "Progressing";
+    case RolloutAppState::kHealthy:
+      return "Healthy";
+  }
+  return "Waiting";
+}
+
+std::optional<RolloutAppState> ParseRolloutAppState(const std::string& text) {
+  if (text == "Waiting") return RolloutAppState::kWaiting;
+  if (text == "Pending") return RolloutAppState::kPending;
+  if (text == "Progressing") return RolloutAppState::kProgressing;
+  if (text == "Healthy") return RolloutAppState::kHealthy;
+  return std::nullopt;
+}
+
+std::vector<AppRolloutStatus> DecodeAppRolloutStatuses(const Json& list, Issues& issues) {
+  std::vector<AppRolloutStatus> out;
+  if (list.is_null()) return out;
+  if (!list.is_array()) {
+    issues.push_back({"", {}, "status.applicationStatus", "must be a list"});
+    return out;
+  }
+  out.reserve(list.size());
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Json& e = list[i];
+    const std::string path = "status.applicationStatus[" + std::to_string(i) + "]";
+    if (!e.is_object()) {
+      issues.push_back({"", {}, path, "must be an object"});
+      continue;
+    }
+    AppRolloutStatus entry;
+    entry.application = StringAt(e, "application");
+    auto state = ParseRolloutAppState(StringAt(e, "status"));
+    if (entry.application.empty() || !state) {
+      issues.push_back({"",
+                        {},
+                        path,
+                        "needs an application name and a status of Waiting, "
+                        "Pending, Progressing or Healthy"});
+      continue;
+    }
+    entry.status = *state;
+    entry.message = StringAt(e, "message");
+    entry.step = StringAt(e, "step");
+    if (auto it = e.find("targetRevisions"); it != e.end() && it->is_array()) {
+      for (const auto& r : *it) {
+        entry.target_revisions.push_back(r.is_string() ? r.get<std::string>() : "");
+      }
+    }
+    if (std::string t = StringAt(e, "lastTransitionTime"); !t.empty()) {
+      entry.last_transition_time = ParseRfc3339(t);
+      if (!entry.last_transition_time) {
+        issues.push_back({"", {}, path + ".lastTransitionTime", "not an RFC 3339 time: " + t});
+      }
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
+Json EncodeAppRolloutStatus(const AppRolloutStatus& entry) {
+  Json j = {{"application", entry.application},
+            {"status", ToString(entry.status)},
+            {"message", entry.message},
+            {"step", entry.step},
+            {"targetRevisions", entry.target_revisions}};
+  if (entry.last_transition_time) {
+    j["lastTransitionTime"] = FormatRfc3339(*entry.last_transition_time);
+  }
+  return j;
+}
+
+PendingChange DetectChange(const AppRolloutStatus& previous, const Application& live,
+                           bool spec_differs) {
+  return {previous.target_revisions != live.revisions, spec_differs};
+}
+
+bool AdvanceAppRolloutStatus(AppRolloutStatus& entry, const Application& live, Time now) {
+  switch (entry.status) {
+    case RolloutAppState::kWaiting:
+      if (live.sync_status != "Synced") return false;
+      if (live.health_status == "Healthy") {
+        Transition(entry, RolloutAppState::kHealthy, kSyncedHealthy, now);
+      } else {
+        Transition(entry, RolloutAppState::kProgressing, kSyncedProgressing, now);
+      }
+      return true;
+    case RolloutAppState::kPending: {
+      // Data older than the transition says nothing about the sync we asked for.
+      if (live.reconciled_at && !AtOrAfterTransition(entry, *live.reconciled_at)) return false;
+      const auto& op = live.operation_state;
+      if (op && op->started_at && AtOrAfterTransition(entry, *op->started_at)) {
+        if (op->phase == "Succeeded") {
+          Transition(entry, RolloutAppState::kProgressing, kSyncSucceeded, now);
+          return true;
+        }
+        if (op->phase == "Failed" || op->phase == "Error") {
+          Transition(entry, RolloutAppState::kProgressing, kSyncCompleted, now);
+          return true;
+        }
+        if (op->phase == "Running" || op->phase == "Terminating") {
+          Transition(entry, RolloutAppState::kProgressing, kSyncRunning, now);
+          return true;
+        }
+      }
+      if (live.HasCondition("InvalidSpecError") || live.HasCondition("UnknownError")) {
+        Transition(entry, RolloutAppState::kProgressing, kAppError, now);
+        return true;
+      }
+      return false;
+    }
+    case RolloutAppState::kProgressing:
+      if (live.health_status == "Healthy" && live.sync_status == "Synced") {
+        Transition(entry, RolloutAppState::kHealthy, kBecameHealthy, now);
+        return true;
+      }
+      return false;
+    case RolloutAppState::kHealthy:
+      return false;  // no self-heal: drift without a change keeps Healthy (§3.4)
+  }
+  return false;
+}
+
+AppStatusUpdate UpdateAppRolloutStatus(const AppRolloutStatus* previous, const Application& live,
+                                       bool spec_differs, const std::string& step, Time now) {
+  AppStatusUpdate out;
+  AppRolloutStatus& entry = out.entry;
+  if (!previous) {
+    entry.application = live.name;
+    entry.target_revisions = live.revisions;
+    Transition(entry, RolloutAppState::kWaiting, kNoEntry, now);
+  } else {
+    entry = *previous;
+    const PendingChange change = DetectChange(*previous, live, spec_differs);
+    if (change.Any()) {
+      // The new pin is stored whatever status the entry ends in [fleetwave].
+      entry.target_revisions = live.revisions;
+      Transition(entry, RolloutAppState::kWaiting,
+                 change.revision && change.spec ? kChangedBoth
+                 : change.revision              ? kChangedRevision
+                                                : kChangedSpec,
+                 now);
+      out.changed = true;
+    }
+  }
+  entry.step = step;
+  // Each transition needs a different status, so this ends after at most three rounds.
+  while (AdvanceAppRolloutStatus(entry, live, now)) {
+  }
+  return out;
+}
+
+}  // namespace fleetwave::engine

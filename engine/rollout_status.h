@@ -1,0 +1,69 @@
+// The per-Application RollingSync status (`status.applicationStatus[]` of an ApplicationSet)
+// and its state machine (rollingsync.md §3): Waiting -> Pending -> Progressing -> Healthy,
+// back to Waiting on any revision or spec change. Messages are exact: users alert on them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/application.h"
+#include "engine/issue.h"
+#include "engine/time.h"
+#include "engine/yaml_json.h"
+
+namespace fleetwave::engine {
+
+enum class RolloutAppState { kWaiting, kPending, kProgressing, kHealthy };
+
+const char* ToString(RolloutAppState state);
+std::optional<RolloutAppState> ParseRolloutAppState(const std::string& text);
+
+// One entry of status.applicationStatus, as Argo CD stores it.
+struct AppRolloutStatus {
+  std::string application;
+  RolloutAppState status = RolloutAppState::kWaiting;
+  std::string message;
+  std::string step;                           // 1-based, or "-1" for an app no step selects
+  std::vector<std::string> target_revisions;  // the pinned revisions
+  std::optional<Time> last_transition_time;
+
+  bool operator==(const AppRolloutStatus&) const = default;
+};
+
+// Decodes status.applicationStatus. Entries with an unknown status or no application name are
+// issues and dropped (the app then starts over as Waiting, which is always safe).
+std::vector<AppRolloutStatus> DecodeAppRolloutStatuses(const Json& list, Issues& issues);
+Json EncodeAppRolloutStatus(const AppRolloutStatus& entry);
+
+// What changed between the pinned and the desired state of an app (§3.2).
+struct PendingChange {
+  bool revision = false;
+  bool spec = false;
+  bool Any() const { return revision || spec; }
+};
+
+// Revisions differ (order-sensitive) and/or the caller found the spec differs.
+PendingChange DetectChange(const AppRolloutStatus& previous, const Application& live,
+                           bool spec_differs);
+
+struct AppStatusUpdate {
+  AppRolloutStatus entry;
+  // The app entered Waiting through change detection this reconcile (§3.2): this is what
+  // starts a new rollout generation.
+  bool changed = false;
+};
+
+// One reconcile of one app's entry (§3 steps 1-5). `previous` is null for an app without an
+// entry. `step` is the recomputed 1-based step ("-1" for none). Transitions chain until the
+// entry is stable (Pending -> Progressing -> Healthy in one call when the live data says so),
+// so applying it again to its own result at the same `now` changes nothing.
+// REQUIRES: `now` has second precision (callers truncate), as stored times do.
+AppStatusUpdate UpdateAppRolloutStatus(const AppRolloutStatus* previous, const Application& live,
+                                       bool spec_differs, const std::string& step, Time now);
+
+// Moves an entry on from its current status using the live data (§3 step 4); returns true if
+// it changed. Used by UpdateAppRolloutStatus and again after a promotion to Pending.
+bool AdvanceAppRolloutStatus(AppRolloutStatus& entry, const Application& live, Time now);
+
+}  // namespace fleetwave::engine

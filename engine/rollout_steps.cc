@@ -1,0 +1,139 @@
+#include "engine/rollout_steps.h"
+
+#include <algorithm>
+#include <set>
+
+#include "engine/max_update.h"
+
+namespace fleetwave::engine {
+namespace {
+
+bool IsSupportedOperator(const std::string& op) { return op == "In" || op == "NotIn"; }
+
+std::string JoinInts(const std::vector<int>& steps, const std::string& sep) {
+  std::string out;
+  for (size_t i = 0; i < steps.size(); ++i) {
+    if (i) out += sep;
+    out += std::to_string(steps[i] + 1);
+  }
+  return out;
+}
+
+// Distinct steps, in order of first appearance (the lists are in step order already).
+template <typename T>
+std::vector<int> DistinctSteps(const std::vector<T>& items) {
+  std::vector<int> steps;
+  for (const auto& i : items) {
+    if (steps.empty() || steps.back() != i.step) steps.push_back(i.step);
+  }
+  return steps;
+}
+
+}  // namespace
+
+std::optional<std::string> RolloutConfigIssues::ConditionMessage() const {
+  if (!invalid_operators.empty()) {
+    const auto steps = DistinctSteps(invalid_operators);
+    std::string ops;
+    for (size_t i = 0; i < invalid_operators.size(); ++i) {
+      if (i) ops += ", ";
+      ops += invalid_operators[i].op;
+    }
+    const std::string tail =
+        " invalid matchExpression operators: " + ops + ". Supported Operators are 'In' and 'NotIn'";
+    if (steps.size() == 1) return "Step " + JoinInts(steps, ", ") + " has" + tail;
+    return "Steps " + JoinInts(steps, ", ") + " have" + tail;
+  }
+  if (!duplicates.empty()) {
+    // std::map iterates in name order, which is the order the message lists them in.
+    std::string names, groups;
+    for (const auto& [app, steps] : duplicates) {
+      if (!names.empty()) {
+        names += "', '";
+        groups += "), (";
+      }
+      names += app;
+      groups += JoinInts(steps, "-");
+    }
+    if (duplicates.size() == 1) {
+      return "Application '" + names + "' is selected by multiple steps: (" + groups + ")";
+    }
+    return "Applications '" + names + "' are selected by multiple steps: [(" + groups + ")]";
+  }
+  if (!invalid_max_updates.empty()) {
+    std::string steps, values;
+    for (size_t i = 0; i < invalid_max_updates.size(); ++i) {
+      if (i) {
+        steps += ", ";
+        values += ", ";
+      }
+      steps += std::to_string(invalid_max_updates[i].step + 1);
+      values += invalid_max_updates[i].value;
+    }
+    if (invalid_max_updates.size() == 1) {
+      return "Step " + steps + " has an invalid maxUpdate value: " + values;
+    }
+    return "Steps " + steps + " have invalid maxUpdate values: [" + values + "]";
+  }
+  if (!empty_steps.empty()) {
+    // Go's fmt of a []string: "[1 5]".
+    return "Steps [" + JoinInts(empty_steps, " ") +
+           "] have no applications matching their criteria";
+  }
+  return std::nullopt;
+}
+
+int StepAssignment::StepOf(const std::string& app) const {
+  auto it = step_of.find(app);
+  return it == step_of.end() ? -1 : it->second;
+}
+
+bool StepSelects(const RolloutStep& step, const std::map<std::string, std::string>& labels) {
+  for (const auto& expr : step.match_expressions) {
+    if (!IsSupportedOperator(expr.op)) return false;
+    auto it = labels.find(expr.key);
+    const bool in_values = it != labels.end() && std::find(expr.values.begin(), expr.values.end(),
+                                                           it->second) != expr.values.end();
+    // An absent label fails In and passes NotIn: "NotIn wins" is just the AND.
+    if (expr.op == "In" ? !in_values : in_values) return false;
+  }
+  return true;
+}
+
+StepAssignment AssignSteps(const Strategy& strategy,
+                           const std::vector<GeneratedApplication>& desired) {
+  StepAssignment out;
+  const int n = static_cast<int>(strategy.steps.size());
+  out.members.resize(n);
+  // Reported from the strategy itself, whatever the apps' labels [fleetwave].
+  for (int s = 0; s < n; ++s) {
+    std::set<std::string> reported;
+    for (const auto& expr : strategy.steps[s].match_expressions) {
+      if (!IsSupportedOperator(expr.op) && reported.insert(expr.op).second) {
+        out.issues.invalid_operators.push_back({s, expr.op});
+      }
+    }
+    if (const auto& mu = strategy.steps[s].max_update; mu && InvalidMaxUpdate(*mu)) {
+      out.issues.invalid_max_updates.push_back({s, MaxUpdateAsWritten(*mu)});
+    }
+  }
+  std::vector<int> selecting;
+  for (const auto& app : desired) {
+    selecting.clear();
+    for (int s = 0; s < n; ++s) {
+      if (StepSelects(strategy.steps[s], app.labels)) selecting.push_back(s);
+    }
+    const int step = selecting.empty() ? -1 : selecting.front();
+    out.step_of[app.name] = step;
+    if (step >= 0) out.members[step].push_back(app.name);
+    if (selecting.size() > 1) out.issues.duplicates[app.name] = selecting;
+  }
+  for (int s = 0; s < n; ++s) {
+    auto& m = out.members[s];
+    std::sort(m.begin(), m.end());
+    if (m.empty()) out.issues.empty_steps.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace fleetwave::engine

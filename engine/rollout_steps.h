@@ -1,0 +1,57 @@
+// Step assignment for a RollingSync strategy (rollingsync.md §2) and the validation issues it
+// finds, with their exact InvalidRolloutConfig messages and priority (§7). Steps are 0-based
+// here and 1-based in every message and output.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/appset.h"
+#include "engine/generate.h"
+
+namespace fleetwave::engine {
+
+// Problems of a rollout configuration. Each list is in step order.
+struct RolloutConfigIssues {
+  struct InvalidOperator {
+    int step = 0;  // 0-based
+    std::string op;
+  };
+  struct InvalidMaxUpdate {
+    int step = 0;       // 0-based
+    std::string value;  // as written: "abc", "-1"
+  };
+  std::vector<InvalidOperator> invalid_operators;      // each (step, operator) once
+  std::map<std::string, std::vector<int>> duplicates;  // app -> every step selecting it
+  std::vector<InvalidMaxUpdate> invalid_max_updates;
+  std::vector<int> empty_steps;
+
+  bool Empty() const {
+    return invalid_operators.empty() && duplicates.empty() && invalid_max_updates.empty() &&
+           empty_steps.empty();
+  }
+  // The InvalidRolloutConfig message of the highest-priority issue: invalid operator >
+  // duplicate > invalid maxUpdate > empty steps. nullopt when there is none.
+  std::optional<std::string> ConditionMessage() const;
+};
+
+struct StepAssignment {
+  std::map<std::string, int> step_of;             // desired app -> 0-based step, -1 = none
+  std::vector<std::vector<std::string>> members;  // per step, app names in name order
+  RolloutConfigIssues issues;
+
+  int StepOf(const std::string& app) const;  // -1 for unknown apps too
+};
+
+// True iff the step selects an app with these labels: every matchExpression passes (AND);
+// an unknown operator never passes.
+bool StepSelects(const RolloutStep& step, const std::map<std::string, std::string>& labels);
+
+// Assigns every desired app to its first matching step and collects the configuration
+// issues, including those found in the strategy alone (invalid operators, invalid maxUpdate).
+StepAssignment AssignSteps(const Strategy& strategy,
+                           const std::vector<GeneratedApplication>& desired);
+
+}  // namespace fleetwave::engine
