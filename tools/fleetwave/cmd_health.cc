@@ -1,10 +1,36 @@
+// `fleetwave health -f OBJECT`: the health of any Kubernetes object, as Argo CD would judge it
+// plus fleetwave's CloneSet and progress-deadline rules. Stateless: a workload's deadline is
+// read from its own Progressing condition.
+#include "engine/health.h"
+#include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"
+#include "tools/fleetwave/progress_object.h"
 
 namespace fleetwave::cli {
 
-int RunHealth(const Argv&, std::ostream&, std::ostream& err) {
-  err << "fleetwave health: not implemented yet\n";
-  return 2;
+int RunHealth(const Argv& argv, std::ostream& out, std::ostream& err) {
+  std::string error;
+  auto args = ParseArgs(argv, {"-f", "--filename"}, {}, error);
+  if (!args) {
+    err << "fleetwave health: " << error << "\n";
+    return 2;
+  }
+  auto file = args->Get("-f");
+  if (!file) file = args->Get("--filename");
+  if (!file || !args->positional.empty()) {
+    err << "usage: fleetwave health -f OBJECT\n";
+    return 2;
+  }
+  engine::Json object;
+  if (!LoadObject(*file, object, err)) return 1;
+  if (engine::StringAt(object, {"kind"}).empty() ||
+      engine::StringAt(object, {"apiVersion"}).empty()) {
+    err << (*file == "-" ? "<stdin>" : *file)
+        << ": not a Kubernetes object: apiVersion and kind are required\n";
+    return 1;
+  }
+  out << engine::HealthToJson(engine::AssessHealth(object)).dump(2) << "\n";
+  return 0;
 }
 
 }  // namespace fleetwave::cli
