@@ -1,0 +1,141 @@
+// The validate and generate commands, run exactly as the binary runs them, on the seed
+// fixtures and the shipped examples.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "engine/yaml_json.h"
+#include "tools/fleetwave/commands.h"
+
+namespace fleetwave::cli {
+namespace {
+
+struct CommandResult {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+CommandResult Validate(const Argv& args) {
+  std::ostringstream out, err;
+  int code = RunValidate(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+CommandResult Generate(const Argv& args) {
+  std::ostringstream out, err;
+  int code = RunGenerate(args, out, err);
+  return {code, out.str(), err.str()};
+}
+
+const std::string kData = FLEETWAVE_TESTDATA_DIR;
+const std::string kSource = FLEETWAVE_SOURCE_DIR;
+
+std::string WriteTemp(const std::string& name, const std::string& text) {
+  const auto dir = std::filesystem::temp_directory_path() / "fleetwave-cli-test";
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+TEST(SeedFixtures, CompleteGuestbookExampleOfSeed001LoadsUnchanged) {
+  CommandResult r = Validate({kData + "/appsets/seed001-guestbook.yaml"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_NE(r.out.find("valid (1 ApplicationSet)"), std::string::npos);
+}
+
+TEST(SeedFixtures, ProposalExampleOfSeed000IsRejectedWithTheExactMessage) {
+  const std::string file = kData + "/appsets/seed000-proposal.yaml";
+  CommandResult r = Validate({file});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(
+      r.err.find(
+          file +
+          ":21:11: spec.strategy.type: unsupported value \"RollingUpdate\" (supported: AllAtOnce, "
+          "RollingSync)\n"),
+      std::string::npos)
+      << r.err;
+}
+
+TEST(SeedFixtures, Seed001GeneratesThreeApplicationsWithTheirStepLabels) {
+  CommandResult r = Generate({"-f", kData + "/appsets/seed001-guestbook.yaml", "-o", "json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  auto list = engine::Json::parse(r.out);
+  ASSERT_EQ(list["items"].size(), 3u);
+  EXPECT_EQ(list["items"][0]["metadata"]["name"], "engineering-dev-guestbook");
+  EXPECT_EQ(list["items"][0]["metadata"]["labels"]["envLabel"], "env-dev");
+  EXPECT_EQ(list["items"][1]["spec"]["destination"]["server"], "https://9.8.7.6/")
+      << "printed as written";
+}
+
+TEST(Validate, ReportsEveryProblemOfEveryFileAndExitsOne) {
+  const std::string a =
+      WriteTemp("bad-a.yaml",
+                "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: a}\n"
+                "spec:\n  strategy: {type: RollingSync, rollingSync: {steps: [{maxUpdate: abc}]}}\n"
+                "  template:\n    metadata: {name: a}\n"
+                "    spec: {source: {repoURL: r}, destination: {server: s}}\n");
+  const std::string b = WriteTemp("bad-b.yaml", "kind: [unclosed\n");
+  CommandResult r = Validate({a, b});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(
+      r.err,
+      a +
+          ":5:67: spec.strategy.rollingSync.steps[0].maxUpdate: invalid value \"abc\": must be an "
+          "integer >= 0 or a percentage such as \"10%\"\n" +
+          b + ":2:1: end of sequence flow not found\n");
+}
+
+TEST(Validate, UnreadableFileIsNamed) {
+  CommandResult r = Validate({"/nonexistent/set.yaml"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, "/nonexistent/set.yaml: No such file or directory\n");
+}
+
+TEST(Validate, ConfigFileIsCheckedWithItsKubeconfig) {
+  const std::string kc = WriteTemp("kubeconfig.yaml",
+                                   "apiVersion: v1\nkind: Config\nclusters:\n"
+                                   "- name: c1\n  cluster: {server: 'https://127.0.0.1:6443'}\n"
+                                   "contexts:\n- name: dev\n  context: {cluster: c1, user: u}\n");
+  const std::string cfg =
+      WriteTemp("fleetwave.yaml",
+                "kubeconfig: kubeconfig.yaml\nclusters:\n  - name: dev\n    labels: {env: dev}\n"
+                "  - name: typo\n    labels: {env: prod}\nlisten: {api: nowhere}\nfoo: 1\n");
+  CommandResult r = Validate({cfg});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err, cfg + ":8:1: foo: unknown field \"foo\"\n" + cfg +
+                       ":7:15: listen.api: invalid address \"nowhere\" (expected host:port, e.g. "
+                       "127.0.0.1:8089)\n" +
+                       cfg + ":5:5: clusters[1].name: no kubeconfig context named \"typo\"\n");
+}
+
+TEST(Generate, ResolvesDestinationsAgainstTheConfiguredClusters) {
+  const std::string kc = WriteTemp("kc2.yaml",
+                                   "apiVersion: v1\nkind: Config\nclusters:\n"
+                                   "- name: c1\n  cluster: {server: 'https://1.2.3.4'}\n"
+                                   "- name: c2\n  cluster: {server: 'https://2.4.6.8'}\n"
+                                   "contexts:\n- name: dev\n  context: {cluster: c1}\n"
+                                   "- name: qa\n  context: {cluster: c2}\n");
+  const std::string cfg = WriteTemp("fw2.yaml", "kubeconfig: kc2.yaml\n");
+  CommandResult r = Generate({"-f", kData + "/appsets/seed001-guestbook.yaml", "--config", cfg});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_NE(
+      r.err.find(
+          "spec.template.spec.destination: Application \"engineering-prod-guestbook\": destination "
+          "server \"https://9.8.7.6/\" matches no known cluster"),
+      std::string::npos)
+      << r.err;
+}
+
+TEST(Generate, UsageErrorsExitTwo) {
+  EXPECT_EQ(Generate({}).code, 2);
+  EXPECT_EQ(Generate({"-f", "x", "-o", "xml"}).code, 2);
+  EXPECT_EQ(Generate({"-f", "x", "--bogus"}).code, 2);
+}
+
+}  // namespace
+}  // namespace fleetwave::cli
