@@ -1,0 +1,137 @@
+// fleetwave.yaml decoding: defaults, every field, durations, and kubeconfig contexts.
+#include "engine/config.h"
+
+#include <gtest/gtest.h>
+
+namespace fleetwave::engine {
+namespace {
+
+DecodedConfig Decode(const std::string& text) {
+  auto docs = LoadYamlDocuments(text, "fleetwave.yaml");
+  EXPECT_TRUE(docs.issues.empty());
+  return DecodeConfig(docs.documents.empty() ? YAML::Node() : docs.documents[0], "fleetwave.yaml");
+}
+
+TEST(Config, EmptyFileGivesEveryDefault) {
+  auto r = Decode("");
+  EXPECT_TRUE(r.issues.empty());
+  EXPECT_EQ(r.config.kubeconfig, (std::vector<std::string>{"/etc/fleetwave/kubeconfig"}));
+  EXPECT_TRUE(r.config.progressive_syncs);
+  EXPECT_EQ(r.config.listen_api, "127.0.0.1:8089");
+  EXPECT_EQ(r.config.listen_metrics, "127.0.0.1:9464");
+  EXPECT_EQ(r.config.git_poll_interval_seconds, 60);
+  EXPECT_EQ(r.config.deletion_grace_period_seconds, 600);
+  EXPECT_EQ(r.config.workload_kinds.size(), 4u);
+  EXPECT_TRUE(r.config.workload_namespaces.empty());
+}
+
+TEST(Config, EveryFieldIsDecoded) {
+  auto r = Decode(R"(kubeconfig: [/a, /b]
+clusters:
+  - name: prod-us-east-2
+    labels: {env: prod, region: us-east-2}
+applicationSets: /sets
+progressiveSyncs: false
+state: sqlite:///tmp/state.db
+listen: {api: 127.0.0.1:1, metrics: "[::1]:2"}
+apiTokenFile: /token
+tls: {cert: /c, key: /k}
+git: {pollInterval: 1m30s}
+deletion: {gracePeriod: 1h}
+workloads: {kinds: [CloneSet], namespaces: [web]}
+)");
+  ASSERT_TRUE(r.issues.empty()) << FormatIssue(r.issues[0]);
+  const Config& c = r.config;
+  EXPECT_EQ(c.kubeconfig, (std::vector<std::string>{"/a", "/b"}));
+  ASSERT_EQ(c.clusters.size(), 1u);
+  EXPECT_EQ(c.clusters[0].labels.at("region"), "us-east-2");
+  EXPECT_EQ(c.application_sets, "/sets");
+  EXPECT_FALSE(c.progressive_syncs);
+  EXPECT_EQ(c.state, "sqlite:///tmp/state.db");
+  EXPECT_EQ(c.listen_metrics, "[::1]:2");
+  EXPECT_EQ(c.tls_cert, "/c");
+  EXPECT_EQ(c.git_poll_interval_seconds, 90);
+  EXPECT_EQ(c.deletion_grace_period_seconds, 3600);
+  EXPECT_EQ(c.workload_kinds, (std::vector<std::string>{"CloneSet"}));
+  EXPECT_EQ(c.workload_namespaces, (std::vector<std::string>{"web"}));
+}
+
+struct ErrorCase {
+  const char* name;
+  std::string text;
+  std::string want;
+};
+
+class ConfigErrors : public ::testing::TestWithParam<ErrorCase> {};
+
+TEST_P(ConfigErrors, NameKeyAndFile) {
+  auto r = Decode(GetParam().text);
+  ASSERT_EQ(r.issues.size(), 1u);
+  EXPECT_EQ(FormatIssue(r.issues[0]), GetParam().want);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rules, ConfigErrors,
+    ::testing::Values(
+        ErrorCase{"UnknownKey", "kubeconfig: /a\nlisten_api: x\n",
+                  "fleetwave.yaml:2:1: listen_api: unknown field \"listen_api\""},
+        ErrorCase{"UnknownNestedKey", "git: {poll: 1s}\n",
+                  "fleetwave.yaml:1:7: git.poll: unknown field \"poll\""},
+        ErrorCase{
+            "WrongType", "progressiveSyncs: maybe\n",
+            "fleetwave.yaml:1:19: progressiveSyncs: wrong type: expected boolean, got string"},
+        ErrorCase{"BadDuration", "deletion: {gracePeriod: 10 minutes}\n",
+                  "fleetwave.yaml:1:25: deletion.gracePeriod: invalid duration \"10 minutes\" "
+                  "(examples: 90s, 10m, "
+                  "1h30m)"},
+        ErrorCase{"UnsupportedState", "state: etcd://x\n",
+                  "fleetwave.yaml:1:8: state: unsupported value \"etcd://x\" (supported: "
+                  "sqlite:///path/to/state.db)"},
+        ErrorCase{"UnknownWorkloadKind", "workloads: {kinds: [Rollout]}\n",
+                  "fleetwave.yaml:1:21: workloads.kinds[0]: unsupported value \"Rollout\" "
+                  "(supported: CloneSet, "
+                  "DaemonSet, Deployment, StatefulSet)"},
+        ErrorCase{"DuplicateCluster", "clusters: [{name: a}, {name: a}]\n",
+                  "fleetwave.yaml:1:30: clusters[1].name: duplicate cluster \"a\""},
+        ErrorCase{"TlsNeedsBoth", "tls: {cert: /c}\n",
+                  "fleetwave.yaml:1:6: tls: cert and key must be given together"}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(Duration, GoStyle) {
+  EXPECT_EQ(ParseDurationSeconds("90s"), 90);
+  EXPECT_EQ(ParseDurationSeconds("10m"), 600);
+  EXPECT_EQ(ParseDurationSeconds("1h30m"), 5400);
+  EXPECT_FALSE(ParseDurationSeconds(""));
+  EXPECT_FALSE(ParseDurationSeconds("10"));
+  EXPECT_FALSE(ParseDurationSeconds("5d"));
+  EXPECT_FALSE(ParseDurationSeconds("m10"));
+}
+
+TEST(Kubeconfig, EveryContextIsAClusterNamedAfterIt) {
+  auto docs = LoadYamlDocuments(R"(apiVersion: v1
+kind: Config
+clusters:
+- name: c1
+  cluster: {server: https://127.0.0.1:6443/clusters/sim-0}
+contexts:
+- name: sim-0
+  context: {cluster: c1, user: u}
+- name: sim-0-admin
+  context: {cluster: c1, user: admin}
+- name: broken
+  context: {cluster: missing}
+)",
+                                "kc.yaml");
+  auto r = ClustersFromKubeconfig(docs.documents[0], "kc.yaml");
+  ASSERT_EQ(r.clusters.size(), 2u);
+  EXPECT_EQ(r.clusters[0].name, "sim-0");
+  EXPECT_EQ(r.clusters[0].server, "https://127.0.0.1:6443/clusters/sim-0");
+  EXPECT_EQ(r.clusters[1].name, "sim-0-admin");
+  ASSERT_EQ(r.issues.size(), 1u);
+  EXPECT_EQ(FormatIssue(r.issues[0]),
+            "kc.yaml:12:12: contexts[2].context.cluster: context \"broken\" names unknown cluster "
+            "\"missing\"");
+}
+
+}  // namespace
+}  // namespace fleetwave::engine
