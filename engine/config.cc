@@ -217,7 +217,7 @@ KubeconfigClusters ClustersFromKubeconfig(const YAML::Node& doc, const std::stri
       const std::string cluster = e["context"]["cluster"].Scalar();
       auto it = servers.find(cluster);
       if (it == servers.end()) {
-        r.Add(e, p + ".context.cluster",
+        r.Add(e["context"]["cluster"], p + ".context.cluster",
               "context \"" + name + "\" names unknown cluster \"" + cluster + "\"");
         continue;
       }
