@@ -129,7 +129,7 @@ contexts:
   EXPECT_EQ(r.clusters[1].name, "sim-0-admin");
   ASSERT_EQ(r.issues.size(), 1u);
   EXPECT_EQ(FormatIssue(r.issues[0]),
-            "kc.yaml:12:12: contexts[2].context.cluster: context \"broken\" names unknown cluster "
+            "kc.yaml:12:22: contexts[2].context.cluster: context \"broken\" names unknown cluster "
             "\"missing\"");
 }
 
