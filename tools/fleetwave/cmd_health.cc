@@ -29,7 +29,10 @@ int RunHealth(const Argv& argv, std::ostream& out, std::ostream& err) {
         << ": not a Kubernetes object: apiVersion and kind are required\n";
     return 1;
   }
-  out << engine::HealthToJson(engine::AssessHealth(object)).dump(2) << "\n";
+  const engine::HealthStatus health = engine::AssessHealth(object);
+  nlohmann::ordered_json json = {{"status", engine::HealthCodeName(health.status)},
+                                 {"message", health.message}};
+  out << json.dump(2) << "\n";
   return 0;
 }
 

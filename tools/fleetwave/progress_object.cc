@@ -31,10 +31,19 @@ bool LoadObject(const std::string& path, engine::Json& object, std::ostream& err
   return true;
 }
 
-engine::Json ProgressResultToJson(const engine::ProgressResult& result) {
-  engine::Json out = engine::Json::object();
-  out["condition"] =
-      result.condition ? engine::ConditionToJson(*result.condition) : engine::Json(nullptr);
+nlohmann::ordered_json ProgressResultToJson(const engine::ProgressResult& result) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  if (result.condition) {
+    const engine::ProgressCondition& c = *result.condition;
+    out["condition"] = {{"type", c.type},
+                        {"status", c.status},
+                        {"reason", c.reason},
+                        {"message", c.message},
+                        {"lastUpdateTime", engine::FormatRfc3339(c.last_update_time)},
+                        {"lastTransitionTime", engine::FormatRfc3339(c.last_transition_time)}};
+  } else {
+    out["condition"] = nullptr;
+  }
   if (result.requeue_after) {
     out["requeueAfterSeconds"] = result.RequeueAfterSeconds();
   } else {

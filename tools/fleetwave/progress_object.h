@@ -15,7 +15,8 @@ namespace fleetwave::cli {
 // the file (with line:col for syntax errors), and returns false.
 bool LoadObject(const std::string& path, engine::Json& object, std::ostream& err);
 
-// {"condition": {...} | null, "requeueAfterSeconds": N}
-engine::Json ProgressResultToJson(const engine::ProgressResult& result);
+// {"condition": {...} | null, "requeueAfterSeconds": N}, fields in the order product.md lists
+// them (type, status, reason, message, lastUpdateTime, lastTransitionTime).
+nlohmann::ordered_json ProgressResultToJson(const engine::ProgressResult& result);
 
 }  // namespace fleetwave::cli
