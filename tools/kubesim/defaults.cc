@@ -1,0 +1,165 @@
+#include "tools/kubesim/defaults.h"
+
+#include <cctype>
+
+namespace fleetwave::kubesim {
+
+namespace {
+
+void Default(Json& object, const char* key, const Json& value) {
+  if (!object.contains(key) || object[key].is_null()) object[key] = value;
+}
+
+void DefaultPodTemplate(Json& spec) {
+  if (!spec.contains("template") || !spec["template"].is_object()) return;
+  Json& tpl = spec["template"];
+  if (!tpl.contains("spec") || !tpl["spec"].is_object()) return;
+  Json& pod = tpl["spec"];
+  Default(pod, "restartPolicy", "Always");
+  Default(pod, "terminationGracePeriodSeconds", 30);
+  Default(pod, "dnsPolicy", "ClusterFirst");
+  Default(pod, "schedulerName", "default-scheduler");
+  Default(pod, "securityContext", Json::object());
+  if (pod.contains("containers") && pod["containers"].is_array())
+    for (auto& c : pod["containers"]) {
+      if (!c.is_object()) continue;
+      Default(c, "terminationMessagePath", "/dev/termination-log");
+      Default(c, "terminationMessagePolicy", "File");
+      Default(c, "resources", Json::object());
+      if (!c.contains("imagePullPolicy") && c.contains("image") && c["image"].is_string()) {
+        std::string image = c["image"];
+        bool latest =
+            image.find(':') == std::string::npos || image.substr(image.rfind(':')) == ":latest";
+        c["imagePullPolicy"] = latest ? "Always" : "IfNotPresent";
+      }
+      if (c.contains("ports") && c["ports"].is_array())
+        for (auto& p : c["ports"])
+          if (p.is_object()) Default(p, "protocol", "TCP");
+    }
+}
+
+bool ValidName(const std::string& name) {
+  if (name.empty() || name.size() > 253) return false;
+  for (char ch : name)
+    if (!(std::islower(static_cast<unsigned char>(ch)) ||
+          std::isdigit(static_cast<unsigned char>(ch)) || ch == '-' || ch == '.'))
+      return false;
+  return std::isalnum(static_cast<unsigned char>(name.front())) &&
+         std::isalnum(static_cast<unsigned char>(name.back()));
+}
+
+}  // namespace
+
+void ApplyDefaults(const ResourceType& type, Json& object) {
+  if (type.kind == "Namespace") {
+    Default(object, "spec", Json::object());
+    Default(object["spec"], "finalizers", Json::array({"kubernetes"}));
+    Default(object, "status", Json::object());
+    Default(object["status"], "phase", "Active");
+    object["metadata"]["labels"]["kubernetes.io/metadata.name"] = object["metadata"]["name"];
+    return;
+  }
+  if (type.kind == "Secret") {
+    Default(object, "type", "Opaque");
+    return;
+  }
+  if (type.kind == "Service") {
+    Default(object, "spec", Json::object());
+    Json& spec = object["spec"];
+    Default(spec, "type", "ClusterIP");
+    Default(spec, "sessionAffinity", "None");
+    Default(spec, "ipFamilies", Json::array({"IPv4"}));
+    Default(spec, "ipFamilyPolicy", "SingleStack");
+    Default(spec, "internalTrafficPolicy", "Cluster");
+    if (spec.contains("ports") && spec["ports"].is_array())
+      for (auto& p : spec["ports"])
+        if (p.is_object()) {
+          Default(p, "protocol", "TCP");
+          if (p.contains("port")) Default(p, "targetPort", p["port"]);
+        }
+    Default(object, "status", Json{{"loadBalancer", Json::object()}});
+    return;
+  }
+  if (!object.contains("spec") || !object["spec"].is_object()) return;
+  Json& spec = object["spec"];
+  if (type.kind == "Deployment") {
+    Default(spec, "replicas", 1);
+    Default(spec, "revisionHistoryLimit", 10);
+    Default(spec, "progressDeadlineSeconds", 600);
+    Default(spec, "strategy", Json::object());
+    Default(spec["strategy"], "type", "RollingUpdate");
+    if (spec["strategy"]["type"] == "RollingUpdate") {
+      Default(spec["strategy"], "rollingUpdate", Json::object());
+      Default(spec["strategy"]["rollingUpdate"], "maxSurge", "25%");
+      Default(spec["strategy"]["rollingUpdate"], "maxUnavailable", "25%");
+    }
+    DefaultPodTemplate(spec);
+  } else if (type.kind == "StatefulSet") {
+    Default(spec, "replicas", 1);
+    Default(spec, "revisionHistoryLimit", 10);
+    Default(spec, "podManagementPolicy", "OrderedReady");
+    Default(spec, "updateStrategy", Json::object());
+    Default(spec["updateStrategy"], "type", "RollingUpdate");
+    if (spec["updateStrategy"]["type"] == "RollingUpdate") {
+      Default(spec["updateStrategy"], "rollingUpdate", Json::object());
+      Default(spec["updateStrategy"]["rollingUpdate"], "partition", 0);
+    }
+    Default(spec, "persistentVolumeClaimRetentionPolicy",
+            Json{{"whenDeleted", "Retain"}, {"whenScaled", "Retain"}});
+    DefaultPodTemplate(spec);
+  } else if (type.kind == "DaemonSet") {
+    Default(spec, "revisionHistoryLimit", 10);
+    Default(spec, "updateStrategy", Json::object());
+    Default(spec["updateStrategy"], "type", "RollingUpdate");
+    if (spec["updateStrategy"]["type"] == "RollingUpdate") {
+      Default(spec["updateStrategy"], "rollingUpdate", Json::object());
+      Default(spec["updateStrategy"]["rollingUpdate"], "maxUnavailable", 1);
+      Default(spec["updateStrategy"]["rollingUpdate"], "maxSurge", 0);
+    }
+    DefaultPodTemplate(spec);
+  } else if (type.kind == "ReplicaSet") {
+    Default(spec, "replicas", 1);
+    DefaultPodTemplate(spec);
+  } else if (type.kind == "CloneSet") {
+    Default(spec, "replicas", 1);
+    Default(spec, "revisionHistoryLimit", 10);
+    Default(spec, "updateStrategy", Json::object());
+    Default(spec["updateStrategy"], "type", "ReCreate");
+    DefaultPodTemplate(spec);
+  }
+}
+
+std::vector<StatusCause> Validate(const ResourceType& type, const Json& object) {
+  std::vector<StatusCause> causes;
+  std::string name = object["metadata"].value("name", "");
+  if (!ValidName(name))
+    causes.push_back({"FieldValueInvalid",
+                      "Invalid value: \"" + name +
+                          "\": a lowercase RFC 1123 subdomain must consist of lower case "
+                          "alphanumeric characters, '-' or '.', and must start and end with an "
+                          "alphanumeric character",
+                      "metadata.name"});
+  bool workload = type.kind == "Deployment" || type.kind == "StatefulSet" ||
+                  type.kind == "DaemonSet" || type.kind == "ReplicaSet" || type.kind == "CloneSet";
+  if (workload) {
+    const Json spec = object.value("spec", Json::object());
+    if (!spec.contains("selector") || !spec["selector"].is_object())
+      causes.push_back({"FieldValueRequired", "Required value", "spec.selector"});
+    if (!spec.contains("template") || !spec["template"].is_object())
+      causes.push_back({"FieldValueRequired", "Required value", "spec.template"});
+    else if (!spec["template"].contains("spec") ||
+             !spec["template"]["spec"].contains("containers") ||
+             !spec["template"]["spec"]["containers"].is_array() ||
+             spec["template"]["spec"]["containers"].empty())
+      causes.push_back({"FieldValueRequired", "Required value", "spec.template.spec.containers"});
+    if (spec.contains("replicas") && spec["replicas"].is_number_integer() &&
+        spec["replicas"].get<long long>() < 0)
+      causes.push_back(
+          {"FieldValueInvalid",
+           "Invalid value: " + spec["replicas"].dump() + ": must be greater than or equal to 0",
+           "spec.replicas"});
+  }
+  return causes;
+}
+
+}  // namespace fleetwave::kubesim

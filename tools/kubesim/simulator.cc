@@ -1,0 +1,386 @@
+#include "tools/kubesim/simulator.h"
+
+#include <cstdio>
+#include <map>
+
+#include "tools/kubesim/conversion.h"
+#include "tools/kubesim/discovery.h"
+#include "tools/kubesim/encoding.h"
+#include "tools/kubesim/lifecycle.h"
+#include "tools/kubesim/verbs.h"
+#include "tools/kubesim/yaml_body.h"
+
+namespace fleetwave::kubesim {
+
+namespace {
+
+using Query = std::map<std::string, std::string>;
+
+Query ParseQuery(const std::string& query) {
+  Query q;
+  std::size_t start = 0;
+  while (start <= query.size()) {
+    std::size_t end = query.find('&', start);
+    if (end == std::string::npos) end = query.size();
+    std::string part = query.substr(start, end - start);
+    if (!part.empty()) {
+      std::size_t eq = part.find('=');
+      if (eq == std::string::npos)
+        q[UrlDecode(part)] = "";
+      else
+        q[UrlDecode(part.substr(0, eq))] = UrlDecode(part.substr(eq + 1));
+    }
+    start = end + 1;
+  }
+  return q;
+}
+
+std::vector<std::string> Segments(const std::string& path) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < path.size()) {
+    std::size_t end = path.find('/', start);
+    if (end == std::string::npos) end = path.size();
+    if (end > start) out.push_back(path.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+HttpResponse JsonResponse(int status, const Json& body) {
+  return {status, "application/json", body.dump()};
+}
+
+HttpResponse Error(const ApiError& e) { return JsonResponse(e.code, e.ToJson()); }
+
+bool Truthy(const Query& q, const char* key) {
+  auto it = q.find(key);
+  return it != q.end() && (it->second == "1" || it->second == "true" || it->second == "True");
+}
+
+std::string Get(const Query& q, const char* key) {
+  auto it = q.find(key);
+  return it == q.end() ? "" : it->second;
+}
+
+// The manager name API servers derive for writes without fieldManager: the User-Agent's
+// first product token ("kubectl/v1.32.4 (linux/amd64) ..." -> "kubectl").
+std::string DefaultManager(const std::string& user_agent) {
+  std::string m = user_agent.substr(0, user_agent.find('/'));
+  return m.empty() ? "unknown" : m;
+}
+
+}  // namespace
+
+std::string ClusterToken(std::uint64_t seed, int index) {
+  std::uint64_t x = seed * 0x9E3779B97F4A7C15ULL + static_cast<std::uint64_t>(index) + 1;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ULL;
+  x ^= x >> 29;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "kubesim-sim-%d-%016llx", index,
+                static_cast<unsigned long long>(x));
+  return buf;
+}
+
+Simulator::Simulator(SimulatorOptions options)
+    : options_(std::move(options)), clock_(options_.manual_clock) {
+  for (int i = 0; i < options_.clusters; ++i) {
+    clusters_.push_back(std::make_unique<Cluster>(i, ClusterToken(options_.seed, i), options_.seed,
+                                                  clock_, options_.cluster));
+    // Every cluster starts with the namespaces a fresh cluster has.
+    Cluster& c = *clusters_.back();
+    for (const char* ns : {"default", "kube-system", "kube-public", "kube-node-lease"}) {
+      WriteContext ctx{"v1", "kube-apiserver", false, false};
+      CreateObject(c, Resource(kNamespaces), "", Json{{"metadata", {{"name", ns}}}}, ctx);
+    }
+  }
+}
+
+void Simulator::Tick() {
+  TimePoint now = clock_.Now();
+  for (auto& c : clusters_) {
+    LifecycleTick(*c);
+    c->hub().Compact(now);
+  }
+}
+
+HttpResponse Simulator::Admin(const HttpRequest& request, const std::string& path) {
+  if (path == "/kubesim/healthz") return {200, "text/plain", "ok"};
+  if (path == "/kubesim/clock") {
+    if (request.method == "POST") {
+      if (!clock_.manual())
+        return Error(BadRequest("the clock follows wall time; start with --manual-clock"));
+      std::string error;
+      auto body = ParseBody(request.body, false, &error);
+      if (!body || !body->is_object() || !body->contains("advance") ||
+          !(*body)["advance"].is_string())
+        return Error(BadRequest("expected {\"advance\": \"5s\"}"));
+      auto d = ParseDuration((*body)["advance"].get<std::string>());
+      if (!d || d->count() < 0) return Error(BadRequest("invalid duration"));
+      // Controllers step as if ticks had elapsed, bounded so huge jumps stay cheap.
+      long long ticks = d->count() / (options_.tick_ms * 1000LL);
+      ticks = std::max(1LL, std::min(ticks, 100LL));
+      Duration step = *d / ticks;
+      for (long long i = 0; i < ticks; ++i) {
+        clock_.Advance(step);
+        Tick();
+      }
+      clock_.Advance(*d - step * ticks);
+    }
+    return JsonResponse(200, {{"now", FormatMicroTime(clock_.Now())}, {"manual", clock_.manual()}});
+  }
+  return Error(NotFound("", "kubesim", path));
+}
+
+Dispatch Simulator::Handle(const HttpRequest& request, int bound_cluster) {
+  std::string path = request.target;
+  std::string query;
+  if (auto q = path.find('?'); q != std::string::npos) {
+    query = path.substr(q + 1);
+    path = path.substr(0, q);
+  }
+  if (path.rfind("/kubesim/", 0) == 0) return {Admin(request, path), std::nullopt};
+  int index = bound_cluster;
+  std::string prefix;
+  if (index < 0) {
+    auto segs = Segments(path);
+    if (segs.size() < 2 || segs[0] != "clusters")
+      return {Error(NotFound("", "clusters", path)), std::nullopt};
+    for (auto& c : clusters_)
+      if (c->name() == segs[1]) index = c->index();
+    if (index < 0) return {Error(NotFound("", "clusters", segs[1])), std::nullopt};
+    prefix = "/clusters/" + segs[1];
+    path = path.substr(prefix.size());
+  }
+  Cluster& c = *clusters_[index];
+  const std::string& auth = request.authorization;
+  if (auth.size() < 7 || auth.compare(0, 7, "Bearer ") != 0 || auth.substr(7) != c.token())
+    return {Error(Unauthorized()), std::nullopt};
+  return ClusterRequest(c, request, path, query, prefix);
+}
+
+Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const std::string& path,
+                                   const std::string& raw_query, const std::string& prefix) {
+  auto segs = Segments(path);
+  Query q = ParseQuery(raw_query);
+  const std::string& method = request.method;
+  auto doc = [](const std::optional<Json>& j, const std::string& what) -> Dispatch {
+    if (!j) return {Error(NotFound("", "", what)), std::nullopt};
+    return {JsonResponse(200, *j), std::nullopt};
+  };
+  if (segs.empty()) {
+    Json paths = Json::array({"/api", "/api/v1", "/apis", "/apis/apps", "/apis/apps/v1",
+                              "/apis/apps.kruise.io", "/apis/apps.kruise.io/v1alpha1",
+                              "/apis/apps.kruise.io/v1beta1", "/healthz", "/livez", "/openapi/v2",
+                              "/openapi/v3", "/readyz", "/version"});
+    return {JsonResponse(200, {{"paths", paths}}), std::nullopt};
+  }
+  if (segs.size() == 1 && segs[0] == "version") return {JsonResponse(200, VersionInfo()), {}};
+  if (segs.size() == 1 && (segs[0] == "healthz" || segs[0] == "livez" || segs[0] == "readyz"))
+    return {{200, "text/plain", "ok"}, std::nullopt};
+  if (segs[0] == "openapi") {
+    if (segs.size() == 2 && segs[1] == "v2") return {JsonResponse(200, OpenApiV2()), {}};
+    if (segs.size() == 2 && segs[1] == "v3")
+      return {JsonResponse(200, OpenApiV3Index(prefix)), std::nullopt};
+    if (segs.size() > 2 && segs[1] == "v3") {
+      std::string gv;
+      for (std::size_t i = 2; i < segs.size(); ++i) gv += (i > 2 ? "/" : "") + segs[i];
+      return doc(OpenApiV3(gv), gv);
+    }
+    return {Error(NotFound("", "", path)), std::nullopt};
+  }
+  std::string group, version;
+  std::size_t i;
+  if (segs[0] == "api") {
+    if (segs.size() == 1) return {JsonResponse(200, CoreApiVersions()), std::nullopt};
+    version = segs[1];
+    i = 2;
+  } else if (segs[0] == "apis") {
+    if (segs.size() == 1) return {JsonResponse(200, ApiGroupList()), std::nullopt};
+    group = segs[1];
+    if (segs.size() == 2) return doc(ApiGroup(group), group);
+    version = segs[2];
+    i = 3;
+  } else {
+    return {Error(NotFound("", "", path)), std::nullopt};
+  }
+  if (segs.size() == i) return doc(ApiResourceList(group, version), path);
+
+  // /namespaces/NS/<plural>/... addresses namespaced resources; otherwise "namespaces" is
+  // itself the resource (with subresources such as status and finalize).
+  std::string ns;
+  if (segs[i] == "namespaces" && segs.size() >= i + 3) {
+    const ResourceType* inner = FindResource(group, version, segs[i + 2]);
+    if (inner && inner->namespaced) {
+      ns = segs[i + 1];
+      i += 2;
+    }
+  }
+  const ResourceType* t = FindResource(group, version, segs[i]);
+  if (!t) return {Error(NotFound(group, segs[i], "")), std::nullopt};
+  std::string name = segs.size() > i + 1 ? segs[i + 1] : "";
+  std::string sub = segs.size() > i + 2 ? segs[i + 2] : "";
+  if (segs.size() > i + 3 ||
+      (!sub.empty() && sub != "status" && !(t->id == kNamespaces && sub == "finalize")))
+    return {Error(NotFound(group, t->plural + "/" + sub, name)), std::nullopt};
+  if (!sub.empty() && !t->has_status && sub == "status")
+    return {Error(NotFound(group, t->plural + "/status", name)), std::nullopt};
+
+  WriteContext ctx;
+  ctx.version = version;
+  ctx.manager = q.count("fieldManager") ? q["fieldManager"] : DefaultManager(request.user_agent);
+  ctx.dry_run = Get(q, "dryRun") == "All";
+  ctx.status = sub == "status" || sub == "finalize";
+  std::string ct = request.content_type.substr(0, request.content_type.find(';'));
+  if (!request.body.empty() && ct.find("protobuf") != std::string::npos)
+    return {Error(UnsupportedMediaType(request.content_type)), std::nullopt};
+  bool yaml = ct == "application/yaml" || ct == "application/apply-patch+yaml";
+  auto body = [&](Json* out) -> std::optional<ApiError> {
+    std::string error;
+    auto j = ParseBody(request.body, yaml, &error);
+    if (!j) return BadRequest(error);
+    *out = std::move(*j);
+    return std::nullopt;
+  };
+  auto reply = [](const Outcome& o) -> Dispatch {
+    return {JsonResponse(o.code, o.body), std::nullopt};
+  };
+
+  if (name.empty()) {
+    if (method == "GET") {
+      std::string err;
+      auto labels = LabelSelector::Parse(Get(q, "labelSelector"), &err);
+      if (!labels) return {Error(BadRequest("unable to parse requirement: " + err)), {}};
+      auto fields = FieldSelector::Parse(Get(q, "fieldSelector"), &err);
+      if (!fields) return {Error(BadRequest(err)), std::nullopt};
+      if (Truthy(q, "watch")) {
+        WatchPlan plan;
+        plan.cluster = c.index();
+        plan.filter = {t->id, version, t->namespaced ? ns : "", *labels, *fields};
+        std::string rv = Get(q, "resourceVersion");
+        if (!rv.empty() && rv != "0") {
+          try {
+            plan.resource_version = std::stoull(rv);
+          } catch (const std::exception&) {
+            return {Error(BadRequest("invalid resource version \"" + rv + "\"")), {}};
+          }
+        }
+        plan.bookmarks = Truthy(q, "allowWatchBookmarks");
+        if (q.count("timeoutSeconds"))
+          plan.timeout_seconds = std::atoi(q["timeoutSeconds"].c_str());
+        return {{}, plan};
+      }
+      ListParams p{t->namespaced ? ns : "", *labels, *fields, std::atoll(Get(q, "limit").c_str()),
+                   Get(q, "continue")};
+      return reply(ListObjects(c, *t, version, p, options_.continue_window));
+    }
+    if (method == "POST") {
+      Json b;
+      if (auto e = body(&b)) return {Error(*e), std::nullopt};
+      return reply(CreateObject(c, *t, ns, std::move(b), ctx));
+    }
+    if (method == "DELETE") {
+      // deletecollection
+      std::string err;
+      auto labels = LabelSelector::Parse(Get(q, "labelSelector"), &err);
+      auto fields = FieldSelector::Parse(Get(q, "fieldSelector"), &err);
+      if (!labels || !fields) return {Error(BadRequest(err)), std::nullopt};
+      std::vector<std::string> names;
+      c.store().Scan(t->id, t->namespaced ? ns : "", "", [&](const std::string&, const Json& o) {
+        if (labels->Matches(o) && fields->Matches(o)) names.push_back(NameOf(o));
+        return true;
+      });
+      for (const auto& n : names) DeleteObject(c, *t, ns, n, {});
+      return {JsonResponse(200, {{"kind", "Status"},
+                                 {"apiVersion", "v1"},
+                                 {"metadata", Json::object()},
+                                 {"status", "Success"}}),
+              std::nullopt};
+    }
+    return {Error(MethodNotAllowed("the server does not allow this method on the requested "
+                                   "resource")),
+            std::nullopt};
+  }
+
+  if (method == "GET") return reply(GetObject(c, *t, version, ns, name));
+  if (method == "PUT") {
+    Json b;
+    if (auto e = body(&b)) return {Error(*e), std::nullopt};
+    return reply(UpdateObject(c, *t, ns, name, std::move(b), ctx));
+  }
+  if (method == "PATCH") {
+    auto type = PatchTypeOf(request.content_type);
+    if (!type) return {Error(UnsupportedMediaType(request.content_type)), std::nullopt};
+    Json b;
+    if (auto e = body(&b)) return {Error(*e), std::nullopt};
+    if (*type != PatchType::kApply && !q.count("fieldManager") && request.user_agent.empty())
+      ctx.manager = "unknown";
+    return reply(PatchObject(c, *t, ns, name, b, *type, Truthy(q, "force"), ctx));
+  }
+  if (method == "DELETE") {
+    DeleteOptions o;
+    o.propagation = Get(q, "propagationPolicy");
+    o.dry_run = ctx.dry_run;
+    if (!request.body.empty()) {
+      std::string err;
+      auto b = ParseBody(request.body, yaml, &err);
+      if (b && b->is_object()) {
+        if (b->contains("propagationPolicy") && (*b)["propagationPolicy"].is_string())
+          o.propagation = (*b)["propagationPolicy"];
+        if (b->contains("orphanDependents") && (*b)["orphanDependents"] == true)
+          o.propagation = "Orphan";
+        if (b->contains("preconditions") && (*b)["preconditions"].is_object()) {
+          const Json& pre = (*b)["preconditions"];
+          if (pre.contains("uid") && pre["uid"].is_string()) o.precondition_uid = pre["uid"];
+          if (pre.contains("resourceVersion") && pre["resourceVersion"].is_string())
+            o.precondition_rv = pre["resourceVersion"];
+        }
+        if (b->contains("dryRun") && (*b)["dryRun"].is_array() && !(*b)["dryRun"].empty())
+          o.dry_run = true;
+      }
+    }
+    Outcome out = DeleteObject(c, *t, ns, name, o);
+    if (out.body.value("kind", "") == t->kind)
+      out.body = ToServedVersion(*t, std::move(out.body), version);
+    return reply(out);
+  }
+  return {Error(MethodNotAllowed("the server does not allow this method on the requested "
+                                 "resource")),
+          std::nullopt};
+}
+
+std::uint64_t Simulator::OpenWatch(const WatchPlan& plan, const std::shared_ptr<WatchSink>& sink) {
+  Cluster& c = *clusters_[plan.cluster];
+  const ResourceType& t = Resource(plan.filter.resource);
+  if (!plan.resource_version) {
+    c.store().Scan(t.id, plan.filter.ns, "", [&](const std::string&, const Json& o) {
+      if (plan.filter.labels.Matches(o) && plan.filter.fields.Matches(o))
+        sink->Send(WatchHub::EventLine("ADDED", ToServedVersion(t, o, plan.filter.version)));
+      return true;
+    });
+  } else if (!c.hub().Replay(*plan.resource_version, plan.filter, *sink)) {
+    // Real API servers answer 200 and report the expiry inside the stream.
+    ApiError e = Expired("too old resource version: " + std::to_string(*plan.resource_version) +
+                         " (" + std::to_string(c.hub().compacted_rv() + 1) + ")");
+    e.code = 410;
+    Json status = e.ToJson();
+    status.erase("details");
+    sink->Send(WatchHub::EventLine("ERROR", status));
+    return 0;
+  }
+  return c.hub().Add(plan.filter, sink);
+}
+
+void Simulator::CloseWatch(int cluster, std::uint64_t id) { clusters_[cluster]->hub().Remove(id); }
+
+std::string Simulator::BookmarkLine(const WatchPlan& plan) {
+  const ResourceType& t = Resource(plan.filter.resource);
+  Json o = {{"kind", t.kind},
+            {"apiVersion", t.ApiVersion(plan.filter.version)},
+            {"metadata",
+             {{"resourceVersion", std::to_string(clusters_[plan.cluster]->resource_version())}}}};
+  return WatchHub::EventLine("BOOKMARK", o);
+}
+
+}  // namespace fleetwave::kubesim

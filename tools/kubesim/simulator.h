@@ -1,0 +1,89 @@
+// The simulator: N clusters, the clock, and the HTTP-level routing of Kubernetes requests to
+// discovery, OpenAPI, the verbs and the admin API (/kubesim/...). Transport-agnostic: the
+// Beast server turns wire requests into HttpRequest and streams watches through WatchSink.
+// Not thread-safe: everything runs on the one io thread.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tools/kubesim/cluster.h"
+#include "tools/kubesim/watch_hub.h"
+
+namespace fleetwave::kubesim {
+
+struct SimulatorOptions {
+  int clusters = 1;
+  std::uint64_t seed = 1;
+  bool manual_clock = false;
+  int tick_ms = 50;
+  Duration continue_window = std::chrono::minutes(5);
+  ClusterOptions cluster;
+};
+
+struct HttpRequest {
+  std::string method;
+  std::string target;  // path and query
+  std::string content_type;
+  std::string accept;
+  std::string authorization;
+  std::string user_agent;
+  std::string body;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+struct WatchPlan {
+  int cluster = 0;
+  WatchFilter filter;
+  std::optional<std::uint64_t> resource_version;  // nullopt: start with the current state
+  bool bookmarks = false;
+  int timeout_seconds = 1800;
+};
+
+struct Dispatch {
+  HttpResponse response;
+  std::optional<WatchPlan> watch;  // set: stream a watch instead of `response`
+};
+
+class Simulator {
+ public:
+  explicit Simulator(SimulatorOptions options);
+
+  // `bound_cluster` is the cluster of a per-cluster port, or -1 when clusters are addressed
+  // by the "/clusters/<name>" path prefix.
+  Dispatch Handle(const HttpRequest& request, int bound_cluster);
+  // Sends the watch's initial events to `sink` and registers it. Returns 0 when the watch is
+  // already over (an ERROR event was sent), else an id for CloseWatch.
+  std::uint64_t OpenWatch(const WatchPlan& plan, const std::shared_ptr<WatchSink>& sink);
+  void CloseWatch(int cluster, std::uint64_t id);
+  std::string BookmarkLine(const WatchPlan& plan);
+  // One controller step over every cluster.
+  void Tick();
+
+  const Clock& clock() const { return clock_; }
+  int cluster_count() const { return static_cast<int>(clusters_.size()); }
+  Cluster& cluster(int i) { return *clusters_[i]; }
+  const SimulatorOptions& options() const { return options_; }
+
+ private:
+  HttpResponse Admin(const HttpRequest& request, const std::string& path);
+  Dispatch ClusterRequest(Cluster& c, const HttpRequest& request, const std::string& path,
+                          const std::string& query, const std::string& prefix);
+
+  SimulatorOptions options_;
+  Clock clock_;
+  std::vector<std::unique_ptr<Cluster>> clusters_;
+};
+
+// Bearer token of cluster `index` for `seed`: stable across restarts with the same seed.
+std::string ClusterToken(std::uint64_t seed, int index);
+
+}  // namespace fleetwave::kubesim

@@ -1,0 +1,93 @@
+#include "tools/kubesim/watch_hub.h"
+
+#include <algorithm>
+
+#include "tools/kubesim/conversion.h"
+
+namespace fleetwave::kubesim {
+
+const char* EventTypeName(EventType t) {
+  switch (t) {
+    case EventType::kAdded:
+      return "ADDED";
+    case EventType::kModified:
+      return "MODIFIED";
+    case EventType::kDeleted:
+      return "DELETED";
+  }
+  return "ERROR";
+}
+
+WatchHub::WatchHub(std::size_t max_events, Duration window)
+    : max_events_(max_events), window_(window) {}
+
+std::string WatchHub::EventLine(const char* type, const Json& object) {
+  Json e = {{"type", type}, {"object", object}};
+  return e.dump() + "\n";
+}
+
+bool WatchHub::Matches(const WatchFilter& f, ResourceId resource, const Json& object) {
+  if (f.resource != resource) return false;
+  if (!f.ns.empty()) {
+    const auto& md = object["metadata"];
+    if (!md.contains("namespace") || md["namespace"] != f.ns) return false;
+  }
+  return f.labels.Matches(object) && f.fields.Matches(object);
+}
+
+void WatchHub::Publish(EventType type, ResourceId resource, std::uint64_t rv, const Json& object,
+                       TimePoint now) {
+  if (max_events_ > 0) {
+    history_.push_back({rv, now, type, resource, Json::to_cbor(object)});
+    if (history_.size() > max_events_) {
+      compacted_rv_ = history_.front().rv;
+      history_.pop_front();
+    }
+  }
+  // Copy: a sink may close its watch (and so mutate watches_) while we deliver.
+  std::vector<Watch> targets;
+  for (const auto& w : watches_)
+    if (Matches(w.filter, resource, object)) targets.push_back(w);
+  for (const auto& w : targets) {
+    Json served = ToServedVersion(Resource(resource), object, w.filter.version);
+    w.sink->Send(EventLine(EventTypeName(type), served));
+  }
+}
+
+bool WatchHub::Replay(std::uint64_t rv, const WatchFilter& filter, WatchSink& sink) const {
+  if (rv < compacted_rv_) return false;
+  for (const auto& e : history_) {
+    if (e.rv <= rv || e.resource != filter.resource) continue;
+    Json object = Json::from_cbor(e.object);
+    if (!Matches(filter, e.resource, object)) continue;
+    sink.Send(EventLine(EventTypeName(e.type),
+                        ToServedVersion(Resource(e.resource), std::move(object), filter.version)));
+  }
+  return true;
+}
+
+std::uint64_t WatchHub::Add(WatchFilter filter, std::shared_ptr<WatchSink> sink) {
+  std::uint64_t id = next_id_++;
+  watches_.push_back({id, std::move(filter), std::move(sink)});
+  return id;
+}
+
+void WatchHub::Remove(std::uint64_t id) {
+  watches_.erase(
+      std::remove_if(watches_.begin(), watches_.end(), [id](const Watch& w) { return w.id == id; }),
+      watches_.end());
+}
+
+void WatchHub::Compact(TimePoint now) {
+  while (!history_.empty() && now - history_.front().time > window_) {
+    compacted_rv_ = history_.front().rv;
+    history_.pop_front();
+  }
+}
+
+void WatchHub::CompactAll(std::uint64_t current_rv) {
+  compacted_rv_ = current_rv;
+  history_.clear();
+}
+
+}  // namespace fleetwave::kubesim
