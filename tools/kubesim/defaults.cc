@@ -50,6 +50,23 @@ bool ValidName(const std::string& name) {
 
 }  // namespace
 
+Json InitialStatus(const ResourceType& type) {
+  // Status fields Go serialises even when zero (no omitempty), which typed clients require.
+  if (type.kind == "StatefulSet") return {{"replicas", 0}, {"availableReplicas", 0}};
+  if (type.kind == "DaemonSet")
+    return {{"currentNumberScheduled", 0},
+            {"numberMisscheduled", 0},
+            {"desiredNumberScheduled", 0},
+            {"numberReady", 0}};
+  if (type.kind == "ReplicaSet") return {{"replicas", 0}};
+  if (type.kind == "CloneSet")
+    return {{"replicas", 0},        {"readyReplicas", 0},        {"availableReplicas", 0},
+            {"updatedReplicas", 0}, {"updatedReadyReplicas", 0}, {"observedGeneration", 0}};
+  if (type.kind == "Namespace") return {{"phase", "Active"}};
+  if (type.kind == "Service") return {{"loadBalancer", Json::object()}};
+  return Json::object();
+}
+
 void ApplyDefaults(const ResourceType& type, Json& object) {
   if (type.kind == "Namespace") {
     Default(object, "spec", Json::object());

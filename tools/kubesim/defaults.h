@@ -15,6 +15,9 @@ namespace fleetwave::kubesim {
 // revisionHistoryLimit 10, strategy 25%/25%, ...). Idempotent.
 void ApplyDefaults(const ResourceType& type, Json& object);
 
+// The status a freshly created object of `type` has.
+Json InitialStatus(const ResourceType& type);
+
 // Field errors that make the write 422 Invalid; empty when the object is acceptable.
 std::vector<StatusCause> Validate(const ResourceType& type, const Json& object);
 

@@ -80,7 +80,7 @@ Outcome FinishCreate(Cluster& c, const ResourceType& t, Json obj, const WriteCon
     md.erase(k);
   if (t.has_generation) md["generation"] = 1;
   // The main resource of a kind with a status subresource starts with an empty status.
-  if (t.has_status) obj["status"] = Json::object();
+  if (t.has_status) obj["status"] = InitialStatus(t);
   ApplyDefaults(t, obj);
   auto causes = Validate(t, obj);
   if (!causes.empty()) return Fail(Invalid(t.group, t.kind, name, std::move(causes)));
