@@ -126,7 +126,13 @@ Json EncodeAppRolloutStatus(const AppRolloutStatus& entry) {
 
 PendingChange DetectChange(const AppRolloutStatus& previous, const Application& live,
                            bool spec_differs) {
-  return {previous.target_revisions != live.revisions, spec_differs};
+  // A spec difference counts only once the app has synced (Progressing or Healthy). A Waiting
+  // or Pending app's next sync is built from the current desired spec anyway, and the live
+  // spec catches up only when that sync runs: counting the difference there would send the
+  // app back to Waiting on every reconcile until then, and planning would not be idempotent.
+  const bool synced_before = previous.status == RolloutAppState::kProgressing ||
+                             previous.status == RolloutAppState::kHealthy;
+  return {previous.target_revisions != live.revisions, spec_differs && synced_before};
 }
 
 bool AdvanceAppRolloutStatus(AppRolloutStatus& entry, const Application& live, Time now) {

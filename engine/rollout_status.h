@@ -43,7 +43,9 @@ struct PendingChange {
   bool Any() const { return revision || spec; }
 };
 
-// Revisions differ (order-sensitive) and/or the caller found the spec differs.
+// Revisions differ (order-sensitive) and/or the caller found the desired spec differs from the
+// live one while the entry is Progressing or Healthy (a Waiting or Pending entry's coming sync
+// carries the desired spec already).
 PendingChange DetectChange(const AppRolloutStatus& previous, const Application& live,
                            bool spec_differs);
 

@@ -112,6 +112,23 @@ TEST_P(PlanVector, MatchesExpect) {
   ExpectMatches(vector["expect"], PlanOutputJson(*run.result));
 }
 
+// Idempotence (rollingsync.md, issue 3): the plan's own status fed back with the same live
+// apps at the same `now` yields the same output, for every conformance input.
+TEST_P(PlanVector, PlanningAgainOnItsOwnOutputChangesNothing) {
+  Json vector = ReadJson(GetParam());
+  const std::string id = vector["id"];
+  const Time now = *ParseRfc3339(vector["now"].get<std::string>());
+  PlanRun first = RunPlanOnText(vector["appset"].dump(), id + "/appset.json", vector["apps"].dump(),
+                                id + "/apps.json", now);
+  ASSERT_TRUE(first.result);
+  const Json out = PlanOutputJson(*first.result);
+  vector["appset"]["status"] = out["status"];
+  PlanRun second = RunPlanOnText(vector["appset"].dump(), id + "/appset.json",
+                                 vector["apps"].dump(), id + "/apps.json", now);
+  ASSERT_TRUE(second.result);
+  EXPECT_EQ(PlanOutputJson(*second.result), out);
+}
+
 INSTANTIATE_TEST_SUITE_P(Conformance, PlanVector, testing::ValuesIn(VectorFiles()),
                          [](const testing::TestParamInfo<std::string>& info) {
                            return fs::path(info.param).stem().string();
