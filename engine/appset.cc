@@ -241,6 +241,24 @@ LabelSelector DecodeSelector(Decoder& d, const YAML::Node& n, const std::string&
   return sel;
 }
 
+// True when every leaf is empty. Argo CD's CRD defaults each generator's `template` to
+// {metadata: {}, spec: {destination: {}, project: ""}}, so `kubectl get -o yaml` prints one
+// on every generator: that must load, while a real per-generator override is refused.
+bool IsEmptyDocument(const YAML::Node& n) {
+  if (n.IsMap() || n.IsSequence()) {
+    for (const auto& e : n) {
+      if (!IsEmptyDocument(n.IsMap() ? e.second : e)) return false;
+    }
+    return true;
+  }
+  return n.IsNull() || (n.IsScalar() && n.Scalar().empty());
+}
+
+void CheckNoTemplateOverride(Decoder& d, const YAML::Node& n, const std::string& path) {
+  if (n && !IsEmptyDocument(n))
+    d.Add(n, path, "per-generator template overrides are not supported by fleetwave");
+}
+
 std::vector<Generator> DecodeGenerators(Decoder& d, const YAML::Node& n, const std::string& path) {
   std::vector<Generator> out;
   if (!d.Expect(n, path, "array")) return out;
@@ -265,7 +283,8 @@ std::vector<Generator> DecodeGenerators(Decoder& d, const YAML::Node& n, const s
         if (!d.Expect(kv.second, kp, "object")) continue;
         if (key == "list") {
           gen.kind = Generator::Kind::kList;
-          d.CheckKeys(kv.second, kp, {"elements"}, {"elementsYaml", "template"});
+          d.CheckKeys(kv.second, kp, {"elements", "template"}, {"elementsYaml"});
+          CheckNoTemplateOverride(d, kv.second["template"], Field(kp, "template"));
           if (const YAML::Node el = kv.second["elements"];
               el && d.Expect(el, Field(kp, "elements"), "array")) {
             for (size_t j = 0; j < el.size(); ++j) {
@@ -275,7 +294,8 @@ std::vector<Generator> DecodeGenerators(Decoder& d, const YAML::Node& n, const s
           }
         } else {
           gen.kind = Generator::Kind::kClusters;
-          d.CheckKeys(kv.second, kp, {"selector", "values"}, {"template", "flatList"});
+          d.CheckKeys(kv.second, kp, {"selector", "values", "template"}, {"flatList"});
+          CheckNoTemplateOverride(d, kv.second["template"], Field(kp, "template"));
           if (kv.second["selector"])
             gen.clusters.selector = DecodeSelector(d, kv.second["selector"], Field(kp, "selector"));
           if (kv.second["values"])

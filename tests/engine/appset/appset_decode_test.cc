@@ -9,27 +9,26 @@ namespace {
 
 // A valid set; tests splice a strategy (or other spec fields) in at `{extra}`.
 std::string Set(const std::string& extra) {
-  std::string
-      doc =
-          "apiVersion: argoproj.io/v1alpha1\n"  // 1
-          "kind: ApplicationSet\n"              // 2
-          "metadata:\n"                         // 3
-          "  name: web\n"                       // 4
-          "  namespace: argocd\n"               // 5
-          "spec:\n"                             // 6
-          "  generators:\n"                     // 7
-          "    - list:\n"                       // 8
-          "        elements:\n"                 // 9
-          "          - cluster: a\n"            // 10
-          "  template:\n"                       // 11
-          "    metadata:\n"                     // 12
-          "      name: '{{cluster}}-web'\n"     // 13
-          "    spec:\n"                         // 14
-          "      project: default\n"            // 15
-          "      source: {repoURL: https://git.example.com/r.git, path: web, targetRevision: "
-          "HEAD}\n"                                                               // 16
-          "      destination: {server: https://k.example.com, namespace: web}\n"  // 17
-          "{extra}";                                                              // 18
+  std::string doc =
+      "apiVersion: argoproj.io/v1alpha1\n"  // 1
+      "kind: ApplicationSet\n"              // 2
+      "metadata:\n"                         // 3
+      "  name: web\n"                       // 4
+      "  namespace: argocd\n"               // 5
+      "spec:\n"                             // 6
+      "  generators:\n"                     // 7
+      "    - list:\n"                       // 8
+      "        elements:\n"                 // 9
+      "          - cluster: a\n"            // 10
+      "  template:\n"                       // 11
+      "    metadata:\n"                     // 12
+      "      name: '{{cluster}}-web'\n"     // 13
+      "    spec:\n"                         // 14
+      "      project: default\n"            // 15
+      "      source: {repoURL: https://git.example.com/r.git, path: web, targetRevision: "
+      "HEAD}\n"                                                               // 16
+      "      destination: {server: https://k.example.com, namespace: web}\n"  // 17
+      "{extra}";                                                              // 18
   doc.replace(doc.find("{extra}"), 7, extra);
   return doc;
 }
@@ -217,6 +216,24 @@ TEST(AppSetDecode, UnsupportedGoTemplateFunctionIsReportedAtItsString) {
       Messages(r.issues),
       (std::vector<std::string>{
           "set.yaml:13:13: spec.template.metadata.name: unsupported template function sha256sum"}));
+}
+
+TEST(AppSetDecode, DefaultedEmptyGeneratorTemplateAsKubectlPrintsItLoads) {
+  std::string text = Set("");
+  text.replace(text.find("        elements:\n"), 0,
+               "        template: {metadata: {}, spec: {destination: {}, project: \"\"}}\n");
+  auto r = Decode(text);
+  EXPECT_TRUE(r.issues.empty()) << Messages(r.issues)[0];
+}
+
+TEST(AppSetDecode, RealGeneratorTemplateOverrideIsRefused) {
+  std::string text = Set("");
+  text.replace(text.find("        elements:\n"), 0, "        template: {metadata: {name: x}}\n");
+  auto r = Decode(text);
+  EXPECT_EQ(Messages(r.issues),
+            (std::vector<std::string>{
+                "set.yaml:9:19: spec.generators[0].list.template: per-generator template "
+                "overrides are not supported by fleetwave"}));
 }
 
 TEST(AppSetDecode, MissingTemplateFieldsAreRequired) {
