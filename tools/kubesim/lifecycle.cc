@@ -44,7 +44,9 @@ void DropFinalizer(Cluster& c, const ResourceType& t, Json obj, const char* f) {
   WriteContext ctx;
   ctx.version = t.versions.front();
   ctx.manager = "kube-controller-manager";
-  UpdateObject(c, t, NamespaceOf(obj), NameOf(obj), std::move(obj), ctx);
+  std::string ns = NamespaceOf(obj);
+  std::string name = NameOf(obj);
+  UpdateObject(c, t, ns, name, std::move(obj), ctx);
 }
 
 bool StepNamespaces(Cluster& c) {

@@ -121,7 +121,12 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
   void OpenWatch() {
     sink_ = std::make_shared<Sink>(this->weak_from_this());
-    watch_id_ = sim_.OpenWatch(*plan_, sink_);
+    try {
+      watch_id_ = sim_.OpenWatch(*plan_, sink_);
+    } catch (const std::exception& e) {
+      std::cerr << "kubesim: internal error opening a watch: " << e.what() << "\n";
+      return Close();
+    }
     if (watch_id_ == 0) return FinishWatch();
     int timeout = plan_->timeout_seconds > 0 ? plan_->timeout_seconds : 1800;
     watch_timer_.expires_after(std::chrono::seconds(timeout));

@@ -1,6 +1,7 @@
 #include "tools/kubesim/simulator.h"
 
 #include <cstdio>
+#include <iostream>
 #include <map>
 
 #include "tools/kubesim/conversion.h"
@@ -100,7 +101,11 @@ Simulator::Simulator(SimulatorOptions options)
 void Simulator::Tick() {
   TimePoint now = clock_.Now();
   for (auto& c : clusters_) {
-    LifecycleTick(*c);
+    try {
+      LifecycleTick(*c);
+    } catch (const std::exception& e) {
+      std::cerr << "kubesim: internal error in " << c->name() << " tick: " << e.what() << "\n";
+    }
     c->hub().Compact(now);
   }
 }
@@ -134,6 +139,18 @@ HttpResponse Simulator::Admin(const HttpRequest& request, const std::string& pat
 }
 
 Dispatch Simulator::Handle(const HttpRequest& request, int bound_cluster) {
+  // A bug in one request must not take down every simulated cluster: report it as a 500.
+  try {
+    return Route(request, bound_cluster);
+  } catch (const std::exception& e) {
+    std::cerr << "kubesim: internal error on " << request.method << " " << request.target << ": "
+              << e.what() << "\n";
+    return {Error({500, "InternalError", std::string("Internal error occurred: ") + e.what()}),
+            std::nullopt};
+  }
+}
+
+Dispatch Simulator::Route(const HttpRequest& request, int bound_cluster) {
   std::string path = request.target;
   std::string query;
   if (auto q = path.find('?'); q != std::string::npos) {

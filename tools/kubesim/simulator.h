@@ -74,6 +74,7 @@ class Simulator {
   const SimulatorOptions& options() const { return options_; }
 
  private:
+  Dispatch Route(const HttpRequest& request, int bound_cluster);
   HttpResponse Admin(const HttpRequest& request, const std::string& path);
   Dispatch ClusterRequest(Cluster& c, const HttpRequest& request, const std::string& path,
                           const std::string& query, const std::string& prefix);
