@@ -1,0 +1,666 @@
+#include "cluster-clients/cluster_client.h"
+
+#include <cctype>
+#include <iostream>
+#include <random>
+
+namespace fleetwave::clients {
+namespace {
+
+std::string Seconds(Duration d) { return std::to_string(ToMillis(d) / 1000) + "s"; }
+
+std::uint64_t SplitMix(std::uint64_t* state) {
+  std::uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+ResourceRef NamespacesResource() { return {"", "v1", "namespaces", "Namespace", false}; }
+ResourceRef DeploymentsResource() { return {"apps", "v1", "deployments", "Deployment", true}; }
+ResourceRef StatefulSetsResource() { return {"apps", "v1", "statefulsets", "StatefulSet", true}; }
+ResourceRef DaemonSetsResource() { return {"apps", "v1", "daemonsets", "DaemonSet", true}; }
+ResourceRef CloneSetsResource() {
+  return {"apps.kruise.io", "v1alpha1", "clonesets", "CloneSet", true};
+}
+
+struct ClusterClient::Call {
+  RawRequest request;
+  ResultCallback done;  // loop thread
+  Backoff backoff;
+  int attempts = 0;
+  bool refreshed_after_401 = false;
+};
+
+struct ClusterClient::ListState {
+  ResourceRef ref;
+  ListOptions options;
+  ListCallback done;  // loop thread
+  ListResult out;
+  std::string continue_token;
+};
+
+struct ClusterClient::WatchState : WatchHandle, std::enable_shared_from_this<WatchState> {
+  Transport* transport = nullptr;
+  ResourceRef ref;
+  WatchOptions options;
+  EventCallback on_event;  // loop thread
+  ResultCallback on_end;   // loop thread
+  std::atomic<bool> canceled{false};
+  bool ended = false;
+  RequestId request = 0;
+  TimerId stall_timer = 0;
+  SteadyTime last_data{};
+  Duration stall_timeout{};
+  WatchDecoder decoder;
+
+  void Cancel() override {
+    if (canceled.exchange(true)) return;
+    transport->Post([self = shared_from_this()] { self->Stop(); });
+  }
+  // Loop thread.
+  void Stop() {
+    ended = true;
+    if (request) transport->Cancel(request);
+    if (stall_timer) transport->CancelTimer(stall_timer);
+    request = 0;
+    stall_timer = 0;
+  }
+  void End(Result r) {
+    if (ended) return;
+    Stop();
+    if (!canceled) on_end(std::move(r));
+  }
+  void ArmStallTimer() {
+    stall_timer = transport->RunAt(last_data + stall_timeout, [self = shared_from_this()] {
+      self->stall_timer = 0;
+      if (self->ended || self->canceled) return;
+      if (self->transport->Now() - self->last_data >= self->stall_timeout) {
+        self->End(
+            ErrorResult(Outcome::kTransient, Problem::kTimeout,
+                        "watch stalled: nothing received for " + Seconds(self->stall_timeout)));
+      } else {
+        self->ArmStallTimer();
+      }
+    });
+  }
+};
+
+std::shared_ptr<ClusterClient> ClusterClient::Create(ClusterConfig config, Transport* transport,
+                                                     Executor* executor, ExecRunner* exec_runner,
+                                                     ClientOptions options) {
+  return std::shared_ptr<ClusterClient>(
+      new ClusterClient(std::move(config), transport, executor, exec_runner, std::move(options)));
+}
+
+ClusterClient::ClusterClient(ClusterConfig config, Transport* transport, Executor* executor,
+                             ExecRunner* exec_runner, ClientOptions options)
+    : config_(std::move(config)),
+      transport_(transport),
+      executor_(executor),
+      options_(std::move(options)),
+      credentials_(std::make_shared<CredentialProvider>(config_, exec_runner)),
+      limiter_(options_.rate_limit, transport->Now()),
+      rng_state_(options_.seed ? options_.seed : std::random_device{}()) {
+  auto ep = std::make_shared<Endpoint>();
+  ep->ca_pem = config_.ca_pem;
+  ep->client_cert_pem = config_.client_cert_pem;
+  ep->client_key_pem = config_.client_key_pem;
+  ep->insecure_skip_verify = config_.insecure_skip_tls_verify;
+  ep->proxy_url = config_.proxy_url;
+  ep->http2 = options_.http2;
+  ep->connect_timeout = options_.connect_timeout;
+  base_endpoint_ = std::move(ep);
+}
+
+ClusterClient::~ClusterClient() = default;
+
+void ClusterClient::Warn(const std::string& message) const {
+  if (options_.log) {
+    options_.log(message);
+  } else {
+    std::cerr << "fleetwave: warning: " << message << "\n";
+  }
+}
+
+std::string ClusterClient::QueryEscape(const std::string& value) {
+  static const char* kHex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : value) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(static_cast<char>(c));
+    } else {
+      out.push_back('%');
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 15]);
+    }
+  }
+  return out;
+}
+
+std::string ClusterClient::ResourcePath(const ResourceRef& r, const std::string& ns,
+                                        const std::string& name) {
+  std::string p = r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version;
+  if (r.namespaced && !ns.empty()) p += "/namespaces/" + ns;
+  p += "/" + r.resource;
+  if (!name.empty()) p += "/" + name;
+  return p;
+}
+
+void ClusterClient::Deliver(ResultCallback done, Result result) {
+  executor_->Submit(
+      [done = std::move(done), result = std::move(result)]() mutable { done(std::move(result)); });
+}
+
+std::shared_ptr<const Endpoint> ClusterClient::EndpointFor(const Credential* cred) {
+  if (!cred || cred->client_cert_pem.empty()) return base_endpoint_;
+  if (cred_endpoint_ && cred_endpoint_key_ == cred->client_cert_pem) return cred_endpoint_;
+  auto ep = std::make_shared<Endpoint>(*base_endpoint_);
+  ep->client_cert_pem = cred->client_cert_pem;
+  ep->client_key_pem = cred->client_key_pem;
+  cred_endpoint_ = ep;
+  cred_endpoint_key_ = cred->client_cert_pem;
+  return ep;
+}
+
+std::vector<std::string> ClusterClient::Headers(const Credential* cred,
+                                                const std::string& content_type,
+                                                const char* accept) const {
+  std::vector<std::string> h = {std::string("Accept: ") + accept,
+                                "User-Agent: " + options_.user_agent};
+  if (cred && !cred->authorization.empty()) h.push_back("Authorization: " + cred->authorization);
+  if (!content_type.empty()) h.push_back("Content-Type: " + content_type);
+  return h;
+}
+
+Result ClusterClient::FromNetError(const HttpResponse& response) {
+  const std::string& server = config_.server;
+  const std::string detail =
+      response.error_message.empty() ? "" : " (" + response.error_message + ")";
+  if (response.error != NetError::kConnection) connection_errors_in_a_row_ = 0;
+  switch (response.error) {
+    case NetError::kTimeout:
+      return ErrorResult(Outcome::kTransient, Problem::kTimeout,
+                         "timeout: no answer from " + server + detail);
+    case NetError::kConnectRefused:
+      return ErrorResult(Outcome::kTransient, Problem::kConnectionRefused,
+                         "connection refused: " + server + detail);
+    case NetError::kDns:
+      return ErrorResult(Outcome::kTransient, Problem::kDns,
+                         "DNS: cannot resolve the host of " + server + detail);
+    case NetError::kTls:
+      return ErrorResult(
+          Outcome::kPermanent, Problem::kTls,
+          "TLS: cannot verify or establish a secure connection to " + server + detail);
+    case NetError::kConnection: {
+      std::string msg = "connection to " + server + " broken" + detail;
+      // Under TLS 1.3 a server rejecting our client certificate looks like a reset.
+      if (++connection_errors_in_a_row_ >= 3 && !base_endpoint_->client_cert_pem.empty())
+        msg += "; the server may be rejecting the client certificate";
+      return ErrorResult(Outcome::kTransient, Problem::kConnection, msg);
+    }
+    case NetError::kCanceled:
+      return ErrorResult(Outcome::kTransient, Problem::kOther, "request canceled");
+    default:
+      return ErrorResult(Outcome::kTransient, Problem::kOther,
+                         "request to " + server + " failed" + detail);
+  }
+}
+
+void ClusterClient::WithCredential(
+    std::function<void(Result, std::shared_ptr<const Credential>)> then) {
+  auto self = shared_from_this();
+  credentials_->Get(
+      [self, then = std::move(then)](Result err, std::shared_ptr<const Credential> cred) {
+        // The provider may answer on an exec-runner thread: hop back to the loop.
+        self->transport_->Post([then, err, cred] { then(err, cred); });
+      });
+}
+
+void ClusterClient::StartCall(std::shared_ptr<Call> call) {
+  const Duration wait = limiter_.Reserve(transport_->Now());
+  if (wait > Duration::zero()) {
+    transport_->RunAt(transport_->Now() + wait,
+                      [self = shared_from_this(), call] { self->SendCall(call); });
+  } else {
+    SendCall(call);
+  }
+}
+
+void ClusterClient::SendCall(std::shared_ptr<Call> call) {
+  auto self = shared_from_this();
+  WithCredential([self, call](Result err, std::shared_ptr<const Credential> cred) {
+    if (!err.ok()) {
+      call->done(std::move(err));
+      return;
+    }
+    self->SendWithCredential(call, std::move(cred));
+  });
+}
+
+void ClusterClient::SendWithCredential(std::shared_ptr<Call> call,
+                                       std::shared_ptr<const Credential> cred) {
+  HttpRequest req;
+  req.endpoint = EndpointFor(cred.get());
+  req.method = call->request.method;
+  req.url = config_.server + call->request.path;
+  req.headers = Headers(cred.get(), call->request.content_type, "application/json");
+  req.body = call->request.body;
+  req.timeout = call->request.timeout.value_or(options_.request_timeout);
+  ++call->attempts;
+  ++requests_sent_;
+  auto self = shared_from_this();
+  HttpHandlers handlers;
+  handlers.on_done = [self, call, cred](HttpResponse response) {
+    self->FinishCall(call, cred, std::move(response));
+  };
+  transport_->Start(std::move(req), std::move(handlers));
+}
+
+void ClusterClient::FinishCall(std::shared_ptr<Call> call, std::shared_ptr<const Credential> cred,
+                               HttpResponse response) {
+  Result result =
+      response.error != NetError::kNone
+          ? FromNetError(response)
+          : ResultFromHttp(response.status, response.body, ParseRetryAfter(response.retry_after));
+  if (response.error == NetError::kNone) connection_errors_in_a_row_ = 0;
+  if (result.http_status == 401 && !call->refreshed_after_401 &&
+      (config_.exec || !config_.token_file.empty())) {
+    // The token file may have been rotated or the plugin's credential revoked: one fresh try.
+    call->refreshed_after_401 = true;
+    credentials_->Invalidate(cred);
+    StartCall(call);
+    return;
+  }
+  if (result.outcome == Outcome::kTransient && call->request.idempotent &&
+      call->attempts < options_.max_attempts) {
+    std::optional<Duration> retry_after;
+    if (result.retry_after) retry_after = *result.retry_after;
+    const Duration delay = call->backoff.Next(retry_after);
+    ++retries_;
+    transport_->RunAt(transport_->Now() + delay,
+                      [self = shared_from_this(), call] { self->StartCall(call); });
+    return;
+  }
+  call->done(std::move(result));
+}
+
+void ClusterClient::RequestOnLoop(RawRequest request, ResultCallback done) {
+  auto call = std::make_shared<Call>();
+  call->request = std::move(request);
+  call->done = std::move(done);
+  call->backoff = Backoff(options_.backoff, SplitMix(&rng_state_));
+  StartCall(std::move(call));
+}
+
+void ClusterClient::Request(RawRequest request, ResultCallback done) {
+  auto self = shared_from_this();
+  transport_->Post([self, request = std::move(request), done = std::move(done)]() mutable {
+    self->RequestOnLoop(std::move(request),
+                        [self, done](Result r) { self->Deliver(done, std::move(r)); });
+  });
+}
+
+void ClusterClient::ServerVersion(ResultCallback done) {
+  RawRequest r;
+  r.path = "/version";
+  Request(std::move(r), std::move(done));
+}
+
+void ClusterClient::Get(const ResourceRef& ref, const std::string& ns, const std::string& name,
+                        ResultCallback done) {
+  RawRequest r;
+  r.path = ResourcePath(ref, ns, name);
+  Request(std::move(r), std::move(done));
+}
+
+void ClusterClient::MergePatch(const ResourceRef& ref, const std::string& ns,
+                               const std::string& name, const Json& patch, ResultCallback done) {
+  RawRequest r;
+  r.method = "PATCH";
+  r.path = ResourcePath(ref, ns, name);
+  r.body = patch.dump();
+  r.content_type = "application/merge-patch+json";
+  Request(std::move(r), std::move(done));
+}
+
+void ClusterClient::Delete(const ResourceRef& ref, const std::string& ns, const std::string& name,
+                           DeleteOptions options, ResultCallback done) {
+  Json body = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
+  if (!options.propagation_policy.empty()) body["propagationPolicy"] = options.propagation_policy;
+  if (options.precondition_uid) body["preconditions"]["uid"] = *options.precondition_uid;
+  if (options.precondition_resource_version)
+    body["preconditions"]["resourceVersion"] = *options.precondition_resource_version;
+  RawRequest r;
+  r.method = "DELETE";
+  r.path = ResourcePath(ref, ns, name);
+  r.body = body.dump();
+  r.content_type = "application/json";
+  Request(std::move(r), std::move(done));
+}
+
+void ClusterClient::Apply(const Json& object, ApplyOptions options, ResultCallback done) {
+  auto self = shared_from_this();
+  transport_->Post([self, object, options, done = std::move(done)] {
+    const std::string api_version = object.value("apiVersion", "");
+    const std::string kind = object.value("kind", "");
+    const Json meta = object.value("metadata", Json::object());
+    const std::string name = meta.value("name", "");
+    if (api_version.empty() || kind.empty() || name.empty()) {
+      self->Deliver(done, ErrorResult(Outcome::kPermanent, Problem::kRequest,
+                                      "apply: the object needs apiVersion, kind and "
+                                      "metadata.name"));
+      return;
+    }
+    self->ResolveOnLoop(
+        api_version, kind, [self, object, options, done, meta, name](Result r, ResourceRef ref) {
+          if (!r.ok()) {
+            self->Deliver(done, std::move(r));
+            return;
+          }
+          std::string ns = meta.value("namespace", "");
+          if (ref.namespaced && ns.empty())
+            ns = self->config_.default_namespace.empty() ? "default"
+                                                         : self->config_.default_namespace;
+          RawRequest req;
+          req.method = "PATCH";
+          req.path = ResourcePath(ref, ref.namespaced ? ns : "", name) +
+                     "?fieldManager=" + QueryEscape(options.field_manager) +
+                     (options.force ? "&force=true" : "");
+          // JSON is YAML: the apply content type accepts it unchanged.
+          req.body = object.dump();
+          req.content_type = "application/apply-patch+yaml";
+          self->RequestOnLoop(std::move(req),
+                              [self, done](Result res) { self->Deliver(done, std::move(res)); });
+        });
+  });
+}
+
+void ClusterClient::NextPage(std::shared_ptr<ListState> state) {
+  std::string q = "?limit=" + std::to_string(state->options.limit);
+  if (!state->options.label_selector.empty())
+    q += "&labelSelector=" + QueryEscape(state->options.label_selector);
+  if (!state->options.field_selector.empty())
+    q += "&fieldSelector=" + QueryEscape(state->options.field_selector);
+  if (!state->continue_token.empty()) q += "&continue=" + QueryEscape(state->continue_token);
+  RawRequest req;
+  req.path = ResourcePath(state->ref, state->options.ns, "") + q;
+  auto self = shared_from_this();
+  RequestOnLoop(std::move(req), [self, state](Result r) {
+    if (!r.ok()) {
+      if (r.http_status == 410 && !state->continue_token.empty() && state->out.restarts < 5) {
+        // The continue token expired between pages: the pages so far belong to a snapshot
+        // that is gone, so start over with a fresh list (as client-go's pager does).
+        ++state->out.restarts;
+        state->out.items.clear();
+        state->out.pages = 0;
+        state->continue_token.clear();
+        self->NextPage(state);
+        return;
+      }
+      state->out.result = std::move(r);
+      state->done(std::move(state->out));
+      return;
+    }
+    ++state->out.pages;
+    Json& doc = r.object;
+    if (doc.contains("items") && doc["items"].is_array())
+      for (auto& item : doc["items"]) state->out.items.push_back(std::move(item));
+    const Json meta = doc.value("metadata", Json::object());
+    state->out.resource_version = meta.value("resourceVersion", "");
+    state->continue_token = meta.value("continue", "");
+    if (!state->continue_token.empty()) {
+      self->NextPage(state);
+      return;
+    }
+    state->out.result = Result{};
+    state->out.result.http_status = r.http_status;
+    state->done(std::move(state->out));
+  });
+}
+
+void ClusterClient::ListOnLoop(const ResourceRef& r, ListOptions options, ListCallback done) {
+  auto state = std::make_shared<ListState>();
+  state->ref = r;
+  state->options = std::move(options);
+  if (state->options.limit <= 0) state->options.limit = 500;
+  state->done = std::move(done);
+  NextPage(std::move(state));
+}
+
+void ClusterClient::List(const ResourceRef& r, ListOptions options, ListCallback done) {
+  auto self = shared_from_this();
+  transport_->Post([self, r, options = std::move(options), done = std::move(done)]() mutable {
+    self->ListOnLoop(r, std::move(options), [self, done](ListResult lr) {
+      self->executor_->Submit([done, lr = std::move(lr)]() mutable { done(std::move(lr)); });
+    });
+  });
+}
+
+void ClusterClient::StartWatch(std::shared_ptr<WatchState> state) {
+  auto self = shared_from_this();
+  const Duration wait = limiter_.Reserve(transport_->Now());
+  auto go = [self, state] {
+    if (state->canceled || state->ended) return;
+    self->WithCredential([self, state](Result err, std::shared_ptr<const Credential> cred) {
+      if (state->canceled || state->ended) return;
+      if (!err.ok()) {
+        state->End(std::move(err));
+        return;
+      }
+      const WatchOptions& o = state->options;
+      int timeout_s = 0;
+      if (o.timeout_seconds) {
+        timeout_s = *o.timeout_seconds;
+      } else {
+        const long long lo = ToMillis(self->options_.watch_timeout_min) / 1000;
+        const long long hi = std::max(lo, ToMillis(self->options_.watch_timeout_max) / 1000);
+        timeout_s =
+            static_cast<int>(lo + static_cast<long long>(SplitMix(&self->rng_state_) %
+                                                         static_cast<std::uint64_t>(hi - lo + 1)));
+      }
+      std::string q = "?watch=1&timeoutSeconds=" + std::to_string(timeout_s);
+      if (o.allow_bookmarks) q += "&allowWatchBookmarks=true";
+      if (!o.resource_version.empty()) q += "&resourceVersion=" + QueryEscape(o.resource_version);
+      if (!o.label_selector.empty()) q += "&labelSelector=" + QueryEscape(o.label_selector);
+      if (!o.field_selector.empty()) q += "&fieldSelector=" + QueryEscape(o.field_selector);
+      HttpRequest req;
+      req.endpoint = self->EndpointFor(cred.get());
+      req.url = self->config_.server + ResourcePath(state->ref, o.ns, "") + q;
+      req.headers = self->Headers(cred.get(), "", "application/json");
+      // The server ends the watch at timeoutSeconds; this cap only catches servers that don't.
+      req.timeout = seconds(timeout_s) + seconds(30);
+      req.stream = true;
+      ++self->requests_sent_;
+      HttpHandlers h;
+      h.on_headers = [state](int) { state->last_data = state->transport->Now(); };
+      h.on_data = [state](std::string_view chunk) {
+        if (state->canceled || state->ended) return;
+        state->last_data = state->transport->Now();
+        for (auto& ev : state->decoder.Feed(chunk)) {
+          if (state->canceled || state->ended) return;
+          state->on_event(std::move(ev));
+        }
+      };
+      h.on_done = [self, state, cred](HttpResponse resp) {
+        state->request = 0;
+        if (state->canceled || state->ended) return;
+        Result r;
+        if (resp.error != NetError::kNone) {
+          r = self->FromNetError(resp);
+        } else {
+          r = ResultFromHttp(resp.status, resp.body, ParseRetryAfter(resp.retry_after));
+          r.object = Json();
+          if (r.http_status == 401) self->credentials_->Invalidate(cred);
+        }
+        state->End(std::move(r));
+      };
+      state->last_data = self->transport_->Now();
+      state->request = self->transport_->Start(std::move(req), std::move(h));
+      state->ArmStallTimer();
+    });
+  };
+  if (wait > Duration::zero()) {
+    transport_->RunAt(transport_->Now() + wait, go);
+  } else {
+    go();
+  }
+}
+
+std::shared_ptr<WatchHandle> ClusterClient::WatchOnLoop(const ResourceRef& r, WatchOptions options,
+                                                        EventCallback on_event,
+                                                        ResultCallback on_end) {
+  auto state = std::make_shared<WatchState>();
+  state->transport = transport_;
+  state->ref = r;
+  state->options = std::move(options);
+  state->on_event = std::move(on_event);
+  state->on_end = std::move(on_end);
+  state->stall_timeout = options_.watch_stall_timeout;
+  StartWatch(state);
+  return state;
+}
+
+std::shared_ptr<WatchHandle> ClusterClient::Watch(const ResourceRef& r, WatchOptions options,
+                                                  EventCallback on_event, ResultCallback on_end) {
+  auto state = std::make_shared<WatchState>();
+  state->transport = transport_;
+  state->ref = r;
+  state->options = std::move(options);
+  state->stall_timeout = options_.watch_stall_timeout;
+  std::weak_ptr<WatchState> weak = state;
+  Executor* exec = executor_;
+  state->on_event = [exec, weak, on_event = std::move(on_event)](WatchEvent ev) {
+    exec->Submit([weak, on_event, ev = std::move(ev)]() mutable {
+      auto s = weak.lock();
+      if (s && !s->canceled) on_event(std::move(ev));
+    });
+  };
+  state->on_end = [exec, weak, on_end = std::move(on_end)](Result res) {
+    exec->Submit([weak, on_end, res = std::move(res)]() mutable {
+      auto s = weak.lock();
+      if (s && !s->canceled) on_end(std::move(res));
+    });
+  };
+  auto self = shared_from_this();
+  transport_->Post([self, state] { self->StartWatch(state); });
+  return state;
+}
+
+void ClusterClient::Discover(std::function<void(Result)> done) {
+  discovery_waiters_.push_back(std::move(done));
+  if (discovery_waiters_.size() > 1) return;  // one discovery at a time
+  auto self = shared_from_this();
+  struct Pending {
+    int outstanding = 0;
+    Result error;  // the first failure of /api or /apis
+    std::map<std::string, ResourceRef> found;
+  };
+  auto pending = std::make_shared<Pending>();
+  auto finish_one = [self, pending] {
+    if (--pending->outstanding > 0) return;
+    if (pending->error.ok()) {
+      self->mapping_ = std::move(pending->found);
+      self->discovered_at_ = self->transport_->Now();
+    }
+    auto waiters = std::move(self->discovery_waiters_);
+    self->discovery_waiters_.clear();
+    for (auto& w : waiters) w(pending->error);
+  };
+  auto fetch_resources = [self, pending, finish_one](const std::string& path,
+                                                     const std::string& group,
+                                                     const std::string& version) {
+    ++pending->outstanding;
+    RawRequest req;
+    req.path = path;
+    self->RequestOnLoop(std::move(req), [pending, finish_one, group, version](Result r) {
+      // A failing aggregated API group does not fail discovery as a whole (client-go
+      // tolerates partial discovery the same way).
+      if (r.ok() && r.object.contains("resources") && r.object["resources"].is_array()) {
+        for (const Json& res : r.object["resources"]) {
+          const std::string name = res.value("name", "");
+          if (name.empty() || name.find('/') != std::string::npos) continue;  // subresource
+          ResourceRef ref{group, version, name, res.value("kind", ""),
+                          res.value("namespaced", true)};
+          pending->found[ref.ApiVersion() + "/" + ref.kind] = ref;
+        }
+      }
+      finish_one();
+    });
+  };
+  pending->outstanding = 2;
+  RawRequest api;
+  api.path = "/api";
+  RequestOnLoop(std::move(api), [pending, finish_one, fetch_resources](Result r) {
+    if (!r.ok()) {
+      if (pending->error.ok()) pending->error = r;
+    } else if (r.object.contains("versions") && r.object["versions"].is_array()) {
+      for (const Json& v : r.object["versions"])
+        if (v.is_string())
+          fetch_resources("/api/" + v.get<std::string>(), "", v.get<std::string>());
+    }
+    finish_one();
+  });
+  RawRequest apis;
+  apis.path = "/apis";
+  RequestOnLoop(std::move(apis), [pending, finish_one, fetch_resources](Result r) {
+    if (!r.ok()) {
+      if (pending->error.ok()) pending->error = r;
+    } else if (r.object.contains("groups") && r.object["groups"].is_array()) {
+      for (const Json& g : r.object["groups"]) {
+        const std::string group = g.value("name", "");
+        if (!g.contains("versions") || !g["versions"].is_array()) continue;
+        for (const Json& v : g["versions"]) {
+          const std::string gv = v.value("groupVersion", "");
+          if (!gv.empty()) fetch_resources("/apis/" + gv, group, v.value("version", ""));
+        }
+      }
+    }
+    finish_one();
+  });
+}
+
+void ClusterClient::ResolveOnLoop(const std::string& api_version, const std::string& kind,
+                                  std::function<void(Result, ResourceRef)> done) {
+  const std::string key = api_version + "/" + kind;
+  if (auto it = mapping_.find(key); it != mapping_.end()) {
+    done(Result{}, it->second);
+    return;
+  }
+  auto not_found = [api_version, kind, this] {
+    return ErrorResult(
+        Outcome::kNotFound, Problem::kRequest,
+        "no resource of kind " + kind + " in " + api_version + " on cluster " + config_.name);
+  };
+  const SteadyTime now = transport_->Now();
+  if (discovered_at_ && now - *discovered_at_ < options_.discovery_min_refresh) {
+    done(not_found(), {});
+    return;
+  }
+  auto self = shared_from_this();
+  Discover([self, key, done, not_found](Result r) {
+    if (!r.ok()) {
+      done(std::move(r), {});
+      return;
+    }
+    if (auto it = self->mapping_.find(key); it != self->mapping_.end()) {
+      done(Result{}, it->second);
+    } else {
+      done(not_found(), {});
+    }
+  });
+}
+
+void ClusterClient::Resolve(const std::string& api_version, const std::string& kind,
+                            std::function<void(Result, ResourceRef)> done) {
+  auto self = shared_from_this();
+  transport_->Post([self, api_version, kind, done = std::move(done)] {
+    self->ResolveOnLoop(api_version, kind, [self, done](Result r, ResourceRef ref) {
+      self->executor_->Submit([done, r = std::move(r), ref = std::move(ref)] { done(r, ref); });
+    });
+  });
+}
+
+}  // namespace fleetwave::clients

@@ -1,0 +1,223 @@
+// A Kubernetes REST client for one cluster, built on a `Transport` event loop: discovery and
+// REST mapping, get/list/watch/apply/merge-patch/delete, per-cluster rate limiting (QPS and
+// burst), jittered exponential backoff with Retry-After for transient failures, credential
+// refresh on 401, and results as values (result.h).
+//
+// Thread-safety: every public method may be called from any thread; the work hops onto the
+// transport's loop thread, where all of the client's state lives. Public callbacks run on the
+// `Executor` given at creation, never on the loop thread. Methods whose names end in `OnLoop`
+// are for building blocks that live on the loop themselves (the informer): REQUIRES the loop
+// thread, and they call back on the loop thread.
+//
+// Lifetime: clients are shared_ptr-owned; pending work keeps a client alive. The transport,
+// executor and exec runner must outlive every client that uses them.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster-clients/backoff.h"
+#include "cluster-clients/credentials.h"
+#include "cluster-clients/executor.h"
+#include "cluster-clients/kubeconfig.h"
+#include "cluster-clients/rate_limiter.h"
+#include "cluster-clients/result.h"
+#include "cluster-clients/transport.h"
+#include "cluster-clients/watch_decoder.h"
+
+namespace fleetwave::clients {
+
+// A resource collection as the REST mapping names it.
+struct ResourceRef {
+  std::string group;     // "" for the core group
+  std::string version;   // "v1"
+  std::string resource;  // plural: "deployments"
+  std::string kind;      // "Deployment"
+  bool namespaced = true;
+
+  std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
+  bool operator==(const ResourceRef&) const = default;
+};
+
+// The kinds fleetwave itself needs, so callers need no discovery round trip for them.
+ResourceRef NamespacesResource();
+ResourceRef DeploymentsResource();
+ResourceRef StatefulSetsResource();
+ResourceRef DaemonSetsResource();
+ResourceRef CloneSetsResource();  // apps.kruise.io/v1alpha1
+
+struct ClientOptions {
+  RateLimit rate_limit;
+  BackoffPolicy backoff;
+  int max_attempts = 5;  // per request, including the first; transient failures only
+  Duration request_timeout = seconds(30);
+  Duration connect_timeout = seconds(5);
+  bool http2 = false;  // kubesim speaks HTTP/1.1 only; see stack-notes
+  std::string user_agent = "fleetwave/0.1.0";
+  // Watches end after a random timeoutSeconds in [min, max], as client-go's reflector does,
+  // so thousands of watches do not reconnect together.
+  Duration watch_timeout_min = std::chrono::minutes(5);
+  Duration watch_timeout_max = std::chrono::minutes(10);
+  // A watch that delivers nothing (not even a bookmark) for this long is presumed dead.
+  // Must stay well above the ~60 s between bookmarks of an idle watch.
+  Duration watch_stall_timeout = seconds(150);
+  Duration discovery_min_refresh = seconds(30);  // an unknown kind refreshes at most this often
+  std::uint64_t seed = 0;                        // 0 = random (jitter, watch timeouts)
+  std::function<void(const std::string&)> log;   // warnings; nullptr = stderr
+};
+
+struct RawRequest {
+  std::string method = "GET";
+  std::string path;  // below the server URL, with query: "/api/v1/namespaces?limit=1"
+  std::string body;
+  std::string content_type;
+  bool idempotent = true;  // retried on transient failures
+  std::optional<Duration> timeout;
+};
+
+struct ListOptions {
+  std::string ns;  // "" = all namespaces (or a cluster-scoped kind)
+  std::string label_selector;
+  std::string field_selector;
+  int limit = 500;  // page size
+};
+
+struct ListResult {
+  Result result;            // ok, or why the list failed
+  std::vector<Json> items;  // every page
+  std::string resource_version;
+  int pages = 0;
+  int restarts = 0;  // times an expired continue token restarted the list
+};
+
+struct ApplyOptions {
+  std::string field_manager = "fleetwave";
+  bool force = false;
+};
+
+struct DeleteOptions {
+  std::string propagation_policy;  // Background | Foreground | Orphan | ""
+  std::optional<std::string> precondition_uid;
+  std::optional<std::string> precondition_resource_version;
+};
+
+struct WatchOptions {
+  std::string ns;
+  std::string label_selector;
+  std::string field_selector;
+  std::string resource_version;  // resume point
+  bool allow_bookmarks = true;
+  std::optional<int> timeout_seconds;  // default: random in the client's range
+};
+
+using ResultCallback = std::function<void(Result)>;
+using ListCallback = std::function<void(ListResult)>;
+using EventCallback = std::function<void(WatchEvent)>;
+
+// One watch request. Cancel() stops it: no callback of it runs after Cancel returns on the
+// loop thread (callbacks already queued on the executor are dropped too).
+class WatchHandle {
+ public:
+  virtual ~WatchHandle() = default;
+  virtual void Cancel() = 0;  // any thread
+};
+
+class ClusterClient : public std::enable_shared_from_this<ClusterClient> {
+ public:
+  static std::shared_ptr<ClusterClient> Create(ClusterConfig config, Transport* transport,
+                                               Executor* executor, ExecRunner* exec_runner,
+                                               ClientOptions options = {});
+  ~ClusterClient();
+
+  const std::string& name() const { return config_.name; }
+  const ClusterConfig& config() const { return config_; }
+  Transport* transport() const { return transport_; }
+  Executor* executor() const { return executor_; }
+
+  // Any thread; callbacks on the executor.
+  void Request(RawRequest request, ResultCallback done);
+  void ServerVersion(ResultCallback done);  // GET /version
+  void Resolve(const std::string& api_version, const std::string& kind,
+               std::function<void(Result, ResourceRef)> done);
+  void Get(const ResourceRef& r, const std::string& ns, const std::string& name,
+           ResultCallback done);
+  void List(const ResourceRef& r, ListOptions options, ListCallback done);
+  // Server-side apply of a complete object; the kind is mapped through discovery.
+  void Apply(const Json& object, ApplyOptions options, ResultCallback done);
+  void MergePatch(const ResourceRef& r, const std::string& ns, const std::string& name,
+                  const Json& patch, ResultCallback done);
+  void Delete(const ResourceRef& r, const std::string& ns, const std::string& name,
+              DeleteOptions options, ResultCallback done);
+  // One watch request; `on_end` runs once when it ends (ok = the server closed it normally).
+  std::shared_ptr<WatchHandle> Watch(const ResourceRef& r, WatchOptions options,
+                                     EventCallback on_event, ResultCallback on_end);
+
+  // Loop-thread variants (see the header comment).
+  void RequestOnLoop(RawRequest request, ResultCallback done);
+  void ListOnLoop(const ResourceRef& r, ListOptions options, ListCallback done);
+  std::shared_ptr<WatchHandle> WatchOnLoop(const ResourceRef& r, WatchOptions options,
+                                           EventCallback on_event, ResultCallback on_end);
+  void ResolveOnLoop(const std::string& api_version, const std::string& kind,
+                     std::function<void(Result, ResourceRef)> done);
+
+  // Counters (any thread).
+  long requests_sent() const { return requests_sent_.load(); }
+  long retries() const { return retries_.load(); }
+
+  // Builds a request path: /api/v1/namespaces/NS/RESOURCE[/NAME].
+  static std::string ResourcePath(const ResourceRef& r, const std::string& ns,
+                                  const std::string& name);
+  static std::string QueryEscape(const std::string& value);
+
+ private:
+  struct Call;
+  struct ListState;
+  struct WatchState;
+  struct Discovery;
+
+  ClusterClient(ClusterConfig config, Transport* transport, Executor* executor,
+                ExecRunner* exec_runner, ClientOptions options);
+
+  void StartCall(std::shared_ptr<Call> call);
+  void SendCall(std::shared_ptr<Call> call);
+  void SendWithCredential(std::shared_ptr<Call> call, std::shared_ptr<const Credential> cred);
+  void FinishCall(std::shared_ptr<Call> call, std::shared_ptr<const Credential> cred,
+                  HttpResponse response);
+  void NextPage(std::shared_ptr<ListState> state);
+  void StartWatch(std::shared_ptr<WatchState> state);
+  void WithCredential(std::function<void(Result, std::shared_ptr<const Credential>)> then);
+  std::shared_ptr<const Endpoint> EndpointFor(const Credential* cred);
+  std::vector<std::string> Headers(const Credential* cred, const std::string& content_type,
+                                   const char* accept) const;
+  Result FromNetError(const HttpResponse& response);
+  void Deliver(ResultCallback done, Result result);
+  void Discover(std::function<void(Result)> done);
+  void Warn(const std::string& message) const;
+
+  const ClusterConfig config_;
+  Transport* const transport_;
+  Executor* const executor_;
+  const ClientOptions options_;
+  std::shared_ptr<CredentialProvider> credentials_;
+
+  // Loop-thread state.
+  RateLimiter limiter_;
+  std::shared_ptr<const Endpoint> base_endpoint_;
+  std::shared_ptr<const Endpoint> cred_endpoint_;  // for plugin-provided client certificates
+  std::string cred_endpoint_key_;
+  std::map<std::string, ResourceRef> mapping_;  // "apiVersion/Kind" -> resource
+  std::optional<SteadyTime> discovered_at_;
+  std::vector<std::function<void(Result)>> discovery_waiters_;
+  int connection_errors_in_a_row_ = 0;
+  std::uint64_t rng_state_;
+
+  std::atomic<long> requests_sent_{0};
+  std::atomic<long> retries_{0};
+};
+
+}  // namespace fleetwave::clients
