@@ -7,7 +7,9 @@
 namespace fleetwave::engine {
 namespace {
 
-bool IsNullScalar(const std::string& s) { return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL"; }
+bool IsNullScalar(const std::string& s) {
+  return s.empty() || s == "~" || s == "null" || s == "Null" || s == "NULL";
+}
 
 bool ParseBool(const std::string& s, bool& out) {
   if (s == "true" || s == "True" || s == "TRUE") return out = true, true;
@@ -57,6 +59,7 @@ bool NeedsQuotes(const std::string& s) {
 void Emit(YAML::Emitter& out, const Json& v) {
   switch (v.type()) {
     case Json::value_t::object:
+      if (v.empty()) out << YAML::Flow;  // "{}" inline rather than on a line of its own
       out << YAML::BeginMap;
       for (auto it = v.begin(); it != v.end(); ++it) {
         out << YAML::Key << it.key() << YAML::Value;
@@ -65,6 +68,7 @@ void Emit(YAML::Emitter& out, const Json& v) {
       out << YAML::EndMap;
       break;
     case Json::value_t::array:
+      if (v.empty()) out << YAML::Flow;
       out << YAML::BeginSeq;
       for (const auto& e : v) Emit(out, e);
       out << YAML::EndSeq;

@@ -1,0 +1,54 @@
+// The YAML/JSON bridge: scalar typing on the way in, quoting on the way out.
+#include "engine/yaml_json.h"
+
+#include <gtest/gtest.h>
+
+namespace fleetwave::engine {
+namespace {
+
+TEST(YamlToJson, PlainScalarsFollowTheCoreSchemaAndQuotedOnesStayStrings) {
+  auto docs = LoadYamlDocuments(
+      "a: 1\nb: '1'\nc: true\nd: null\ne: 1.5\nf: 10%\ng: \"true\"\nh: ~\ni: 0x10\nj: [x, 2]\n",
+      "t.yaml");
+  ASSERT_EQ(docs.documents.size(), 1u);
+  const Json j = YamlToJson(docs.documents[0]);
+  EXPECT_EQ(j["a"], 1);
+  EXPECT_EQ(j["b"], "1");
+  EXPECT_EQ(j["c"], true);
+  EXPECT_TRUE(j["d"].is_null());
+  EXPECT_DOUBLE_EQ(j["e"].get<double>(), 1.5);
+  EXPECT_EQ(j["f"], "10%");
+  EXPECT_EQ(j["g"], "true");
+  EXPECT_TRUE(j["h"].is_null());
+  EXPECT_EQ(j["i"], 16);
+  EXPECT_EQ(j["j"], Json::parse(R"(["x", 2])"));
+}
+
+TEST(JsonToYaml, RoundTripsTypesAndQuotesAmbiguousStrings) {
+  const Json in = Json::parse(R"({"s": "true", "n": "3", "p": "10%", "y": "yes", "b": false, "i": 7,
+                                  "empty": [], "obj": {}, "list": ["a", {"k": "v"}]})");
+  const std::string text = JsonToYaml(in);
+  EXPECT_NE(text.find("empty: []"), std::string::npos) << text;
+  EXPECT_NE(text.find("obj: {}"), std::string::npos) << text;
+  EXPECT_NE(text.find("s: \"true\""), std::string::npos) << text;
+  EXPECT_NE(text.find("y: \"yes\""), std::string::npos)
+      << "YAML 1.1 readers would take yes as a bool";
+  auto docs = LoadYamlDocuments(text, "out.yaml");
+  ASSERT_EQ(docs.documents.size(), 1u);
+  EXPECT_EQ(YamlToJson(docs.documents[0]), in);
+}
+
+TEST(LoadYamlDocuments, SyntaxErrorsCarryTheirPosition) {
+  auto docs = LoadYamlDocuments("a: 1\nb: [1, 2\n", "bad.yaml");
+  ASSERT_EQ(docs.issues.size(), 1u);
+  EXPECT_EQ(FormatIssue(docs.issues[0]), "bad.yaml:3:1: end of sequence flow not found");
+}
+
+TEST(LoadYamlDocuments, EmptyDocumentsAreDropped) {
+  auto docs = LoadYamlDocuments("---\n---\na: 1\n---\n", "m.yaml");
+  EXPECT_TRUE(docs.issues.empty());
+  EXPECT_EQ(docs.documents.size(), 1u);
+}
+
+}  // namespace
+}  // namespace fleetwave::engine
