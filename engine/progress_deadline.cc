@@ -220,8 +220,8 @@ ProgressResult EvaluateProgress(const Workload& w, const std::optional<PreviousC
     using std::chrono::seconds;
     const Duration remaining = c.last_update_time + seconds{deadline} - now;
     if (remaining >= seconds{1}) {
-      out.requeue_after =
-          remaining + seconds{1};  // never fire before the second-precision deadline
+      // The pad keeps a timer from firing before the second-precision deadline has passed.
+      out.requeue_after = remaining + seconds{1};
     } else if (remaining > Duration::zero()) {
       out.requeue_after = remaining;
     } else {
