@@ -188,6 +188,8 @@ class KubectlManualClockTest(unittest.TestCase):
         self.k("delete", "namespace", "doomed", "--wait=false")
         phase = self.k("get", "namespace", "doomed", "-o", "jsonpath={.status.phase}").stdout
         self.assertEqual(phase, "Terminating")
+        table = self.k("get", "namespace", "doomed").stdout  # server-side printed Table
+        self.assertRegex(table, r"doomed\s+Terminating")
         self.k("get", "configmap", "inside", "-n", "doomed")
         self.sim.advance("1s")
         gone = self.k("get", "namespace", "doomed", check=False)

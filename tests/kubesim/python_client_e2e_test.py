@@ -3,9 +3,13 @@
 Every served kind is listed, watched, created, patched and deleted through the typed APIs, so
 every response must decode into the client's models (which reject missing required fields).
 """
+import http.client
+import json
 import os
 import sys
+import time
 import unittest
+import urllib.parse
 
 from kubernetes import client, config, watch
 from kubernetes.client.rest import ApiException
@@ -307,6 +311,111 @@ class PythonClientTest(unittest.TestCase):
             client.CoreV1Api(other).read_namespaced_config_map("py-private", NS)
         other.close()
         self.assertEqual(ctx.exception.status, 404)
+
+
+class RawProtocolTest(unittest.TestCase):
+    """Wire-level behaviour the clients above rely on, checked byte for byte."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sim = Kubesim("--manual-clock", "--bookmark-interval", "200ms", clusters=1)
+        cls.sim.request("POST", "/api/v1/namespaces",
+                        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "raw"}})
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.sim.stop()
+
+    def connection(self):
+        url = urllib.parse.urlparse(self.sim.server())
+        conn = http.client.HTTPSConnection(url.hostname, url.port, context=self.sim.ssl_context,
+                                           timeout=20)
+        return conn, url.path
+
+    def stream(self, query):
+        """Runs a watch to its end; returns (HTTP status, decoded event lines)."""
+        conn, prefix = self.connection()
+        conn.request("GET", prefix + "/api/v1/namespaces/raw/configmaps?" + query,
+                     headers={"Authorization": "Bearer " + self.sim.token()})
+        resp = conn.getresponse()
+        body = resp.read().decode()
+        conn.close()
+        return resp.status, [json.loads(l) for l in body.splitlines() if l]
+
+    def create(self, name, labels=None):
+        status, body = self.sim.request("POST", "/api/v1/namespaces/raw/configmaps", {
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "labels": labels or {}}})
+        self.assertEqual(status, 201, body)
+        return body
+
+    def test_expired_resource_version_is_200_then_one_error_event(self):
+        old = self.create("raw-old")["metadata"]["resourceVersion"]
+        self.create("raw-next")  # this event will be compacted away, so `old` cannot resume
+        self.sim.advance("6m")
+        self.create("raw-new")
+        status, events = self.stream("watch=1&timeoutSeconds=10&resourceVersion=" + old)
+        self.assertEqual(status, 200)
+        self.assertEqual(len(events), 1, events)
+        self.assertEqual(events[0]["type"], "ERROR")
+        self.assertEqual(events[0]["object"]["kind"], "Status")
+        self.assertEqual(events[0]["object"]["code"], 410)
+        self.assertEqual(events[0]["object"]["reason"], "Expired")
+
+    def test_resume_bookmarks_selectors_and_timeout(self):
+        start = self.create("raw-a", {"pick": "yes"})["metadata"]["resourceVersion"]
+        self.create("raw-b", {"pick": "no"})
+        self.sim.request("PATCH", "/api/v1/namespaces/raw/configmaps/raw-a",
+                         {"data": {"x": "1"}}, content_type="application/merge-patch+json")
+        self.sim.request("DELETE", "/api/v1/namespaces/raw/configmaps/raw-a")
+        began = time.monotonic()
+        status, events = self.stream("watch=true&allowWatchBookmarks=true&timeoutSeconds=1"
+                                     "&labelSelector=pick%3Dyes&resourceVersion=" + start)
+        self.assertEqual(status, 200)
+        self.assertLess(time.monotonic() - began, 10)  # timeoutSeconds ended the stream
+        kinds = [e["type"] for e in events]
+        self.assertEqual([k for k in kinds if k != "BOOKMARK"], ["MODIFIED", "DELETED"])
+        self.assertIn("BOOKMARK", kinds)
+        bookmark = [e for e in events if e["type"] == "BOOKMARK"][0]["object"]
+        self.assertEqual(bookmark["kind"], "ConfigMap")
+        self.assertTrue(bookmark["metadata"]["resourceVersion"])
+        rvs = [int(e["object"]["metadata"]["resourceVersion"]) for e in events
+               if e["type"] != "BOOKMARK"]
+        self.assertEqual(rvs, sorted(rvs))
+
+    def test_chunked_request_body_is_accepted(self):
+        conn, prefix = self.connection()
+        body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap",
+                           "metadata": {"name": "raw-chunked"}, "data": {"k": "v"}}).encode()
+        chunks = [body[i:i + 7] for i in range(0, len(body), 7)]
+        conn.request("POST", prefix + "/api/v1/namespaces/raw/configmaps", body=iter(chunks),
+                     headers={"Authorization": "Bearer " + self.sim.token(),
+                              "Content-Type": "application/json"}, encode_chunked=True)
+        resp = conn.getresponse()
+        created = json.loads(resp.read())
+        conn.close()
+        self.assertEqual(resp.status, 201, created)
+        self.assertEqual(created["data"], {"k": "v"})
+
+    def test_errors_are_status_objects(self):
+        cases = [
+            ("GET", "/api/v1/namespaces/raw/configmaps/missing", None, 404, "NotFound"),
+            ("POST", "/api/v1/namespaces/raw/configmaps", {"kind": "ConfigMap",
+                                                          "apiVersion": "v1",
+                                                          "metadata": {}}, 422, "Invalid"),
+            ("GET", "/api/v1/namespaces/raw/configmaps?labelSelector=a%20in%20b", None, 400,
+             "BadRequest"),
+            ("POST", "/api/v1/namespaces/raw/events", {"kind": "Event", "apiVersion": "v1",
+                                                      "metadata": {"name": "e"}}, 405,
+             "MethodNotAllowed"),
+        ]
+        for method, path, body, code, reason in cases:
+            with self.subTest(path=path):
+                status, got = self.sim.request(method, path, body)
+                self.assertEqual(status, code, got)
+                self.assertEqual(got["kind"], "Status")
+                self.assertEqual(got["reason"], reason)
+                self.assertEqual(got["code"], code)
 
 
 if __name__ == "__main__":

@@ -171,14 +171,14 @@ TEST_F(VerbsTest, WatchHistoryReplaysAndCompacts) {
   f.resource = T("configmaps").id;
   f.version = "v1";
   RecordingSink sink;
-  ASSERT_TRUE(cluster_.hub().Replay(start, f, sink));
+  ASSERT_TRUE(cluster_.hub().Replay(start, f, sink, clock_.Now()));
   ASSERT_EQ(sink.lines.size(), 2u);
   EXPECT_EQ(sink.lines[0]["type"], "ADDED");
   EXPECT_EQ(sink.lines[1]["type"], "MODIFIED");
   clock_.Advance(std::chrono::minutes(6));
   cluster_.hub().Compact(clock_.Now());
   RecordingSink late;
-  EXPECT_FALSE(cluster_.hub().Replay(start, f, late));
+  EXPECT_FALSE(cluster_.hub().Replay(start, f, late, clock_.Now()));
   EXPECT_TRUE(late.lines.empty());
 }
 

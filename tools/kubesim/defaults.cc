@@ -1,6 +1,8 @@
 #include "tools/kubesim/defaults.h"
 
 #include <cctype>
+#include <functional>
+#include <string>
 
 namespace fleetwave::kubesim {
 
@@ -88,6 +90,15 @@ void ApplyDefaults(const ResourceType& type, Json& object) {
     Default(spec, "ipFamilies", Json::array({"IPv4"}));
     Default(spec, "ipFamilyPolicy", "SingleStack");
     Default(spec, "internalTrafficPolicy", "Cluster");
+    if (spec["type"] != "ExternalName" && !spec.contains("clusterIP")) {
+      // A stable address per service name stands in for the service IP allocator.
+      std::size_t h = std::hash<std::string>{}(object["metadata"].value("namespace", "") + "/" +
+                                               object["metadata"].value("name", ""));
+      std::string ip =
+          "10.96." + std::to_string((h >> 8) % 255) + "." + std::to_string(h % 254 + 1);
+      spec["clusterIP"] = ip;
+      spec["clusterIPs"] = Json::array({ip});
+    }
     if (spec.contains("ports") && spec["ports"].is_array())
       for (auto& p : spec["ports"])
         if (p.is_object()) {

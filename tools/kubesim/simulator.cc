@@ -8,6 +8,7 @@
 #include "tools/kubesim/discovery.h"
 #include "tools/kubesim/encoding.h"
 #include "tools/kubesim/lifecycle.h"
+#include "tools/kubesim/table.h"
 #include "tools/kubesim/verbs.h"
 #include "tools/kubesim/yaml_body.h"
 
@@ -103,15 +104,23 @@ void Simulator::Tick() {
   for (auto& c : clusters_) {
     try {
       LifecycleTick(*c);
+      control_.Tick(*c);
     } catch (const std::exception& e) {
       std::cerr << "kubesim: internal error in " << c->name() << " tick: " << e.what() << "\n";
     }
-    c->hub().Compact(now);
+  }
+  // History compaction is a per-second concern; doing it every tick for thousands of idle
+  // clusters would cost CPU for nothing.
+  if (now - last_compaction_ >= std::chrono::seconds(1)) {
+    last_compaction_ = now;
+    for (auto& c : clusters_) c->hub().Compact(now);
   }
 }
 
 HttpResponse Simulator::Admin(const HttpRequest& request, const std::string& path) {
   if (path == "/kubesim/healthz") return {200, "text/plain", "ok"};
+  if (auto r = control_.Admin(request.method, request.target, request.body, clusters_))
+    return {r->status, r->content_type, r->body};
   if (path == "/kubesim/clock") {
     if (request.method == "POST") {
       if (!clock_.manual())
@@ -141,7 +150,15 @@ HttpResponse Simulator::Admin(const HttpRequest& request, const std::string& pat
 Dispatch Simulator::Handle(const HttpRequest& request, int bound_cluster) {
   // A bug in one request must not take down every simulated cluster: report it as a 500.
   try {
-    return Route(request, bound_cluster);
+    Dispatch d = Route(request, bound_cluster);
+    // Every mutating request is audited, failed ones included (reads are not).
+    if (request.method != "GET")
+      control_.Audit({request.method, request.target, request.content_type, request.body,
+                      request.user_agent,
+                      ControlPlane::ClusterOf(request.target, bound_cluster, cluster_count()),
+                      d.response.status, d.response.body},
+                     clock_.Now());
+    return d;
   } catch (const std::exception& e) {
     std::cerr << "kubesim: internal error on " << request.method << " " << request.target << ": "
               << e.what() << "\n";
@@ -260,6 +277,9 @@ Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const
     *out = std::move(*j);
     return std::nullopt;
   };
+  // kubectl get asks for server-side printing; other clients get plain objects and lists.
+  bool table = WantsTable(request.accept) && !sub.size();
+  bool include_object = Get(q, "includeObject") == "Object";
   auto reply = [](const Outcome& o) -> Dispatch {
     return {JsonResponse(o.code, o.body), std::nullopt};
   };
@@ -274,7 +294,8 @@ Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const
       if (Truthy(q, "watch")) {
         WatchPlan plan;
         plan.cluster = c.index();
-        plan.filter = {t->id, version, t->namespaced ? ns : "", *labels, *fields};
+        plan.filter = {t->id,   version, t->namespaced ? ns : "", *labels,
+                       *fields, table,   include_object};
         std::string rv = Get(q, "resourceVersion");
         if (!rv.empty() && rv != "0") {
           try {
@@ -290,7 +311,11 @@ Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const
       }
       ListParams p{t->namespaced ? ns : "", *labels, *fields, std::atoll(Get(q, "limit").c_str()),
                    Get(q, "continue")};
-      return reply(ListObjects(c, *t, version, p, options_.continue_window));
+      Outcome list = ListObjects(c, *t, version, p, options_.continue_window);
+      if (table && list.code == 200)
+        list.body = ToTable(*t, list.body["items"].get<std::vector<Json>>(), list.body["metadata"],
+                            clock_.Now(), include_object);
+      return reply(list);
     }
     if (method == "POST") {
       Json b;
@@ -320,7 +345,14 @@ Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const
             std::nullopt};
   }
 
-  if (method == "GET") return reply(GetObject(c, *t, version, ns, name));
+  if (method == "GET") {
+    Outcome got = GetObject(c, *t, version, ns, name);
+    if (table && got.code == 200)
+      got.body =
+          ToTable(*t, {got.body}, {{"resourceVersion", got.body["metadata"]["resourceVersion"]}},
+                  clock_.Now(), include_object);
+    return reply(got);
+  }
   if (method == "PUT") {
     Json b;
     if (auto e = body(&b)) return {Error(*e), std::nullopt};
@@ -373,10 +405,10 @@ std::uint64_t Simulator::OpenWatch(const WatchPlan& plan, const std::shared_ptr<
   if (!plan.resource_version) {
     c.store().Scan(t.id, plan.filter.ns, "", [&](const std::string&, const Json& o) {
       if (plan.filter.labels.Matches(o) && plan.filter.fields.Matches(o))
-        sink->Send(WatchHub::EventLine("ADDED", ToServedVersion(t, o, plan.filter.version)));
+        sink->Send(WatchHub::EventLine("ADDED", WatchHub::Present(plan.filter, o, clock_.Now())));
       return true;
     });
-  } else if (!c.hub().Replay(*plan.resource_version, plan.filter, *sink)) {
+  } else if (!c.hub().Replay(*plan.resource_version, plan.filter, *sink, clock_.Now())) {
     // Real API servers answer 200 and report the expiry inside the stream.
     ApiError e = Expired("too old resource version: " + std::to_string(*plan.resource_version) +
                          " (" + std::to_string(c.hub().compacted_rv() + 1) + ")");

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "tools/kubesim/cluster.h"
+#include "tools/kubesim/control_plane.h"
 #include "tools/kubesim/watch_hub.h"
 
 namespace fleetwave::kubesim {
@@ -22,6 +23,7 @@ struct SimulatorOptions {
   int tick_ms = 50;
   Duration continue_window = std::chrono::minutes(5);
   ClusterOptions cluster;
+  ControlOptions control;  // controllers, audit and event logs (kubesim part 2)
 };
 
 struct HttpRequest {
@@ -72,6 +74,7 @@ class Simulator {
   int cluster_count() const { return static_cast<int>(clusters_.size()); }
   Cluster& cluster(int i) { return *clusters_[i]; }
   const SimulatorOptions& options() const { return options_; }
+  ControlPlane& control() { return control_; }
 
  private:
   Dispatch Route(const HttpRequest& request, int bound_cluster);
@@ -82,6 +85,9 @@ class Simulator {
   SimulatorOptions options_;
   Clock clock_;
   std::vector<std::unique_ptr<Cluster>> clusters_;
+  // Simulated controllers, faults, audit and events: see control_plane.h.
+  ControlPlane control_{options_.control};
+  TimePoint last_compaction_{};
 };
 
 // Bearer token of cluster `index` for `seed`: stable across restarts with the same seed.

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "tools/kubesim/conversion.h"
+#include "tools/kubesim/table.h"
 
 namespace fleetwave::kubesim {
 
@@ -24,6 +25,14 @@ WatchHub::WatchHub(std::size_t max_events, Duration window)
 std::string WatchHub::EventLine(const char* type, const Json& object) {
   Json e = {{"type", type}, {"object", object}};
   return e.dump() + "\n";
+}
+
+Json WatchHub::Present(const WatchFilter& filter, Json stored, TimePoint now) {
+  const ResourceType& t = Resource(filter.resource);
+  Json served = ToServedVersion(t, std::move(stored), filter.version);
+  if (!filter.table) return served;
+  Json meta = {{"resourceVersion", served["metadata"].value("resourceVersion", "")}};
+  return ToTable(t, {served}, meta, now, filter.include_object);
 }
 
 bool WatchHub::Matches(const WatchFilter& f, ResourceId resource, const Json& object) {
@@ -48,20 +57,18 @@ void WatchHub::Publish(EventType type, ResourceId resource, std::uint64_t rv, co
   std::vector<Watch> targets;
   for (const auto& w : watches_)
     if (Matches(w.filter, resource, object)) targets.push_back(w);
-  for (const auto& w : targets) {
-    Json served = ToServedVersion(Resource(resource), object, w.filter.version);
-    w.sink->Send(EventLine(EventTypeName(type), served));
-  }
+  for (const auto& w : targets)
+    w.sink->Send(EventLine(EventTypeName(type), Present(w.filter, object, now)));
 }
 
-bool WatchHub::Replay(std::uint64_t rv, const WatchFilter& filter, WatchSink& sink) const {
+bool WatchHub::Replay(std::uint64_t rv, const WatchFilter& filter, WatchSink& sink,
+                      TimePoint now) const {
   if (rv < compacted_rv_) return false;
   for (const auto& e : history_) {
     if (e.rv <= rv || e.resource != filter.resource) continue;
     Json object = Json::from_cbor(e.object);
     if (!Matches(filter, e.resource, object)) continue;
-    sink.Send(EventLine(EventTypeName(e.type),
-                        ToServedVersion(Resource(e.resource), std::move(object), filter.version)));
+    sink.Send(EventLine(EventTypeName(e.type), Present(filter, std::move(object), now)));
   }
   return true;
 }

@@ -38,6 +38,8 @@ struct WatchFilter {
   std::string ns;       // "" = all namespaces
   LabelSelector labels;
   FieldSelector fields;
+  bool table = false;           // events carry Table rows (kubectl get -w)
+  bool include_object = false;  // Table rows carry whole objects, not metadata
 };
 
 class WatchHub {
@@ -49,7 +51,7 @@ class WatchHub {
                TimePoint now);
   // Replays events after `rv` that match `filter` to `sink`. Returns false (sending nothing)
   // when `rv` is older than the retained history.
-  bool Replay(std::uint64_t rv, const WatchFilter& filter, WatchSink& sink) const;
+  bool Replay(std::uint64_t rv, const WatchFilter& filter, WatchSink& sink, TimePoint now) const;
   std::uint64_t Add(WatchFilter filter, std::shared_ptr<WatchSink> sink);
   void Remove(std::uint64_t id);
   // Drops events older than the window (and beyond the size bound).
@@ -59,8 +61,10 @@ class WatchHub {
   std::uint64_t compacted_rv() const { return compacted_rv_; }
   std::size_t watch_count() const { return watches_.size(); }
 
-  // The JSON line for one event as `filter`'s watcher sees it.
+  // The JSON line for one event.
   static std::string EventLine(const char* type, const Json& object);
+  // A stored object as `filter`'s watcher sees it: served version, maybe a Table row.
+  static Json Present(const WatchFilter& filter, Json stored, TimePoint now);
 
  private:
   struct Event {
