@@ -54,6 +54,7 @@ struct Workload {
   int64_t min_ready_seconds = 0;
   std::optional<Json> progress_deadline_field;  // spec.progressDeadlineSeconds, as written
   std::optional<std::string> progress_deadline_annotation;
+  std::string deployment_revision;  // Deployment: deployment.kubernetes.io/revision
 
   // status
   std::optional<int64_t> observed_generation;
@@ -81,7 +82,6 @@ struct Workload {
   // no revision in its status) metadata.generation; for a Deployment, the
   // deployment.kubernetes.io/revision annotation.
   std::string Revision() const;
-  std::string deployment_revision;  // Deployment only
 };
 
 struct WorkloadRead {

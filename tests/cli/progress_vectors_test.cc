@@ -1,5 +1,7 @@
 // Conformance: every vector in spec/vectors/progress/ through `fleetwave progress`, exactly as
 // a user runs it (the object written to a file, -f FILE --now T, JSON parsed back).
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
