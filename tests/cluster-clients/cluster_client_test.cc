@@ -1,0 +1,433 @@
+// The client's request engine on a fake transport and virtual time: classification of
+// results, retries with backoff and Retry-After, rate limiting, 401 credential refresh,
+// pagination with an expired continue token, discovery for apply, watch stall detection.
+#include "cluster-clients/cluster_client.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "tests/cluster-clients/fake_transport.h"
+
+namespace fleetwave::clients {
+namespace {
+
+using testing::FakeTransport;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+struct ClassifyCase {
+  const char* name;
+  int status;
+  std::string body;
+  Outcome outcome;
+  Problem problem;
+  std::string reason;
+};
+
+TEST(ResultTest, ClassifiesHttpResponses) {
+  const std::string conflict =
+      R"({"kind":"Status","status":"Failure","reason":"Conflict","message":"Apply failed with 1 conflict","code":409})";
+  const ClassifyCase cases[] = {
+      {"ok", 200, R"({"kind":"Deployment"})", Outcome::kOk, Problem::kNone, ""},
+      {"created", 201, "{}", Outcome::kOk, Problem::kNone, ""},
+      {"ssa_conflict", 409, conflict, Outcome::kConflict, Problem::kRequest, "Conflict"},
+      {"not_found", 404, R"({"kind":"Status","reason":"NotFound","code":404})", Outcome::kNotFound,
+       Problem::kRequest, "NotFound"},
+      {"unauthorized", 401, R"({"kind":"Status","reason":"Unauthorized"})", Outcome::kPermanent,
+       Problem::kUnauthorized, "Unauthorized"},
+      {"forbidden", 403, "{}", Outcome::kPermanent, Problem::kForbidden, "Forbidden"},
+      {"expired", 410, R"({"kind":"Status","reason":"Expired"})", Outcome::kPermanent,
+       Problem::kExpired, "Expired"},
+      {"invalid", 422, R"({"kind":"Status","reason":"Invalid"})", Outcome::kPermanent,
+       Problem::kRequest, "Invalid"},
+      {"throttled", 429, "", Outcome::kTransient, Problem::kThrottled, "TooManyRequests"},
+      {"internal", 500, "oops", Outcome::kTransient, Problem::kServerError, "InternalError"},
+      {"unavailable", 503, "<html>", Outcome::kTransient, Problem::kServerError,
+       "ServiceUnavailable"},
+      {"gateway_timeout", 504, "", Outcome::kTransient, Problem::kTimeout, "Timeout"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Result r = ResultFromHttp(c.status, c.body, std::nullopt);
+    EXPECT_EQ(r.outcome, c.outcome);
+    EXPECT_EQ(r.problem, c.problem);
+    EXPECT_EQ(r.reason, c.reason);
+    EXPECT_EQ(r.http_status, c.status);
+  }
+  EXPECT_EQ(ResultFromHttp(409, conflict, std::nullopt).message, "Apply failed with 1 conflict");
+  EXPECT_EQ(ParseRetryAfter("3"), std::chrono::milliseconds(3000));
+  EXPECT_EQ(ParseRetryAfter("soon"), std::nullopt);
+}
+
+class ClientTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    config_.name = "c1";
+    config_.server = "https://c1.example.test/k8s/clusters/c1";
+    config_.token = "tok-secret";
+    options_.seed = 1;
+    options_.rate_limit = {0, 1};  // unlimited unless a test says otherwise
+    options_.backoff = {milliseconds(200), 2.0, 0.5, seconds(5), seconds(60)};
+  }
+  std::shared_ptr<ClusterClient> Make() {
+    return ClusterClient::Create(config_, &t_, &exec_, nullptr, options_);
+  }
+  bool HasHeader(RequestId id, const std::string& h) {
+    const auto& hs = t_.Get(id).request.headers;
+    return std::find(hs.begin(), hs.end(), h) != hs.end();
+  }
+
+  FakeTransport t_;
+  InlineExecutor exec_;
+  ClusterConfig config_;
+  ClientOptions options_;
+};
+
+TEST_F(ClientTest, GetUsesThePathPrefixAndBearerToken) {
+  auto c = Make();
+  std::optional<Result> got;
+  c->Get(DeploymentsResource(), "shop", "web", [&](Result r) { got = r; });
+  t_.RunUntilIdle();
+  ASSERT_EQ(t_.Outstanding().size(), 1u);
+  const RequestId id = t_.Oldest();
+  EXPECT_EQ(t_.Get(id).request.url,
+            "https://c1.example.test/k8s/clusters/c1/apis/apps/v1/namespaces/shop/deployments/web");
+  EXPECT_TRUE(HasHeader(id, "Authorization: Bearer tok-secret"));
+  t_.Respond(id, 200, R"({"kind":"Deployment","metadata":{"name":"web"}})");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_TRUE(got->ok());
+  EXPECT_EQ(got->object["metadata"]["name"], "web");
+}
+
+TEST_F(ClientTest, TransientFailuresRetryWithGrowingBackoff) {
+  auto c = Make();
+  std::optional<Result> got;
+  c->Get(NamespacesResource(), "", "default", [&](Result r) { got = r; });
+  t_.RunUntilIdle();
+  t_.Respond(t_.Oldest(), 500, "boom");
+  EXPECT_FALSE(got.has_value());
+  ASSERT_TRUE(t_.NextTimerIn().has_value());
+  EXPECT_GE(ToMillis(*t_.NextTimerIn()), 200);
+  EXPECT_LE(ToMillis(*t_.NextTimerIn()), 300);
+  t_.Advance(*t_.NextTimerIn());
+  ASSERT_EQ(t_.Outstanding().size(), 1u);
+  t_.Fail(t_.Oldest(), NetError::kConnection);
+  EXPECT_GE(ToMillis(*t_.NextTimerIn()), 400);
+  EXPECT_LE(ToMillis(*t_.NextTimerIn()), 600);
+  t_.Advance(*t_.NextTimerIn());
+  t_.Respond(t_.Oldest(), 200, "{}");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_TRUE(got->ok());
+  EXPECT_EQ(c->retries(), 2);
+  EXPECT_EQ(c->requests_sent(), 3);
+}
+
+TEST_F(ClientTest, RetryAfterIsHonouredOn429And503) {
+  for (int status : {429, 503}) {
+    SCOPED_TRACE(status);
+    auto c = Make();
+    std::optional<Result> got;
+    c->Get(NamespacesResource(), "", "default", [&](Result r) { got = r; });
+    t_.RunUntilIdle();
+    t_.Respond(t_.Oldest(), status, R"({"kind":"Status","reason":"TooManyRequests"})", "3");
+    t_.Advance(milliseconds(2900));
+    EXPECT_TRUE(t_.Outstanding().empty());  // not before the server said
+    t_.Advance(milliseconds(200));
+    ASSERT_EQ(t_.Outstanding().size(), 1u);
+    t_.Respond(t_.Oldest(), 200, "{}");
+    ASSERT_TRUE(got.has_value());
+    EXPECT_TRUE(got->ok());
+  }
+}
+
+TEST_F(ClientTest, GivesUpAfterMaxAttemptsWithTheLastProblem) {
+  options_.max_attempts = 3;
+  auto c = Make();
+  std::optional<Result> got;
+  c->Get(NamespacesResource(), "", "x", [&](Result r) { got = r; });
+  t_.RunUntilIdle();
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(t_.Outstanding().size(), 1u) << i;
+    t_.Fail(t_.Oldest(), NetError::kConnectRefused, "Failed to connect to 127.0.0.1 port 1");
+    if (i < 2) t_.Advance(seconds(5));
+  }
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->outcome, Outcome::kTransient);
+  EXPECT_EQ(got->problem, Problem::kConnectionRefused);
+  EXPECT_THAT(got->message, HasSubstr("connection refused"));
+  EXPECT_THAT(got->message, Not(HasSubstr("tok-secret")));
+}
+
+TEST_F(ClientTest, PermanentAndConflictAreNotRetried) {
+  const std::pair<int, Outcome> cases[] = {{403, Outcome::kPermanent},
+                                           {404, Outcome::kNotFound},
+                                           {409, Outcome::kConflict},
+                                           {422, Outcome::kPermanent},
+                                           {401, Outcome::kPermanent}};
+  for (const auto& [status, outcome] : cases) {
+    SCOPED_TRACE(status);
+    auto c = Make();
+    std::optional<Result> got;
+    c->Get(NamespacesResource(), "", "x", [&](Result r) { got = r; });
+    t_.RunUntilIdle();
+    t_.Respond(t_.Oldest(), status, "{}");
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(got->outcome, outcome);
+    EXPECT_TRUE(t_.Outstanding().empty());
+    EXPECT_FALSE(t_.NextTimerIn().has_value());
+  }
+}
+
+TEST_F(ClientTest, TlsFailureIsPermanent) {
+  auto c = Make();
+  std::optional<Result> got;
+  c->Get(NamespacesResource(), "", "x", [&](Result r) { got = r; });
+  t_.RunUntilIdle();
+  t_.Fail(t_.Oldest(), NetError::kTls, "SSL certificate problem: unable to get local issuer");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->outcome, Outcome::kPermanent);
+  EXPECT_EQ(got->problem, Problem::kTls);
+}
+
+TEST_F(ClientTest, RateLimitSpacesRequestsAfterTheBurst) {
+  options_.rate_limit = {10, 2};
+  auto c = Make();
+  int done = 0;
+  for (int i = 0; i < 4; ++i) c->Get(NamespacesResource(), "", "x", [&](Result) { ++done; });
+  t_.RunUntilIdle();
+  EXPECT_EQ(t_.Outstanding().size(), 2u);
+  t_.Advance(milliseconds(99));
+  EXPECT_EQ(t_.Outstanding().size(), 2u);
+  t_.Advance(milliseconds(1));
+  EXPECT_EQ(t_.Outstanding().size(), 3u);
+  t_.Advance(milliseconds(100));
+  EXPECT_EQ(t_.Outstanding().size(), 4u);
+}
+
+TEST_F(ClientTest, UnauthorizedRereadsTheTokenFileOnce) {
+  const auto path =
+      std::filesystem::temp_directory_path() / ("fw-token-" + std::to_string(::getpid()));
+  std::ofstream(path) << "old-token\n";
+  config_.token.clear();
+  config_.token_file = path.string();
+  auto c = Make();
+  std::optional<Result> got;
+  c->Get(NamespacesResource(), "", "x", [&](Result r) { got = r; });
+  t_.RunUntilIdle();
+  EXPECT_TRUE(HasHeader(t_.Oldest(), "Authorization: Bearer old-token"));
+  std::ofstream(path) << "new-token\n";  // rotated
+  t_.Respond(t_.Oldest(), 401, R"({"kind":"Status","reason":"Unauthorized"})");
+  t_.RunUntilIdle();
+  ASSERT_EQ(t_.Outstanding().size(), 1u);
+  EXPECT_TRUE(HasHeader(t_.Oldest(), "Authorization: Bearer new-token"));
+  t_.Respond(t_.Oldest(), 401, R"({"kind":"Status","reason":"Unauthorized"})");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->problem, Problem::kUnauthorized);
+  EXPECT_THAT(got->ToString(), Not(HasSubstr("token")));
+  std::filesystem::remove(path);
+}
+
+TEST_F(ClientTest, ListFollowsContinueAndRestartsWhenItExpires) {
+  auto c = Make();
+  std::optional<ListResult> got;
+  ListOptions lo;
+  lo.ns = "shop";
+  lo.label_selector = "app in (web,api),tier!=db";
+  lo.limit = 2;
+  c->List(DeploymentsResource(), lo, [&](ListResult r) { got = std::move(r); });
+  t_.RunUntilIdle();
+  EXPECT_EQ(t_.Get(t_.Oldest()).request.url,
+            config_.server +
+                "/apis/apps/v1/namespaces/shop/deployments?limit=2&labelSelector=app%20in%20%"
+                "28web%2Capi%29%2Ctier%21%3Ddb");
+  t_.Respond(
+      t_.Oldest(), 200,
+      R"({"items":[{"metadata":{"name":"a"}},{"metadata":{"name":"b"}}],"metadata":{"continue":"tok1","resourceVersion":"10"}})");
+  EXPECT_THAT(t_.Get(t_.Oldest()).request.url, HasSubstr("&continue=tok1"));
+  t_.Respond(
+      t_.Oldest(), 410,
+      R"({"kind":"Status","reason":"Expired","message":"continue token expired","code":410})");
+  EXPECT_THAT(t_.Get(t_.Oldest()).request.url, Not(HasSubstr("continue")));
+  t_.Respond(
+      t_.Oldest(), 200,
+      R"({"items":[{"metadata":{"name":"a"}}],"metadata":{"continue":"tok2","resourceVersion":"20"}})");
+  t_.Respond(t_.Oldest(), 200,
+             R"({"items":[{"metadata":{"name":"c"}}],"metadata":{"resourceVersion":"20"}})");
+  ASSERT_TRUE(got.has_value());
+  ASSERT_TRUE(got->result.ok()) << got->result.ToString();
+  ASSERT_EQ(got->items.size(), 2u);
+  EXPECT_EQ(got->items[1]["metadata"]["name"], "c");
+  EXPECT_EQ(got->resource_version, "20");
+  EXPECT_EQ(got->restarts, 1);
+  EXPECT_EQ(got->pages, 2);
+}
+
+TEST_F(ClientTest, ApplyMapsTheKindThroughDiscoveryOnce) {
+  auto c = Make();
+  const Json obj = {{"apiVersion", "apps.kruise.io/v1alpha1"},
+                    {"kind", "CloneSet"},
+                    {"metadata", {{"name", "web"}}},
+                    {"spec", {{"replicas", 3}}}};
+  std::optional<Result> got;
+  c->Apply(obj, {"fleetwave", true}, [&](Result r) { got = r; });
+  t_.RunUntilIdle();
+  ASSERT_EQ(t_.Outstanding().size(), 2u);  // /api and /apis
+  for (RequestId id : t_.Outstanding()) {
+    const std::string url = t_.Get(id).request.url;
+    if (url == config_.server + "/api") {
+      t_.Respond(id, 200, R"({"kind":"APIVersions","versions":["v1"]})");
+    } else {
+      t_.Respond(
+          id, 200,
+          R"({"kind":"APIGroupList","groups":[{"name":"apps.kruise.io","versions":[{"groupVersion":"apps.kruise.io/v1alpha1","version":"v1alpha1"}]}]})");
+    }
+  }
+  for (RequestId id : t_.Outstanding()) {
+    const std::string url = t_.Get(id).request.url;
+    if (url == config_.server + "/api/v1") {
+      t_.Respond(id, 200,
+                 R"({"resources":[{"name":"namespaces","kind":"Namespace","namespaced":false}]})");
+    } else {
+      ASSERT_EQ(url, config_.server + "/apis/apps.kruise.io/v1alpha1");
+      t_.Respond(
+          id, 200,
+          R"({"resources":[{"name":"clonesets","kind":"CloneSet","namespaced":true},{"name":"clonesets/status","kind":"CloneSet","namespaced":true}]})");
+    }
+  }
+  ASSERT_EQ(t_.Outstanding().size(), 1u);
+  const auto& req = t_.Get(t_.Oldest()).request;
+  EXPECT_EQ(req.method, "PATCH");
+  // No namespace in the object: the context's default ("default" when none).
+  EXPECT_EQ(req.url, config_.server +
+                         "/apis/apps.kruise.io/v1alpha1/namespaces/default/clonesets/web"
+                         "?fieldManager=fleetwave&force=true");
+  EXPECT_TRUE(HasHeader(t_.Oldest(), "Content-Type: application/apply-patch+yaml"));
+  EXPECT_EQ(Json::parse(req.body), obj);
+  t_.Respond(t_.Oldest(), 200, obj.dump());
+  ASSERT_TRUE(got && got->ok());
+
+  // The mapping is cached; an unknown kind right after does not re-discover (rate bound).
+  std::optional<Result> unknown;
+  c->Apply({{"apiVersion", "v1"}, {"kind", "Widget"}, {"metadata", {{"name", "w"}}}}, {},
+           [&](Result r) { unknown = r; });
+  c->Apply(obj, {}, [&](Result r) { got = r; });
+  t_.RunUntilIdle();
+  ASSERT_TRUE(unknown.has_value());
+  EXPECT_EQ(unknown->outcome, Outcome::kNotFound);
+  EXPECT_THAT(unknown->message, HasSubstr("no resource of kind Widget in v1"));
+  ASSERT_EQ(t_.Outstanding().size(), 1u);
+  EXPECT_THAT(t_.Get(t_.Oldest()).request.url, Not(HasSubstr("force")));
+  // After the refresh interval, an unknown kind triggers discovery again.
+  t_.Respond(t_.Oldest(), 200, "{}");
+  t_.Advance(options_.discovery_min_refresh);
+  c->Apply({{"apiVersion", "v1"}, {"kind", "Widget"}, {"metadata", {{"name", "w"}}}}, {},
+           [&](Result r) { unknown = r; });
+  t_.RunUntilIdle();
+  EXPECT_EQ(t_.Outstanding().size(), 2u);
+}
+
+TEST_F(ClientTest, MergePatchAndDeleteBodies) {
+  auto c = Make();
+  c->MergePatch(DeploymentsResource(), "shop", "web", {{"spec", {{"paused", true}}}},
+                [](Result) {});
+  DeleteOptions d;
+  d.propagation_policy = "Foreground";
+  d.precondition_uid = "uid-1";
+  d.precondition_resource_version = "42";
+  c->Delete(DeploymentsResource(), "shop", "web", d, [](Result) {});
+  t_.RunUntilIdle();
+  const auto ids = t_.Outstanding();
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(t_.Get(ids[0]).request.method, "PATCH");
+  EXPECT_TRUE(HasHeader(ids[0], "Content-Type: application/merge-patch+json"));
+  EXPECT_EQ(t_.Get(ids[0]).request.body, R"({"spec":{"paused":true}})");
+  EXPECT_EQ(t_.Get(ids[1]).request.method, "DELETE");
+  const Json body = Json::parse(t_.Get(ids[1]).request.body);
+  EXPECT_EQ(body["propagationPolicy"], "Foreground");
+  EXPECT_EQ(body["preconditions"]["uid"], "uid-1");
+  EXPECT_EQ(body["preconditions"]["resourceVersion"], "42");
+}
+
+TEST_F(ClientTest, WatchRequestCarriesResumePointAndRandomTimeout) {
+  auto c = Make();
+  std::vector<WatchEvent> events;
+  std::optional<Result> ended;
+  WatchOptions wo;
+  wo.resource_version = "123";
+  auto h = c->Watch(
+      CloneSetsResource(), wo, [&](WatchEvent e) { events.push_back(e); },
+      [&](Result r) { ended = r; });
+  t_.RunUntilIdle();
+  const auto& req = t_.Get(t_.Oldest()).request;
+  EXPECT_TRUE(req.stream);
+  EXPECT_THAT(req.url, HasSubstr("/apis/apps.kruise.io/v1alpha1/clonesets?watch=1"));
+  EXPECT_THAT(req.url, HasSubstr("&allowWatchBookmarks=true&resourceVersion=123"));
+  const auto pos = req.url.find("timeoutSeconds=");
+  ASSERT_NE(pos, std::string::npos);
+  const int timeout = std::atoi(req.url.c_str() + pos + 15);
+  EXPECT_GE(timeout, 300);
+  EXPECT_LE(timeout, 600);
+  const RequestId id = t_.Oldest();
+  t_.Feed(id, R"({"type":"ADDED","object":{"metadata":{"name":"a","resourceVersion":"124"}}})"
+              "\n{\"type\":\"MODI");
+  t_.Feed(id, R"(FIED","object":{"metadata":{"name":"a","resourceVersion":"125"}}})"
+              "\n");
+  ASSERT_EQ(events.size(), 2u);
+  EXPECT_EQ(events[1].type, "MODIFIED");
+  t_.EndStream(id);
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_TRUE(ended->ok());
+}
+
+TEST_F(ClientTest, SilentWatchIsDeclaredStalled) {
+  options_.watch_stall_timeout = seconds(150);
+  auto c = Make();
+  std::optional<Result> ended;
+  auto h = c->Watch(
+      DeploymentsResource(), {}, [](WatchEvent) {}, [&](Result r) { ended = r; });
+  t_.RunUntilIdle();
+  const RequestId id = t_.Oldest();
+  t_.Advance(seconds(100));
+  t_.Feed(id, R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9"}}})"
+              "\n");
+  t_.Advance(seconds(149));  // 149 s since the bookmark: alive
+  EXPECT_FALSE(ended.has_value());
+  t_.Advance(seconds(2));
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->outcome, Outcome::kTransient);
+  EXPECT_EQ(ended->problem, Problem::kTimeout);
+  EXPECT_THAT(ended->message, HasSubstr("stalled"));
+  EXPECT_TRUE(t_.Outstanding().empty());  // the dead request was cancelled
+}
+
+TEST_F(ClientTest, CancelledWatchCallsNothing) {
+  auto c = Make();
+  int calls = 0;
+  auto h = c->Watch(
+      DeploymentsResource(), {}, [&](WatchEvent) { ++calls; }, [&](Result) { ++calls; });
+  t_.RunUntilIdle();
+  const RequestId id = t_.Oldest();
+  h->Cancel();
+  t_.RunUntilIdle();
+  EXPECT_TRUE(t_.Outstanding().empty());
+  (void)id;
+  t_.Advance(seconds(1000));
+  EXPECT_EQ(calls, 0);
+}
+
+TEST_F(ClientTest, WatchHttpErrorEndsWithItsStatus) {
+  auto c = Make();
+  std::optional<Result> ended;
+  auto h = c->Watch(
+      DeploymentsResource(), {}, [](WatchEvent) {}, [&](Result r) { ended = r; });
+  t_.RunUntilIdle();
+  t_.Respond(t_.Oldest(), 410, R"({"kind":"Status","reason":"Expired","code":410})");
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->problem, Problem::kExpired);
+}
+
+}  // namespace
+}  // namespace fleetwave::clients
