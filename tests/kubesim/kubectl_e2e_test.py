@@ -168,6 +168,10 @@ class KubectlManualClockTest(unittest.TestCase):
         self.assertEqual(got["metadata"]["labels"]["extra"], "x")
         names = self.k("get", "deploy", "-l", "tier in (front),extra", "-o", "name").stdout
         self.assertEqual(names.split(), ["deployment.apps/patched"])
+        self.k("scale", "deploy", "patched", "--replicas=1")  # the /scale subresource
+        got = json.loads(self.k("get", "deploy", "patched", "-o", "json").stdout)
+        self.assertEqual(got["spec"]["replicas"], 1)
+        self.assertEqual(got["metadata"]["generation"], 4)
 
     def test_chunked_list_across_pages(self):
         self.k("create", "-f", "-", input=namespace("paged"))

@@ -65,6 +65,14 @@ std::optional<Json> ApiResourceList(const std::string& group, const std::string&
     if (!t.short_names.empty()) r["shortNames"] = t.short_names;
     if (!t.categories.empty()) r["categories"] = t.categories;
     resources.push_back(r);
+    if (t.HasScale())
+      resources.push_back({{"name", t.plural + "/scale"},
+                           {"singularName", ""},
+                           {"namespaced", t.namespaced},
+                           {"group", "autoscaling"},
+                           {"version", "v1"},
+                           {"kind", "Scale"},
+                           {"verbs", {"get", "patch", "update"}}});
     if (t.has_status)
       resources.push_back({{"name", t.plural + "/status"},
                            {"singularName", ""},

@@ -31,6 +31,11 @@ struct ResourceType {
   std::string ApiVersion(std::string_view version) const;
   std::string GroupVersionPath(std::string_view version) const;  // "api/v1", "apis/apps/v1"
   std::vector<std::string> Verbs() const;
+  // A /scale subresource (autoscaling/v1 Scale) exists: kinds with spec.replicas.
+  bool HasScale() const {
+    return kind == "Deployment" || kind == "StatefulSet" || kind == "ReplicaSet" ||
+           kind == "CloneSet";
+  }
 };
 
 const std::vector<ResourceType>& AllResources();

@@ -153,11 +153,11 @@ Dispatch Simulator::Handle(const HttpRequest& request, int bound_cluster) {
     Dispatch d = Route(request, bound_cluster);
     // Every mutating request is audited, failed ones included (reads are not).
     if (request.method != "GET")
-      control_.Audit({request.method, request.target, request.content_type, request.body,
-                      request.user_agent,
-                      ControlPlane::ClusterOf(request.target, bound_cluster, cluster_count()),
-                      d.response.status, d.response.body},
-                     clock_.Now());
+      control_.Audit(
+          {request.method, request.target, request.content_type, request.body, request.user_agent,
+           ControlPlane::ClusterOf(request.target, bound_cluster, cluster_count()),
+           d.response.status, d.response.body},
+          clock_.Now());
     return d;
   } catch (const std::exception& e) {
     std::cerr << "kubesim: internal error on " << request.method << " " << request.target << ": "
@@ -256,7 +256,8 @@ Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const
   std::string name = segs.size() > i + 1 ? segs[i + 1] : "";
   std::string sub = segs.size() > i + 2 ? segs[i + 2] : "";
   if (segs.size() > i + 3 ||
-      (!sub.empty() && sub != "status" && !(t->id == kNamespaces && sub == "finalize")))
+      (!sub.empty() && sub != "status" && !(sub == "scale" && t->HasScale()) &&
+       !(t->id == kNamespaces && sub == "finalize")))
     return {Error(NotFound(group, t->plural + "/" + sub, name)), std::nullopt};
   if (!sub.empty() && !t->has_status && sub == "status")
     return {Error(NotFound(group, t->plural + "/status", name)), std::nullopt};
@@ -345,6 +346,20 @@ Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const
             std::nullopt};
   }
 
+  if (sub == "scale") {
+    if (method == "GET") return reply(GetScale(c, *t, ns, name));
+    if (method != "PUT" && method != "PATCH")
+      return {Error(MethodNotAllowed("scale supports get, update and patch")), std::nullopt};
+    std::optional<PatchType> type;
+    if (method == "PATCH") {
+      type = PatchTypeOf(request.content_type);
+      if (!type || *type == PatchType::kApply)
+        return {Error(UnsupportedMediaType(request.content_type)), std::nullopt};
+    }
+    Json b;
+    if (auto e = body(&b)) return {Error(*e), std::nullopt};
+    return reply(UpdateScale(c, *t, ns, name, b, type, ctx));
+  }
   if (method == "GET") {
     Outcome got = GetObject(c, *t, version, ns, name);
     if (table && got.code == 200)

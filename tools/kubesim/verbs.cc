@@ -308,6 +308,69 @@ Outcome PatchObject(Cluster& c, const ResourceType& t, const std::string& ns,
   return FinishUpdate(c, t, *old, std::move(next), ctx, true);
 }
 
+namespace {
+
+Json ScaleOf(const Json& obj) {
+  const Json& md = obj["metadata"];
+  Json meta = {{"name", md["name"]},
+               {"uid", md.value("uid", "")},
+               {"resourceVersion", md.value("resourceVersion", "")},
+               {"creationTimestamp", md.value("creationTimestamp", "")}};
+  if (md.contains("namespace")) meta["namespace"] = md["namespace"];
+  std::string selector;
+  const Json spec = obj.value("spec", Json::object());
+  if (spec.contains("selector") && spec["selector"].contains("matchLabels"))
+    for (auto it = spec["selector"]["matchLabels"].begin();
+         it != spec["selector"]["matchLabels"].end(); ++it)
+      selector += (selector.empty() ? "" : ",") + it.key() + "=" + it.value().get<std::string>();
+  const Json status = obj.value("status", Json::object());
+  return {{"kind", "Scale"},
+          {"apiVersion", "autoscaling/v1"},
+          {"metadata", meta},
+          {"spec", {{"replicas", spec.value("replicas", 0)}}},
+          {"status", {{"replicas", status.value("replicas", 0)}, {"selector", selector}}}};
+}
+
+}  // namespace
+
+Outcome GetScale(Cluster& c, const ResourceType& t, const std::string& ns,
+                 const std::string& name) {
+  auto obj = c.store().Get(t.id, ns, name);
+  if (!obj) return Fail(NotFound(t.group, t.plural, name));
+  return {200, ScaleOf(*obj)};
+}
+
+Outcome UpdateScale(Cluster& c, const ResourceType& t, const std::string& ns,
+                    const std::string& name, const Json& body, std::optional<PatchType> type,
+                    const WriteContext& ctx) {
+  auto obj = c.store().Get(t.id, ns, name);
+  if (!obj) return Fail(NotFound(t.group, t.plural, name));
+  Json scale = ScaleOf(*obj);
+  if (type) {
+    std::string error;
+    auto patched = ApplyPatch(scale, body, *type, &error);
+    if (!patched) return Fail({422, "Invalid", error});
+    scale = std::move(*patched);
+  } else {
+    scale = body;
+  }
+  if (!scale.contains("spec") || !scale["spec"].contains("replicas") ||
+      !scale["spec"]["replicas"].is_number_integer())
+    return Fail(Invalid("autoscaling", "Scale", name,
+                        {{"FieldValueRequired", "Required value", "spec.replicas"}}));
+  std::string rv = scale.contains("metadata") ? scale["metadata"].value("resourceVersion", "") : "";
+  if (!rv.empty() && rv != (*obj)["metadata"]["resourceVersion"])
+    return Fail(Conflict("autoscaling", "scales", name, kModified));
+  Json next = *obj;
+  next["spec"]["replicas"] = scale["spec"]["replicas"];
+  WriteContext main = ctx;
+  main.version = t.versions.front();
+  main.status = false;
+  Outcome out = FinishUpdate(c, t, *obj, std::move(next), main, true);
+  if (out.code != 200) return out;
+  return {200, ScaleOf(out.body)};
+}
+
 Outcome DeleteObject(Cluster& c, const ResourceType& t, const std::string& ns,
                      const std::string& name, const DeleteOptions& options) {
   if (t.read_only)

@@ -55,6 +55,13 @@ Outcome UpdateObject(Cluster& c, const ResourceType& t, const std::string& ns,
 Outcome PatchObject(Cluster& c, const ResourceType& t, const std::string& ns,
                     const std::string& name, const Json& patch, PatchType type, bool force,
                     const WriteContext& ctx);
+// The /scale subresource: an autoscaling/v1 Scale view of spec.replicas.
+Outcome GetScale(Cluster& c, const ResourceType& t, const std::string& ns, const std::string& name);
+// PUT (`type` nullopt: `body` is a whole Scale) or PATCH of a Scale; writes spec.replicas.
+Outcome UpdateScale(Cluster& c, const ResourceType& t, const std::string& ns,
+                    const std::string& name, const Json& body, std::optional<PatchType> type,
+                    const WriteContext& ctx);
+
 Outcome DeleteObject(Cluster& c, const ResourceType& t, const std::string& ns,
                      const std::string& name, const DeleteOptions& options);
 
