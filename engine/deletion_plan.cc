@@ -24,8 +24,8 @@ DeletionPlan PlanDeletion(const Strategy& strategy, const std::vector<GeneratedA
   }
   const StepAssignment assignment = AssignSteps(strategy, apps);
   for (int s = static_cast<int>(assignment.members.size()) - 1; s >= 0; --s) {
-    for (const auto& name : assignment.members[s]) {
-      if (!gone.count(name)) plan.delete_now.push_back(name);
+    for (size_t i : assignment.members[s]) {
+      if (!gone.count(apps[i].name)) plan.delete_now.push_back(apps[i].name);
     }
     if (!plan.delete_now.empty()) {
       plan.step = s + 1;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string_view>
 #include <unordered_map>
 
 #include "engine/max_update.h"
@@ -64,6 +65,25 @@ Json Normalized(const Json& spec, const std::vector<std::string>& ignore_pointer
   return app;
 }
 
+constexpr size_t kNone = static_cast<size_t>(-1);
+
+// Indices of `items` in name order; cheap when they are sorted already, as stored entries and
+// generated apps are.
+template <typename T, typename NameFn>
+std::vector<size_t> SortedByName(const std::vector<T>& items, NameFn name) {
+  std::vector<size_t> order(items.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto less = [&](size_t a, size_t b) { return name(items[a]) < name(items[b]); };
+  if (!std::is_sorted(order.begin(), order.end(), less)) {
+    std::sort(order.begin(), order.end(), less);
+  }
+  return order;
+}
+
+// For binary searches over live_order by a name: an index or the name itself.
+const std::string& NameOf(const std::vector<Application>& live, size_t i) { return live[i].name; }
+const std::string& NameOf(const std::vector<Application>&, const std::string& name) { return name; }
+
 struct AppRow {
   const Application* live = nullptr;
   const GeneratedApplication* desired = nullptr;
@@ -80,21 +100,6 @@ std::vector<AppSetCondition> WithoutRolloutError(std::vector<AppSetCondition> co
                                   }),
                    conditions.end());
   return conditions;
-}
-
-void FinishStatus(PlanResult& r, const Json& previous_status) {
-  r.status = previous_status.is_object() ? previous_status : Json::object();
-  Json entries = Json::array();
-  for (const auto& e : r.application_status) entries.push_back(EncodeAppRolloutStatus(e));
-  r.status["applicationStatus"] = std::move(entries);
-  Json conditions = Json::array();
-  for (const auto& c : r.conditions) conditions.push_back(EncodeAppSetCondition(c));
-  r.status["conditions"] = std::move(conditions);
-  if (r.rollout) {
-    r.status["rollout"] = EncodeRolloutState(*r.rollout);
-  } else {
-    r.status.erase("rollout");
-  }
 }
 
 }  // namespace
@@ -115,31 +120,65 @@ std::vector<GeneratedApplication> DesiredFromLive(const std::vector<Application>
 
 bool SpecDiffers(const Json& desired_spec, const Json& live_spec,
                  const std::vector<std::string>& ignore_pointers) {
-  // The common case compares in place; copying every spec would dominate a large reconcile.
+  // Equal documents stay equal once the same parts are removed from both, and equality is
+  // the common case: compare in place first, copy and normalise only on a difference.
+  if (desired_spec == live_spec) return false;
   if (ignore_pointers.empty() && !HasAutomatedEnabled(desired_spec) &&
       !HasAutomatedEnabled(live_spec)) {
-    return desired_spec != live_spec;
+    return true;
   }
   return Normalized(desired_spec, ignore_pointers) != Normalized(live_spec, ignore_pointers);
 }
 
+StoredRolloutStatus DecodeStoredRolloutStatus(const Json& status, Issues& issues) {
+  StoredRolloutStatus out;
+  if (!status.is_object()) return out;
+  static const Json null_json;
+  auto field = [&](const char* key) -> const Json& {
+    auto it = status.find(key);
+    return it == status.end() ? null_json : *it;
+  };
+  out.application_status = DecodeAppRolloutStatuses(field("applicationStatus"), issues);
+  out.conditions = DecodeAppSetConditions(field("conditions"), issues);
+  out.has_rollout = field("rollout").is_object();
+  out.rollout = DecodeRolloutState(field("rollout"), issues);
+  for (auto it = status.begin(); it != status.end(); ++it) {
+    if (it.key() != "applicationStatus" && it.key() != "conditions" && it.key() != "rollout") {
+      out.other[it.key()] = it.value();
+    }
+  }
+  return out;
+}
+
 PlanResult Plan(const ApplicationSet& appset, const std::vector<GeneratedApplication>& desired,
+                const std::vector<Application>& live, Time now) {
+  Issues issues;
+  StoredRolloutStatus stored = DecodeStoredRolloutStatus(appset.status, issues);
+  PlanResult r = Plan(appset, stored, desired, live, now);
+  r.issues.insert(r.issues.begin(), issues.begin(), issues.end());
+  return r;
+}
+
+Json PlanStatusJson(const PlanResult& r) {
+  Json status = r.other_status.is_object() ? r.other_status : Json::object();
+  Json entries = Json::array();
+  for (const auto& e : r.application_status) entries.push_back(EncodeAppRolloutStatus(e));
+  status["applicationStatus"] = std::move(entries);
+  Json conditions = Json::array();
+  for (const auto& c : r.conditions) conditions.push_back(EncodeAppSetCondition(c));
+  status["conditions"] = std::move(conditions);
+  if (r.rollout) status["rollout"] = EncodeRolloutState(*r.rollout);
+  return status;
+}
+
+PlanResult Plan(const ApplicationSet& appset, const StoredRolloutStatus& stored,
+                const std::vector<GeneratedApplication>& desired,
                 const std::vector<Application>& live, Time now_in) {
   PlanResult r;
   const Time now = TruncateToSeconds(now_in);
   const Strategy& strategy = appset.strategy;
-  const Json& prev_status = appset.status.is_object() ? appset.status : EmptyObject();
-  auto field = [&](const char* key) -> const Json& {
-    auto it = prev_status.find(key);
-    return it == prev_status.end() ? EmptyObject() : *it;
-  };
-  const Json null_json;
-  auto list_field = [&](const char* key) -> const Json& {
-    auto it = prev_status.find(key);
-    return it == prev_status.end() ? null_json : *it;
-  };
-  std::vector<AppSetCondition> prev_conditions =
-      DecodeAppSetConditions(list_field("conditions"), r.issues);
+  r.other_status = stored.other;
+  const std::vector<AppSetCondition>& prev_conditions = stored.conditions;
 
   if (!strategy.type.empty() && strategy.type != "AllAtOnce" && !strategy.IsRollingSync()) {
     r.planned = false;
@@ -155,21 +194,18 @@ PlanResult Plan(const ApplicationSet& appset, const std::vector<GeneratedApplica
   const bool rolling = strategy.RollingSyncEnabled();
   StepAssignment assignment;
   if (rolling) assignment = AssignSteps(strategy, desired);
-  for (const auto& d : desired) r.steps[d.name] = rolling ? assignment.StepOf(d.name) + 1 : -1;
-  for (const auto& a : live) r.steps.emplace(a.name, -1);
-  for (auto& [name, step] : r.steps) {
-    if (step == 0) step = -1;  // StepOf's -1 became 0 above
+  for (size_t i = 0; i < desired.size(); ++i) {
+    const int step = rolling ? assignment.steps[i] : -1;
+    r.steps.emplace_hint(r.steps.end(), desired[i].name, step >= 0 ? step + 1 : -1);
   }
+  for (const auto& a : live) r.steps.emplace(a.name, -1);
 
   if (strategy.IsRollingSync() && !rolling) {
     // Zero steps: an error, and nothing is created, updated, deleted or synced for the set.
-    r.application_status = DecodeAppRolloutStatuses(list_field("applicationStatus"), r.issues);
+    r.application_status = stored.application_status;
     r.conditions = MergeConditions(prev_conditions, {NoStepsCondition()},
                                    {"RolloutProgressing", "InvalidRolloutConfig"}, now);
-    if (field("rollout").is_object() && !field("rollout").empty()) {
-      r.rollout = DecodeRolloutState(field("rollout"), r.issues);
-    }
-    FinishStatus(r, prev_status);
+    if (stored.has_rollout) r.rollout = stored.rollout;
     return r;
   }
   if (!rolling) {
@@ -177,45 +213,50 @@ PlanResult Plan(const ApplicationSet& appset, const std::vector<GeneratedApplica
     r.conditions =
         MergeConditions(WithoutRolloutError(prev_conditions), {ResourcesUpToDateCondition()},
                         {"RolloutProgressing", "InvalidRolloutConfig"}, now);
-    FinishStatus(r, prev_status);
     return r;
   }
 
-  std::vector<AppRolloutStatus> prev_entries =
-      DecodeAppRolloutStatuses(list_field("applicationStatus"), r.issues);
-  std::unordered_map<std::string, const AppRolloutStatus*> prev_by_name;
-  prev_by_name.reserve(prev_entries.size());
-  for (const auto& e : prev_entries) prev_by_name.emplace(e.application, &e);
-  std::unordered_map<std::string, const GeneratedApplication*> desired_by_name;
-  desired_by_name.reserve(desired.size());
-  for (const auto& d : desired) desired_by_name.emplace(d.name, &d);
-  RolloutState state = DecodeRolloutState(field("rollout"), r.issues);
+  // Join live apps, desired apps and stored entries by name through sorted index lists: no
+  // per-app hashing or string copies, which dominate a reconcile of many thousand apps.
+  const std::vector<size_t> live_order =
+      SortedByName(live, [](const Application& a) -> const std::string& { return a.name; });
+  const std::vector<size_t> desired_order = SortedByName(
+      desired, [](const GeneratedApplication& d) -> const std::string& { return d.name; });
+  const std::vector<AppRolloutStatus>& prev_entries = stored.application_status;
+  const std::vector<size_t> prev_order = SortedByName(
+      prev_entries, [](const AppRolloutStatus& e) -> const std::string& { return e.application; });
+  RolloutState state = stored.rollout;
 
   // 1. Every live app's entry, in name order (§3).
   std::vector<AppRow> rows(live.size());
-  {
-    std::vector<size_t> order(live.size());
-    std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(),
-              [&](size_t a, size_t b) { return live[a].name < live[b].name; });
-    for (size_t i = 0; i < order.size(); ++i) rows[i].live = &live[order[i]];
-  }
+  // Per desired app, its row (or npos: not created yet).
+  std::vector<size_t> row_of_desired(desired.size(), kNone);
   bool new_generation = false;
-  std::unordered_map<std::string, size_t> row_of;
-  row_of.reserve(rows.size());
+  size_t d = 0, p = 0;
   for (size_t i = 0; i < rows.size(); ++i) {
     AppRow& row = rows[i];
+    row.live = &live[live_order[i]];
     const Application& app = *row.live;
-    row_of.emplace(app.name, i);
-    auto d = desired_by_name.find(app.name);
-    row.desired = d == desired_by_name.end() ? nullptr : d->second;
-    row.step = row.desired ? assignment.StepOf(app.name) : -1;
-    const bool spec_differs = row.desired && SpecDiffers(SpecOf(*row.desired), app.spec,
-                                                         appset.ignore_application_differences);
-    auto p = prev_by_name.find(app.name);
-    const AppRolloutStatus* previous = p == prev_by_name.end() ? nullptr : p->second;
+    while (d < desired_order.size() && desired[desired_order[d]].name < app.name) ++d;
+    if (d < desired_order.size() && desired[desired_order[d]].name == app.name) {
+      row.desired = &desired[desired_order[d]];
+      row.step = assignment.steps[desired_order[d]];
+      row_of_desired[desired_order[d]] = i;
+    }
+    while (p < prev_order.size() && prev_entries[prev_order[p]].application < app.name) ++p;
+    const AppRolloutStatus* previous =
+        p < prev_order.size() && prev_entries[prev_order[p]].application == app.name
+            ? &prev_entries[prev_order[p]]
+            : nullptr;
+    // Only a synced entry reacts to a spec difference (DetectChange): skip the comparison
+    // for the others.
+    const bool spec_matters = previous && (previous->status == RolloutAppState::kProgressing ||
+                                           previous->status == RolloutAppState::kHealthy);
+    const bool spec_differs =
+        spec_matters && row.desired &&
+        SpecDiffers(SpecOf(*row.desired), app.spec, appset.ignore_application_differences);
     AppStatusUpdate update = UpdateAppRolloutStatus(
-        previous, app, spec_differs, std::to_string(row.step + 1 > 0 ? row.step + 1 : -1), now);
+        previous, app, spec_differs, std::to_string(row.step >= 0 ? row.step + 1 : -1), now);
     new_generation = new_generation || update.changed;
     row.entry = std::move(update.entry);
     // A skip is an operator's decision about one revision: a new pin clears it.
@@ -230,7 +271,10 @@ PlanResult Plan(const ApplicationSet& appset, const std::vector<GeneratedApplica
   }
   // Skips of apps that no longer exist go with their entries.
   for (auto it = state.skipped.begin(); it != state.skipped.end();) {
-    it = row_of.count(it->first) ? std::next(it) : state.skipped.erase(it);
+    const bool exists = std::binary_search(
+        live_order.begin(), live_order.end(), it->first,
+        [&](const auto& a, const auto& b) { return NameOf(live, a) < NameOf(live, b); });
+    it = exists ? std::next(it) : state.skipped.erase(it);
   }
 
   const int step_count = static_cast<int>(strategy.steps.size());
@@ -242,10 +286,10 @@ PlanResult Plan(const ApplicationSet& appset, const std::vector<GeneratedApplica
     std::vector<std::vector<AppGateFacts>> facts(step_count);
     for (int s = 0; s < step_count; ++s) {
       facts[s].reserve(assignment.members[s].size());
-      for (const auto& name : assignment.members[s]) {
+      for (size_t di : assignment.members[s]) {
         AppGateFacts f;
-        if (auto it = row_of.find(name); it != row_of.end()) {
-          const AppRow& row = rows[it->second];
+        if (const size_t ri = row_of_desired[di]; ri != kNone) {
+          const AppRow& row = rows[ri];
           f.exists = true;
           f.entry_healthy = row.entry.status == RolloutAppState::kHealthy;
           f.live_health_ok = LiveHealthAllowsCompletion(row.live->health_status);
@@ -319,13 +363,12 @@ PlanResult Plan(const ApplicationSet& appset, const std::vector<GeneratedApplica
   r.rollout = std::move(state);
   r.application_status.reserve(rows.size());
   for (auto& row : rows) r.application_status.push_back(std::move(row.entry));
-  FinishStatus(r, prev_status);
   return r;
 }
 
 Json PlanOutputJson(const PlanResult& r) {
   Json out = Json::object();
-  out["status"] = r.status;
+  out["status"] = PlanStatusJson(r);
   out["appsToSync"] = r.apps_to_sync;
   out["steps"] = r.steps;
   Json ops = Json::object();

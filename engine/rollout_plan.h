@@ -25,6 +25,19 @@
 
 namespace fleetwave::engine {
 
+// The rollout's part of an ApplicationSet status, decoded: what Plan reads back each
+// reconcile. The daemon keeps it in this form; `plan` decodes it from the input file.
+struct StoredRolloutStatus {
+  std::vector<AppRolloutStatus> application_status;
+  std::vector<AppSetCondition> conditions;
+  RolloutState rollout;
+  bool has_rollout = false;     // status.rollout was present
+  Json other = Json::object();  // every other status field, passed through unchanged
+};
+
+// Decodes status.{applicationStatus, conditions, rollout}; malformed parts are issues.
+StoredRolloutStatus DecodeStoredRolloutStatus(const Json& status, Issues& issues);
+
 struct PlanResult {
   // False when the set cannot be planned at all (an unsupported strategy type); `issues` says
   // why and nothing else is set.
@@ -34,7 +47,7 @@ struct PlanResult {
   std::vector<AppRolloutStatus> application_status;  // sorted by application
   std::vector<AppSetCondition> conditions;           // sorted by type
   std::optional<RolloutState> rollout;               // RollingSync only
-  Json status = Json::object();  // the whole next status, other stored fields passed through
+  Json other_status = Json::object();      // stored status fields the rollout does not own
   std::vector<std::string> apps_to_sync;   // sorted
   std::map<std::string, int> steps;        // every desired or live app: 1-based, -1 = none
   std::map<std::string, Json> operations;  // per app to sync: the Argo-shaped operation
@@ -57,6 +70,16 @@ bool SpecDiffers(const Json& desired_spec, const Json& live_spec,
 // generators); `live` the existing Applications. Names are unique in each.
 PlanResult Plan(const ApplicationSet& appset, const std::vector<GeneratedApplication>& desired,
                 const std::vector<Application>& live, Time now);
+
+// The same with the stored status already decoded (appset.status is not read): the daemon's
+// form, which skips re-reading a large status document every reconcile.
+PlanResult Plan(const ApplicationSet& appset, const StoredRolloutStatus& stored,
+                const std::vector<GeneratedApplication>& desired,
+                const std::vector<Application>& live, Time now);
+
+// The ApplicationSet status after the reconcile, as stored and printed: applicationStatus,
+// conditions, rollout (RollingSync only) and the passed-through fields.
+Json PlanStatusJson(const PlanResult& result);
 
 // The `fleetwave plan -o json` document: {status, appsToSync, steps, operations}.
 Json PlanOutputJson(const PlanResult& result);

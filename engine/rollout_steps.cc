@@ -83,11 +83,6 @@ std::optional<std::string> RolloutConfigIssues::ConditionMessage() const {
   return std::nullopt;
 }
 
-int StepAssignment::StepOf(const std::string& app) const {
-  auto it = step_of.find(app);
-  return it == step_of.end() ? -1 : it->second;
-}
-
 bool StepSelects(const RolloutStep& step, const std::map<std::string, std::string>& labels) {
   for (const auto& expr : step.match_expressions) {
     if (!IsSupportedOperator(expr.op)) return false;
@@ -118,19 +113,22 @@ StepAssignment AssignSteps(const Strategy& strategy,
     }
   }
   std::vector<int> selecting;
-  for (const auto& app : desired) {
+  out.steps.resize(desired.size(), -1);
+  for (size_t i = 0; i < desired.size(); ++i) {
+    const auto& app = desired[i];
     selecting.clear();
     for (int s = 0; s < n; ++s) {
       if (StepSelects(strategy.steps[s], app.labels)) selecting.push_back(s);
     }
     const int step = selecting.empty() ? -1 : selecting.front();
-    out.step_of[app.name] = step;
-    if (step >= 0) out.members[step].push_back(app.name);
+    out.steps[i] = step;
+    if (step >= 0) out.members[step].push_back(i);
     if (selecting.size() > 1) out.issues.duplicates[app.name] = selecting;
   }
   for (int s = 0; s < n; ++s) {
     auto& m = out.members[s];
-    std::sort(m.begin(), m.end());
+    std::sort(m.begin(), m.end(),
+              [&](size_t a, size_t b) { return desired[a].name < desired[b].name; });
     if (m.empty()) out.issues.empty_steps.push_back(s);
   }
   return out;

@@ -37,12 +37,12 @@ struct RolloutConfigIssues {
   std::optional<std::string> ConditionMessage() const;
 };
 
+// Indices refer to the `desired` vector given to AssignSteps: a reconcile of many thousand
+// apps joins by index, never by name.
 struct StepAssignment {
-  std::map<std::string, int> step_of;             // desired app -> 0-based step, -1 = none
-  std::vector<std::vector<std::string>> members;  // per step, app names in name order
+  std::vector<int> steps;                    // per desired app: 0-based step, -1 = none
+  std::vector<std::vector<size_t>> members;  // per step: desired indices, in name order
   RolloutConfigIssues issues;
-
-  int StepOf(const std::string& app) const;  // -1 for unknown apps too
 };
 
 // True iff the step selects an app with these labels: every matchExpression passes (AND);

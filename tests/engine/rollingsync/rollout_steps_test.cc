@@ -55,15 +55,20 @@ TEST(StepAssignment, FirstMatchingStepWinsAndUnmatchedIsMinusOne) {
   s.steps = {StepIn("env", {"dev"}), StepIn("region", {"eu"}), StepIn("env", {"none"})};
   const auto a = AssignSteps(s, {App("both", {{"env", "dev"}, {"region", "eu"}}),
                                  App("eu", {{"region", "eu"}}), App("loose", {{"team", "x"}})});
-  EXPECT_EQ(a.StepOf("both"), 0);
-  EXPECT_EQ(a.StepOf("eu"), 1);
-  EXPECT_EQ(a.StepOf("loose"), -1);
-  EXPECT_EQ(a.StepOf("unknown"), -1);
-  EXPECT_EQ(a.members[0], std::vector<std::string>{"both"});
-  EXPECT_EQ(a.members[1], std::vector<std::string>{"eu"});
+  EXPECT_EQ(a.steps, (std::vector<int>{0, 1, -1}));
+  EXPECT_EQ(a.members[0], std::vector<size_t>{0});
+  EXPECT_EQ(a.members[1], std::vector<size_t>{1});
   EXPECT_TRUE(a.members[2].empty());
   EXPECT_EQ(a.issues.duplicates.at("both"), (std::vector<int>{0, 1}));
   EXPECT_EQ(a.issues.empty_steps, std::vector<int>{2});
+}
+
+TEST(StepAssignment, MembersAreInNameOrder) {
+  Strategy s;
+  s.type = "RollingSync";
+  s.steps = {RolloutStep{}};  // no expressions: selects every app
+  const auto a = AssignSteps(s, {App("c", {}), App("a", {}), App("b", {})});
+  EXPECT_EQ(a.members[0], (std::vector<size_t>{1, 2, 0}));
 }
 
 TEST(StepAssignment, InvalidOperatorReportedOncePerStepFromTheStrategyAlone) {
