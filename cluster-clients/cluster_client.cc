@@ -530,18 +530,22 @@ std::shared_ptr<WatchHandle> ClusterClient::Watch(const ResourceRef& r, WatchOpt
   state->ref = r;
   state->options = std::move(options);
   state->stall_timeout = options_.watch_stall_timeout;
+  // The wrappers hold the state weakly (no cycle); each queued callback holds it strongly, so
+  // a callback queued before the request finished still runs (unless cancelled).
   std::weak_ptr<WatchState> weak = state;
   Executor* exec = executor_;
   state->on_event = [exec, weak, on_event = std::move(on_event)](WatchEvent ev) {
-    exec->Submit([weak, on_event, ev = std::move(ev)]() mutable {
-      auto s = weak.lock();
-      if (s && !s->canceled) on_event(std::move(ev));
+    auto s = weak.lock();
+    if (!s) return;
+    exec->Submit([s, on_event, ev = std::move(ev)]() mutable {
+      if (!s->canceled) on_event(std::move(ev));
     });
   };
   state->on_end = [exec, weak, on_end = std::move(on_end)](Result res) {
-    exec->Submit([weak, on_end, res = std::move(res)]() mutable {
-      auto s = weak.lock();
-      if (s && !s->canceled) on_end(std::move(res));
+    auto s = weak.lock();
+    if (!s) return;
+    exec->Submit([s, on_end, res = std::move(res)]() mutable {
+      if (!s->canceled) on_end(std::move(res));
     });
   };
   auto self = shared_from_this();
