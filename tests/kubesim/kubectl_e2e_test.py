@@ -248,5 +248,22 @@ class KubectlWallClockTest(unittest.TestCase):
         self.assertNotEqual(self.sim.kubectl("get", "ns", "brief", check=False).returncode, 0)
 
 
+class PlainHttpTest(unittest.TestCase):
+    """Without --tls: kubectl sends no token over plain HTTP, so none is required; a wrong
+    token is still refused."""
+
+    def test_kubectl_works_and_wrong_token_is_refused(self):
+        sim = Kubesim(clusters=1, tls=False)
+        try:
+            self.assertTrue(sim.server().startswith("http://"))
+            sim.kubectl("create", "-f", "-", input=configmap("plain"))
+            self.assertIn("plain", sim.kubectl("get", "cm").stdout)
+            status, body = sim.request("GET", "/api/v1/namespaces", token="wrong")
+            self.assertEqual(status, 401)
+            self.assertEqual(body["reason"], "Unauthorized")
+        finally:
+            sim.stop()
+
+
 if __name__ == "__main__":
     unittest.main()

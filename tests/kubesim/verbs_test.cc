@@ -202,3 +202,32 @@ TEST_F(VerbsTest, CloneSetServedInBothVersions) {
 
 }  // namespace
 }  // namespace fleetwave::kubesim
+
+namespace fleetwave::kubesim {
+namespace {
+
+TEST_F(VerbsTest, SelectorWatchesSeeObjectsEnterAndLeave) {
+  auto sink = std::make_shared<RecordingSink>();
+  WatchFilter f;
+  f.resource = T("configmaps").id;
+  f.version = "v1";
+  std::string error;
+  f.labels = *LabelSelector::Parse("pick=yes", &error);
+  cluster_.hub().Add(f, sink);
+  Create("configmaps", "ns", R"({"metadata":{"name":"a","labels":{"pick":"no"}}})");
+  auto relabel = [&](const char* value) {
+    Json patch = {{"metadata", {{"labels", {{"pick", value}}}}}};
+    PatchObject(cluster_, T("configmaps"), "ns", "a", patch, PatchType::kMerge, false, Ctx());
+  };
+  relabel("yes");
+  relabel("yes2");
+  ASSERT_EQ(sink->lines.size(), 2u);
+  EXPECT_EQ(sink->lines[0]["type"], "ADDED");
+  EXPECT_EQ(sink->lines[1]["type"], "DELETED");
+  EXPECT_EQ(sink->lines[1]["object"]["metadata"]["labels"]["pick"], "yes");
+  EXPECT_EQ(sink->lines[1]["object"]["metadata"]["resourceVersion"],
+            std::to_string(cluster_.resource_version()));
+}
+
+}  // namespace
+}  // namespace fleetwave::kubesim

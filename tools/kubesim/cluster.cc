@@ -29,15 +29,18 @@ Cluster::Cluster(int index, std::string token, std::uint64_t seed, const Clock& 
 
 Json Cluster::Commit(ResourceId resource, Json object, EventType type) {
   object["metadata"]["resourceVersion"] = std::to_string(++rv_);
+  std::optional<Json> previous;
+  if (type == EventType::kModified && hub_.WantsPrevious(resource))
+    previous = store_.Get(resource, NamespaceOf(object), NameOf(object));
   store_.Put(resource, NamespaceOf(object), NameOf(object), object);
-  hub_.Publish(type, resource, rv_, object, clock_.Now());
+  hub_.Publish(type, resource, rv_, object, previous ? &*previous : nullptr, clock_.Now());
   return object;
 }
 
 Json Cluster::Erase(ResourceId resource, Json object) {
   store_.Erase(resource, NamespaceOf(object), NameOf(object));
   object["metadata"]["resourceVersion"] = std::to_string(++rv_);
-  hub_.Publish(EventType::kDeleted, resource, rv_, object, clock_.Now());
+  hub_.Publish(EventType::kDeleted, resource, rv_, object, nullptr, clock_.Now());
   return object;
 }
 

@@ -15,7 +15,8 @@
 namespace fleetwave::kubesim {
 
 struct ClusterOptions {
-  std::size_t history_events = 1000;
+  // Bounded so 2,000 busy clusters stay within memory (real watch caches keep ~100 per type).
+  std::size_t history_events = 256;
   Duration history_window = std::chrono::minutes(5);
 };
 

@@ -93,6 +93,7 @@ int main(int argc, char** argv) {
   srv.host = listen.substr(0, colon);
   srv.port = static_cast<std::uint16_t>(std::atoi(listen.substr(colon + 1).c_str()));
 
+  sim.tls = tls;
   RaiseFileLimit();
   if (tls) {
     std::string error;

@@ -20,6 +20,7 @@ struct SimulatorOptions {
   int clusters = 1;
   std::uint64_t seed = 1;
   bool manual_clock = false;
+  bool tls = false;  // serving HTTPS: every request must carry its cluster's token
   int tick_ms = 50;
   Duration continue_window = std::chrono::minutes(5);
   ClusterOptions cluster;

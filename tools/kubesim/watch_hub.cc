@@ -45,7 +45,7 @@ bool WatchHub::Matches(const WatchFilter& f, ResourceId resource, const Json& ob
 }
 
 void WatchHub::Publish(EventType type, ResourceId resource, std::uint64_t rv, const Json& object,
-                       TimePoint now) {
+                       const Json* previous, TimePoint now) {
   if (max_events_ > 0) {
     history_.push_back({rv, now, type, resource, Json::to_cbor(object)});
     if (history_.size() > max_events_) {
@@ -54,11 +54,33 @@ void WatchHub::Publish(EventType type, ResourceId resource, std::uint64_t rv, co
     }
   }
   // Copy: a sink may close its watch (and so mutate watches_) while we deliver.
-  std::vector<Watch> targets;
+  std::vector<std::pair<Watch, EventType>> targets;
+  for (const auto& w : watches_) {
+    bool now_matches = Matches(w.filter, resource, object);
+    bool was_matching = type == EventType::kModified && previous
+                            ? Matches(w.filter, resource, *previous)
+                            : now_matches;
+    if (now_matches && was_matching)
+      targets.emplace_back(w, type);
+    else if (now_matches)
+      targets.emplace_back(w, EventType::kAdded);
+    else if (was_matching)
+      targets.emplace_back(w, EventType::kDeleted);
+  }
+  for (const auto& [w, t] : targets) {
+    // An object leaving the selection is reported in its last matching form, at the new
+    // resourceVersion.
+    Json shown = t == EventType::kDeleted && type == EventType::kModified ? *previous : object;
+    shown["metadata"]["resourceVersion"] = object["metadata"]["resourceVersion"];
+    w.sink->Send(EventLine(EventTypeName(t), Present(w.filter, std::move(shown), now)));
+  }
+}
+
+bool WatchHub::WantsPrevious(ResourceId resource) const {
   for (const auto& w : watches_)
-    if (Matches(w.filter, resource, object)) targets.push_back(w);
-  for (const auto& w : targets)
-    w.sink->Send(EventLine(EventTypeName(type), Present(w.filter, object, now)));
+    if (w.filter.resource == resource && (!w.filter.labels.empty() || !w.filter.fields.empty()))
+      return true;
+  return false;
 }
 
 bool WatchHub::Replay(std::uint64_t rv, const WatchFilter& filter, WatchSink& sink,

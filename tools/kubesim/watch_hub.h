@@ -46,9 +46,12 @@ class WatchHub {
  public:
   WatchHub(std::size_t max_events, Duration window);
 
-  // Records an event and delivers it to matching watches.
+  // Records an event and delivers it to matching watches. `previous` (the object before a
+  // MODIFIED, when known) turns selector transitions into ADDED/DELETED as API servers do.
   void Publish(EventType type, ResourceId resource, std::uint64_t rv, const Json& object,
-               TimePoint now);
+               const Json* previous, TimePoint now);
+  // Whether Publish needs the previous object: some watch on `resource` filters.
+  bool WantsPrevious(ResourceId resource) const;
   // Replays events after `rv` that match `filter` to `sink`. Returns false (sending nothing)
   // when `rv` is older than the retained history.
   bool Replay(std::uint64_t rv, const WatchFilter& filter, WatchSink& sink, TimePoint now) const;
