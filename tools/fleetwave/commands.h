@@ -16,5 +16,6 @@ int RunGenerate(const Argv& args, std::ostream& out, std::ostream& err);
 int RunPlan(const Argv& args, std::ostream& out, std::ostream& err);
 int RunProgress(const Argv& args, std::ostream& out, std::ostream& err);
 int RunHealth(const Argv& args, std::ostream& out, std::ostream& err);
+int RunDoctor(const Argv& args, std::ostream& out, std::ostream& err);
 
 }  // namespace fleetwave::cli

@@ -20,6 +20,7 @@ constexpr Command kCommands[] = {
     {"plan", fleetwave::cli::RunPlan, "offline RollingSync planner"},
     {"progress", fleetwave::cli::RunProgress, "offline progress-deadline calculator"},
     {"health", fleetwave::cli::RunHealth, "health of any Kubernetes object"},
+    {"doctor", fleetwave::cli::RunDoctor, "check every cluster's connection and permissions"},
 };
 
 int Usage(std::ostream& os, int code) {
