@@ -308,7 +308,7 @@ void SyncOne(ControllerContext& ctx, const Json& stored) {
         std::to_string(desired);
     rs.object["metadata"]["annotations"]["deployment.kubernetes.io/max-replicas"] =
         std::to_string(desired + fp.surge);
-    if (rs.object.value("spec", Json()) != rs.original.value("spec", Json()) && !rs.created)
+    if (!rs.created && rs.object.value("spec", Json()) != rs.original.value("spec", Json()))
       rs.object["metadata"]["generation"] = GenerationOf(rs.object) + 1;
     rs_status["observedGeneration"] = GenerationOf(rs.object);
     rs.object["status"] = rs_status;
@@ -393,7 +393,18 @@ void SyncOne(ControllerContext& ctx, const Json& stored) {
     phase = RolloutPhase::kDeadlineExceeded;
   else if (complete)
     phase = RolloutPhase::kAvailable;
-  ctx.tracker.Observe("Deployment", ns, name, GenerationOf(written), hash, phase, ctx.now);
+  // What is rolling out is the newest ReplicaSet's template: a template changed while paused
+  // has no ReplicaSet yet, so its rollout starts only on resume.
+  std::string rolling = hash;
+  if (!fresh) {
+    long long best = -1;
+    for (const auto& rs : all)
+      if (rs.Revision() > best) {
+        best = rs.Revision();
+        rolling = StringAt(rs.object, "/metadata/labels/pod-template-hash");
+      }
+  }
+  ctx.tracker.Observe("Deployment", ns, name, GenerationOf(written), rolling, phase, ctx.now);
 }
 
 }  // namespace
