@@ -18,7 +18,8 @@ using namespace fleetwave::kubesim;
 constexpr const char* kUsage =
     "usage: kubesim --clusters N --listen HOST:PORT --kubeconfig-out FILE [--tls] [--ports]\n"
     "               [--seed S] [--manual-clock] [--tick-ms MS] [--bookmark-interval DUR]\n"
-    "               [--history-window DUR] [--history-events N]\n";
+    "               [--history-window DUR] [--history-events N]\n"
+    "               [--ready-ms MS] [--nodes N] [--kruise-progress-conditions]\n";
 
 int Fail(const std::string& message) {
   std::cerr << "kubesim: " << message << "\n";
@@ -72,6 +73,13 @@ int main(int argc, char** argv) {
       } else {
         srv.bookmark_interval = *d;
       }
+    } else if (a == "--ready-ms" && value(&v)) {
+      sim.control.controllers.ready_delay =
+          std::chrono::milliseconds(std::max(0, std::atoi(v.c_str())));
+    } else if (a == "--nodes" && value(&v)) {
+      sim.control.controllers.nodes = std::max(0, std::atoi(v.c_str()));
+    } else if (a == "--kruise-progress-conditions") {
+      sim.control.controllers.kruise_progress_conditions = true;
     } else if (a == "--tls") {
       tls = true;
     } else if (a == "--ports") {
