@@ -1,7 +1,9 @@
 #include "tools/kubesim/server.h"
 
 #include <deque>
+#include <functional>
 #include <iostream>
+#include <unordered_map>
 
 #include <boost/asio.hpp>
 #include <boost/asio/ssl.hpp>
@@ -23,17 +25,57 @@ namespace {
 // A slow watcher that lets this much pile up is cut off, as API servers drop slow watches.
 constexpr std::size_t kMaxQueuedWatchBytes = 64 << 20;
 
+// The open watch streams per cluster, so a dropWatches or down fault can end them all.
+class WatchRegistry {
+ public:
+  void Add(int cluster, std::uint64_t id, std::function<void()> finish) {
+    watches_[cluster][id] = std::move(finish);
+  }
+  void Remove(int cluster, std::uint64_t id) {
+    auto it = watches_.find(cluster);
+    if (it == watches_.end()) return;
+    it->second.erase(id);
+    if (it->second.empty()) watches_.erase(it);
+  }
+  // Ends every watch of `cluster` the way an API server ends a watch: a clean end of stream.
+  void Drop(int cluster) {
+    auto it = watches_.find(cluster);
+    if (it == watches_.end()) return;
+    auto finishers = std::move(it->second);  // finishing unregisters: iterate a copy
+    watches_.erase(it);
+    for (auto& [id, finish] : finishers) finish();
+  }
+
+ private:
+  std::unordered_map<int, std::unordered_map<std::uint64_t, std::function<void()>>> watches_;
+};
+
 template <class Stream>
 class Session : public std::enable_shared_from_this<Session<Stream>> {
  public:
   template <class... Args>
-  Session(Simulator& sim, int cluster, Duration bookmark_interval, Args&&... args)
+  Session(Simulator& sim, WatchRegistry& registry, int cluster, Duration bookmark_interval,
+          Args&&... args)
       : stream_(std::forward<Args>(args)...),
         sim_(sim),
+        registry_(registry),
         cluster_(cluster),
         bookmark_interval_(bookmark_interval),
         watch_timer_(stream_.get_executor()),
-        bookmark_timer_(stream_.get_executor()) {}
+        bookmark_timer_(stream_.get_executor()),
+        fault_timer_(stream_.get_executor()),
+        delay_timer_(stream_.get_executor()) {}
+
+  // A refused connection: reset at once (RST, not an orderly close), as a dead server's
+  // port does.
+  void Reset() {
+    closed_ = true;
+    UnregisterWatch();
+    error_code ec;
+    auto& sock = beast::get_lowest_layer(stream_).socket();
+    sock.set_option(net::socket_base::linger(true, 0), ec);
+    sock.close(ec);
+  }
 
   void Start() {
     if constexpr (std::is_same_v<Stream, beast::tcp_stream>) {
@@ -54,7 +96,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
    public:
     explicit Sink(std::weak_ptr<Session> s) : session_(std::move(s)) {}
     void Send(std::string line) override {
-      if (auto s = session_.lock()) s->Enqueue(std::move(line));
+      if (auto s = session_.lock()) s->Deliver(std::move(line));
     }
 
    private:
@@ -74,25 +116,69 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   void OnRead(error_code ec) {
     if (ec) return Close();
     auto req = parser_->release();
-    HttpRequest r;
-    r.method = std::string(req.method_string());
-    r.target = std::string(req.target());
-    r.content_type = std::string(req[http::field::content_type]);
-    r.accept = std::string(req[http::field::accept]);
-    r.authorization = std::string(req[http::field::authorization]);
-    r.user_agent = std::string(req[http::field::user_agent]);
-    r.body = std::move(req.body());
+    auto r = std::make_shared<HttpRequest>();
+    r->method = std::string(req.method_string());
+    r->target = std::string(req.target());
+    r->content_type = std::string(req[http::field::content_type]);
+    r->accept = std::string(req[http::field::accept]);
+    r->authorization = std::string(req[http::field::authorization]);
+    r->user_agent = std::string(req[http::field::user_agent]);
+    r->body = std::move(req.body());
+    // Faults of the addressed cluster apply before the simulator sees the request; the admin
+    // API (/kubesim/...) is never faulty.
+    int cluster = ControlPlane::ClusterOf(r->target, cluster_, sim_.cluster_count());
+    FaultAction fault = cluster >= 0 ? sim_.control().faults().Decide(cluster) : FaultAction{};
+    if (fault.kind == FaultAction::kReset) return Reset();
+    if (fault.kind == FaultAction::kHang) {
+      // Accept, never answer: only the client hanging up (or its timeout) ends this.
+      return stream_.async_read_some(
+          net::buffer(probe_),
+          [self = this->shared_from_this()](error_code, std::size_t) { self->Close(); });
+    }
+    unsigned version = req.version();
+    bool keep = req.keep_alive();
+    if (fault.latency_ms > 0) {
+      // An async timer, so a slow cluster never delays the others on the one io thread.
+      fault_timer_.expires_after(std::chrono::milliseconds(fault.latency_ms));
+      return fault_timer_.async_wait(
+          [self = this->shared_from_this(), r, version, keep, fault](error_code ec) {
+            if (ec) return self->Close();
+            self->Respond(*r, version, keep, fault);
+          });
+    }
+    Respond(*r, version, keep, fault);
+  }
+
+  void Respond(const HttpRequest& r, unsigned version, bool keep_alive, const FaultAction& fault) {
+    if (closed_) return;
+    if (fault.kind == FaultAction::kRespond) {
+      auto res = std::make_shared<http::response<http::string_body>>(
+          static_cast<http::status>(fault.status), version);
+      res->set(http::field::server, "kubesim");
+      res->set(http::field::content_type, "application/json");
+      if (fault.status == 429)
+        res->set(http::field::retry_after, std::to_string(fault.retry_after));
+      res->keep_alive(keep_alive);
+      res->body() = fault.body;
+      res->prepare_payload();
+      return http::async_write(
+          stream_, *res,
+          [self = this->shared_from_this(), res, keep_alive](error_code ec, std::size_t) {
+            if (ec || !keep_alive) return self->Close();
+            self->DoRead();
+          });
+    }
     Dispatch d = sim_.Handle(r, cluster_);
-    if (d.watch) return StartWatch(*d.watch, req.version());
+    if (d.watch) return StartWatch(*d.watch, version);
     auto res = std::make_shared<http::response<http::string_body>>(
-        static_cast<http::status>(d.response.status), req.version());
+        static_cast<http::status>(d.response.status), version);
     res->set(http::field::server, "kubesim");
     res->set(http::field::content_type, d.response.content_type);
     res->set(http::field::cache_control, "no-cache, private");
-    res->keep_alive(req.keep_alive());
+    res->keep_alive(keep_alive);
     res->body() = std::move(d.response.body);
     res->prepare_payload();
-    bool keep = req.keep_alive();
+    bool keep = keep_alive;
     http::async_write(stream_, *res,
                       [self = this->shared_from_this(), res, keep](error_code ec, std::size_t) {
                         if (ec || !keep) return self->Close();
@@ -128,6 +214,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       return Close();
     }
     if (watch_id_ == 0) return FinishWatch();
+    registry_.Add(plan_->cluster, watch_id_, [weak = this->weak_from_this()] {
+      if (auto self = weak.lock()) self->FinishWatch();
+    });
     int timeout = plan_->timeout_seconds > 0 ? plan_->timeout_seconds : 1800;
     watch_timer_.expires_after(std::chrono::seconds(timeout));
     watch_timer_.async_wait([self = this->shared_from_this()](error_code ec) {
@@ -145,6 +234,33 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       if (ec || self->closed_ || self->finishing_) return;
       self->Enqueue(self->sim_.BookmarkLine(*self->plan_));
       self->ScheduleBookmark();
+    });
+  }
+
+  // Watch lines pass here first: a cluster with watchDelayMs holds each line back that long
+  // (in order) on a timer, so other clusters' watches are not delayed.
+  void Deliver(std::string line) {
+    int delay = plan_ ? sim_.control().faults().WatchDelayMs(plan_->cluster) : 0;
+    if (delay <= 0 && delayed_.empty()) return Enqueue(std::move(line));
+    delayed_.emplace_back(std::chrono::steady_clock::now() + std::chrono::milliseconds(delay),
+                          std::move(line));
+    if (!delay_armed_) ArmDelay();
+  }
+
+  void ArmDelay() {
+    if (delayed_.empty() || closed_) return;
+    delay_armed_ = true;
+    delay_timer_.expires_at(delayed_.front().first);
+    delay_timer_.async_wait([self = this->shared_from_this()](error_code ec) {
+      self->delay_armed_ = false;
+      if (ec || self->closed_) return;
+      auto now = std::chrono::steady_clock::now();
+      while (!self->delayed_.empty() && self->delayed_.front().first <= now) {
+        std::string line = std::move(self->delayed_.front().second);
+        self->delayed_.pop_front();
+        self->Enqueue(std::move(line));
+      }
+      self->ArmDelay();
     });
   }
 
@@ -188,7 +304,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   }
 
   void UnregisterWatch() {
-    if (watch_id_ != 0) sim_.CloseWatch(plan_->cluster, watch_id_);
+    if (watch_id_ != 0) {
+      sim_.CloseWatch(plan_->cluster, watch_id_);
+      registry_.Remove(plan_->cluster, watch_id_);
+    }
     watch_id_ = 0;
     watch_timer_.cancel();
     bookmark_timer_.cancel();
@@ -206,6 +325,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
 
   Stream stream_;
   Simulator& sim_;
+  WatchRegistry& registry_;
   int cluster_;
   Duration bookmark_interval_;
   beast::flat_buffer buffer_;
@@ -215,6 +335,10 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   std::uint64_t watch_id_ = 0;
   net::steady_timer watch_timer_;
   net::steady_timer bookmark_timer_;
+  net::steady_timer fault_timer_;  // injected latency
+  net::steady_timer delay_timer_;  // injected watch delay
+  std::deque<std::pair<std::chrono::steady_clock::time_point, std::string>> delayed_;
+  bool delay_armed_ = false;
   std::deque<std::string> queue_;
   std::size_t queued_bytes_ = 0;
   std::string current_;
@@ -233,21 +357,61 @@ struct Server::Impl {
   void Accept(std::shared_ptr<tcp::acceptor> acceptor, int cluster) {
     acceptor->async_accept(
         net::make_strand(io), [this, acceptor, cluster](error_code ec, tcp::socket socket) {
-          if (!ec) {
+          if (!ec && cluster >= 0 && sim.control().faults().Down(cluster)) {
+            // A down cluster refuses: reset whatever slipped in before its listener closed.
+            socket.set_option(net::socket_base::linger(true, 0), ec);
+            socket.close(ec);
+          } else if (!ec) {
             socket.set_option(tcp::no_delay(true), ec);
             socket.set_option(net::socket_base::keep_alive(true), ec);
             if (tls_context) {
               std::make_shared<Session<beast::ssl_stream<beast::tcp_stream>>>(
-                  sim, cluster, options.bookmark_interval, std::move(socket), *tls_context)
+                  sim, watches, cluster, options.bookmark_interval, std::move(socket), *tls_context)
                   ->Start();
             } else {
-              std::make_shared<Session<beast::tcp_stream>>(sim, cluster, options.bookmark_interval,
-                                                           std::move(socket))
+              std::make_shared<Session<beast::tcp_stream>>(
+                  sim, watches, cluster, options.bookmark_interval, std::move(socket))
                   ->Start();
             }
           }
           if (ec != net::error::operation_aborted) Accept(acceptor, cluster);
         });
+  }
+
+  // With --ports, a down cluster's listener is closed (connection refused) and reopened on
+  // the same port once the fault is cleared.
+  void ScheduleFaultSync() {
+    fault_timer.expires_after(std::chrono::milliseconds(20));
+    fault_timer.async_wait([this](error_code ec) {
+      if (ec) return;
+      SyncListeners();
+      ScheduleFaultSync();
+    });
+  }
+
+  void SyncListeners() {
+    FaultTable& faults = sim.control().faults();
+    if (!options.per_cluster_ports || (faults.empty() && closed_listeners == 0)) return;
+    for (int i = 0; i < static_cast<int>(acceptors.size()); ++i) {
+      auto& a = acceptors[i];
+      bool down = faults.Down(i);
+      error_code ec;
+      if (down && a->is_open()) {
+        a->close(ec);
+        ++closed_listeners;
+      } else if (!down && !a->is_open()) {
+        a->open(endpoints[i].protocol(), ec);
+        if (!ec) a->set_option(net::socket_base::reuse_address(true), ec);
+        if (!ec) a->bind(endpoints[i], ec);
+        if (!ec) a->listen(net::socket_base::max_listen_connections, ec);
+        if (ec) {
+          a->close(ec);  // try again on the next sync
+          continue;
+        }
+        --closed_listeners;
+        Accept(a, i);
+      }
+    }
   }
 
   void ScheduleTick() {
@@ -265,8 +429,12 @@ struct Server::Impl {
   net::io_context io{1};
   std::optional<ssl::context> tls_context;
   std::vector<std::shared_ptr<tcp::acceptor>> acceptors;
+  std::vector<tcp::endpoint> endpoints;  // bound address of each acceptor
+  int closed_listeners = 0;
+  WatchRegistry watches;
   net::signal_set signals;
   net::steady_timer tick_timer;
+  net::steady_timer fault_timer{io};
 };
 
 Server::Server(Simulator& simulator, ServerOptions options)
@@ -312,10 +480,13 @@ bool Server::Start(std::vector<std::uint16_t>* ports, std::string* error) {
       return false;
     }
     ports->push_back(acceptor->local_endpoint().port());
+    s.endpoints.push_back(acceptor->local_endpoint());
     s.acceptors.push_back(acceptor);
     s.Accept(acceptor, s.options.per_cluster_ports ? i : -1);
   }
   s.signals.async_wait([&s](error_code, int) { s.io.stop(); });
+  s.sim.control().SetWatchDropper([&s](int cluster) { s.watches.Drop(cluster); });
+  s.ScheduleFaultSync();
   // With a manual clock, controllers step only when the clock is advanced.
   if (!s.sim.clock().manual()) s.ScheduleTick();
   return true;
