@@ -156,11 +156,16 @@ void ControlPlane::Audit(const AuditedRequest& r, TimePoint now) {
   else
     return;
   if (i >= segs.size()) return;
+  // The group and version sit just before the resource path.
+  std::string group = segs[i - 2] == "api" ? "" : segs[i - 2];
+  std::string version = segs[i - 1];
   AuditRecord a;
   a.time = now;
   a.cluster = "sim-" + std::to_string(r.cluster);
   // /namespaces/NS/<plural>/... is namespaced unless it is the namespace itself.
-  if (segs[i] == "namespaces" && segs.size() >= i + 3) {
+  const ResourceType* inner =
+      segs.size() >= i + 3 ? FindResource(group, version, segs[i + 2]) : nullptr;
+  if (segs[i] == "namespaces" && inner && inner->namespaced) {
     a.ns = segs[i + 1];
     i += 2;
   }
@@ -188,7 +193,16 @@ void ControlPlane::Audit(const AuditedRequest& r, TimePoint now) {
   nlohmann::json response = nlohmann::json::parse(r.response_body, nullptr, false);
   bool is_object = response.is_object() && response.value("kind", "") != "Status" &&
                    response.contains("metadata");
-  if (is_object) {
+  if (is_object && a.name.empty()) a.name = response["metadata"].value("name", "");
+  std::optional<nlohmann::json> stored;
+  if (r.cluster_ref && !a.name.empty() && r.code < 300 && !a.dry_run)
+    if (const ResourceType* t = FindResource(group, version, segs[i]))
+      stored = r.cluster_ref->store().Get(t->id, t->namespaced ? a.ns : "", a.name);
+  if (stored) {
+    if ((*stored)["metadata"].contains("generation"))
+      a.generation = (*stored)["metadata"]["generation"];
+    a.annotations = FleetwaveAnnotations(*stored);
+  } else if (is_object) {
     if (a.name.empty()) a.name = response["metadata"].value("name", "");
     if (response["metadata"].contains("generation"))
       a.generation = response["metadata"]["generation"];

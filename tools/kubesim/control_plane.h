@@ -41,6 +41,9 @@ struct AuditedRequest {
   int cluster = -1;
   int code = 0;
   std::string response_body;
+  // The addressed cluster: the stored object after the write is the truth for generation and
+  // annotations (a /scale or /status reply is not the object itself).
+  const Cluster* cluster_ref = nullptr;
 };
 
 class ControlPlane {

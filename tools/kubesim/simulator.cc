@@ -152,12 +152,13 @@ Dispatch Simulator::Handle(const HttpRequest& request, int bound_cluster) {
   try {
     Dispatch d = Route(request, bound_cluster);
     // Every mutating request is audited, failed ones included (reads are not).
-    if (request.method != "GET")
-      control_.Audit(
-          {request.method, request.target, request.content_type, request.body, request.user_agent,
-           ControlPlane::ClusterOf(request.target, bound_cluster, cluster_count()),
-           d.response.status, d.response.body},
-          clock_.Now());
+    if (request.method != "GET") {
+      int index = ControlPlane::ClusterOf(request.target, bound_cluster, cluster_count());
+      control_.Audit({request.method, request.target, request.content_type, request.body,
+                      request.user_agent, index, d.response.status, d.response.body,
+                      index >= 0 ? clusters_[index].get() : nullptr},
+                     clock_.Now());
+    }
     return d;
   } catch (const std::exception& e) {
     std::cerr << "kubesim: internal error on " << request.method << " " << request.target << ": "
