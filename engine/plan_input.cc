@@ -74,15 +74,43 @@ void DecodeApps(const std::string& text, const std::string& file, PlanInputs& ou
   out.live = std::move(apps.apps);
 }
 
+// kubectl -o json of one ApplicationSet: yaml-cpp is slow on a status with many thousand
+// entries, so the status is taken from nlohmann's parse and only the rest goes through the
+// positioned decoder. Returns nullopt (the caller takes the slow path, whose issues carry
+// exact positions) unless that decodes cleanly.
+std::optional<ApplicationSet> FastJsonAppSet(const std::string& text, const std::string& file) {
+  if (!LooksLikeJson(text)) return std::nullopt;
+  Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object() || doc.value("kind", "") != "ApplicationSet") {
+    return std::nullopt;
+  }
+  Json status = Json::object();
+  if (auto it = doc.find("status"); it != doc.end()) {
+    if (!it->is_object()) return std::nullopt;
+    status = std::move(*it);
+    doc.erase(it);
+  }
+  DecodedApplicationSet decoded;
+  try {
+    decoded = DecodeApplicationSet(YAML::Load(doc.dump()), file);
+  } catch (const YAML::Exception&) {
+    return std::nullopt;
+  }
+  if (!decoded.issues.empty() || !decoded.appset) return std::nullopt;
+  decoded.appset->status = std::move(status);
+  return std::move(decoded.appset);
+}
+
 }  // namespace
 
 PlanInputs DecodePlanInputs(const std::string& appset_text, const std::string& appset_file,
                             const std::string& apps_text, const std::string& apps_file) {
   PlanInputs out;
-  LoadedDocuments docs = LoadYamlDocuments(appset_text, appset_file);
+  std::optional<ApplicationSet> appset = FastJsonAppSet(appset_text, appset_file);
+  LoadedDocuments docs;
+  if (!appset) docs = LoadYamlDocuments(appset_text, appset_file);
   out.issues = std::move(docs.issues);
-  std::optional<ApplicationSet> appset;
-  if (out.issues.empty()) {
+  if (!appset && out.issues.empty()) {
     if (auto node = TheApplicationSet(docs, appset_file, out.issues)) {
       DecodedApplicationSet decoded = DecodeApplicationSet(*node, appset_file);
       for (auto& i : decoded.issues) out.issues.push_back(std::move(i));

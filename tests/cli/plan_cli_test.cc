@@ -147,6 +147,11 @@ TEST(PlanCli, ErrorsNameTheFileOrTheFlag) {
   const std::string bad_yaml = dir.Write("broken.yaml", "items: [\n  - {");
   const std::string nameless = dir.Write("nameless.json", R"({"items": [{"metadata": {}}]})");
   const std::string two_sets = dir.Write("two.yaml", Slurp(good_set) + "---\n" + Slurp(good_set));
+  // A JSON ApplicationSet takes the fast status path; its problems still come with positions.
+  const std::string bad_json_set =
+      dir.Write("set.json",
+                "{\n  \"apiVersion\": \"argoproj.io/v1alpha1\",\n  \"kind\": \"ApplicationSet\",\n"
+                "  \"metadata\": {\"name\": \"s\"},\n  \"spec\": {\"bogus\": 1}\n}\n");
   struct Case {
     const char* name;
     Argv args;
@@ -166,6 +171,10 @@ TEST(PlanCli, ErrorsNameTheFileOrTheFlag) {
        {"--appset", good_set, "--apps", nameless},
        1,
        nameless + ": items[0].metadata.name"},
+      {"JsonApplicationSetProblemHasAPosition",
+       {"--appset", bad_json_set, "--apps", good_apps},
+       1,
+       bad_json_set + ":5:"},
       {"TwoApplicationSets",
        {"--appset", two_sets, "--apps", good_apps},
        1,
