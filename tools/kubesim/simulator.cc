@@ -144,7 +144,7 @@ HttpResponse Simulator::Admin(const HttpRequest& request, const std::string& pat
     }
     return JsonResponse(200, {{"now", FormatMicroTime(clock_.Now())}, {"manual", clock_.manual()}});
   }
-  return Error(NotFound("", "kubesim", path));
+  return Error(NotFoundPath());
 }
 
 Dispatch Simulator::Handle(const HttpRequest& request, int bound_cluster) {
@@ -180,8 +180,7 @@ Dispatch Simulator::Route(const HttpRequest& request, int bound_cluster) {
   std::string prefix;
   if (index < 0) {
     auto segs = Segments(path);
-    if (segs.size() < 2 || segs[0] != "clusters")
-      return {Error(NotFound("", "clusters", path)), std::nullopt};
+    if (segs.size() < 2 || segs[0] != "clusters") return {Error(NotFoundPath()), std::nullopt};
     for (auto& c : clusters_)
       if (c->name() == segs[1]) index = c->index();
     if (index < 0) return {Error(NotFound("", "clusters", segs[1])), std::nullopt};
@@ -204,8 +203,8 @@ Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const
   auto segs = Segments(path);
   Query q = ParseQuery(raw_query);
   const std::string& method = request.method;
-  auto doc = [](const std::optional<Json>& j, const std::string& what) -> Dispatch {
-    if (!j) return {Error(NotFound("", "", what)), std::nullopt};
+  auto doc = [](const std::optional<Json>& j) -> Dispatch {
+    if (!j) return {Error(NotFoundPath()), std::nullopt};
     return {JsonResponse(200, *j), std::nullopt};
   };
   if (segs.empty()) {
@@ -225,9 +224,9 @@ Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const
     if (segs.size() > 2 && segs[1] == "v3") {
       std::string gv;
       for (std::size_t i = 2; i < segs.size(); ++i) gv += (i > 2 ? "/" : "") + segs[i];
-      return doc(OpenApiV3(gv), gv);
+      return doc(OpenApiV3(gv));
     }
-    return {Error(NotFound("", "", path)), std::nullopt};
+    return {Error(NotFoundPath()), std::nullopt};
   }
   std::string group, version;
   std::size_t i;
@@ -238,13 +237,13 @@ Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const
   } else if (segs[0] == "apis") {
     if (segs.size() == 1) return {JsonResponse(200, ApiGroupList()), std::nullopt};
     group = segs[1];
-    if (segs.size() == 2) return doc(ApiGroup(group), group);
+    if (segs.size() == 2) return doc(ApiGroup(group));
     version = segs[2];
     i = 3;
   } else {
-    return {Error(NotFound("", "", path)), std::nullopt};
+    return {Error(NotFoundPath()), std::nullopt};
   }
-  if (segs.size() == i) return doc(ApiResourceList(group, version), path);
+  if (segs.size() == i) return doc(ApiResourceList(group, version));
 
   // /namespaces/NS/<plural>/... addresses namespaced resources; otherwise "namespaces" is
   // itself the resource (with subresources such as status and finalize).
@@ -257,7 +256,7 @@ Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const
     }
   }
   const ResourceType* t = FindResource(group, version, segs[i]);
-  if (!t) return {Error(NotFound(group, segs[i], "")), std::nullopt};
+  if (!t) return {Error(NotFoundPath()), std::nullopt};
   std::string name = segs.size() > i + 1 ? segs[i + 1] : "";
   std::string sub = segs.size() > i + 2 ? segs[i + 2] : "";
   if (segs.size() > i + 3 ||

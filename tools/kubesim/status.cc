@@ -35,6 +35,10 @@ ApiError NotFound(const std::string& group, const std::string& plural, const std
           plural, name,       group};
 }
 
+ApiError NotFoundPath() {
+  return {404, "NotFound", "the server could not find the requested resource"};
+}
+
 ApiError AlreadyExists(const std::string& group, const std::string& plural,
                        const std::string& name) {
   return {409,

@@ -42,6 +42,8 @@ struct ApiError {
 };
 
 ApiError NotFound(const std::string& group, const std::string& plural, const std::string& name);
+// A path that names no resource or document.
+ApiError NotFoundPath();
 ApiError AlreadyExists(const std::string& group, const std::string& plural,
                        const std::string& name);
 ApiError Conflict(const std::string& group, const std::string& plural, const std::string& name,
