@@ -166,7 +166,10 @@ std::string HumanDuration(Duration d) {
   } else if (days < 365 * 2) {
     std::snprintf(buf, sizeof buf, "%lldd", days);
   } else if (days < 365 * 8) {
-    std::snprintf(buf, sizeof buf, "%lldy%lldd", y, days % 365);
+    if (days % 365 == 0)
+      std::snprintf(buf, sizeof buf, "%lldy", y);
+    else
+      std::snprintf(buf, sizeof buf, "%lldy%lldd", y, days % 365);
   } else {
     std::snprintf(buf, sizeof buf, "%lldy", y);
   }
