@@ -270,7 +270,7 @@ Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const
   ctx.version = version;
   ctx.manager = q.count("fieldManager") ? q["fieldManager"] : DefaultManager(request.user_agent);
   ctx.dry_run = Get(q, "dryRun") == "All";
-  ctx.status = sub == "status" || sub == "finalize";
+  ctx.status = sub == "status";
   std::string ct = request.content_type.substr(0, request.content_type.find(';'));
   if (!request.body.empty() && ct.find("protobuf") != std::string::npos)
     return {Error(UnsupportedMediaType(request.content_type)), std::nullopt};
@@ -375,6 +375,17 @@ Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const
   if (method == "PUT") {
     Json b;
     if (auto e = body(&b)) return {Error(*e), std::nullopt};
+    if (sub == "finalize") {
+      // namespaces/NAME/finalize changes spec.finalizers and nothing else.
+      auto current = c.store().Get(kNamespaces, "", name);
+      if (!current) return reply(Fail(NotFound("", "namespaces", name)));
+      Json next = *current;
+      next["spec"]["finalizers"] =
+          b.contains("spec") ? b["spec"].value("finalizers", Json::array()) : Json::array();
+      if (b.contains("metadata") && b["metadata"].contains("resourceVersion"))
+        next["metadata"]["resourceVersion"] = b["metadata"]["resourceVersion"];
+      return reply(UpdateObject(c, *t, ns, name, std::move(next), ctx));
+    }
     return reply(UpdateObject(c, *t, ns, name, std::move(b), ctx));
   }
   if (method == "PATCH") {

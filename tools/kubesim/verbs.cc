@@ -200,7 +200,8 @@ Outcome ListObjects(Cluster& c, const ResourceType& t, const std::string& versio
     ContinueToken next = token;
     next.start_after = last_key;
     meta["continue"] = next.Encode();
-    meta["remainingItemCount"] = remaining;
+    // Like the API server, only an unfiltered list knows how many items remain.
+    if (p.labels.empty() && p.fields.empty()) meta["remainingItemCount"] = remaining;
   }
   return {200,
           {{"kind", t.kind + "List"},
