@@ -133,6 +133,11 @@ class KubectlManualClockTest(unittest.TestCase):
         c = got["spec"]["template"]["spec"]["containers"][0]
         self.assertEqual(c["image"], "nginx:1.26")
         self.assertEqual(c["ports"][0]["containerPort"], 80)
+        # Default validation is server-side Strict: a misspelt field is refused.
+        typo = deployment("csa-typo").replace("\nspec:", "\nspex:", 1)
+        refused = self.k("apply", "-f", "-", input=typo, check=False)
+        self.assertNotEqual(refused.returncode, 0)
+        self.assertIn('strict decoding error: unknown field "spex"', refused.stderr)
 
     def test_server_side_apply_conflict_between_managers(self):
         self.k("apply", "--server-side", "--field-manager=alice", "-f", "-",

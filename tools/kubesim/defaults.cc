@@ -1,5 +1,6 @@
 #include "tools/kubesim/defaults.h"
 
+#include <algorithm>
 #include <cctype>
 #include <functional>
 #include <string>
@@ -188,6 +189,47 @@ std::vector<StatusCause> Validate(const ResourceType& type, const Json& object) 
            "spec.replicas"});
   }
   return causes;
+}
+
+std::vector<std::string> UnknownFields(const ResourceType& type, const Json& object) {
+  std::vector<std::string> known = {"apiVersion", "kind", "metadata"};
+  const std::string& k = type.kind;
+  if (k == "ConfigMap") {
+    known.insert(known.end(), {"data", "binaryData", "immutable"});
+  } else if (k == "Secret") {
+    known.insert(known.end(), {"data", "stringData", "type", "immutable"});
+  } else if (k == "ServiceAccount") {
+    known.insert(known.end(), {"secrets", "imagePullSecrets", "automountServiceAccountToken"});
+  } else if (k == "Event") {
+    return {};  // read-only for clients; never validated
+  } else {
+    known.insert(known.end(), {"spec", "status"});
+  }
+  static const std::vector<std::string> kMeta = {"name",
+                                                 "generateName",
+                                                 "namespace",
+                                                 "selfLink",
+                                                 "uid",
+                                                 "resourceVersion",
+                                                 "generation",
+                                                 "creationTimestamp",
+                                                 "deletionTimestamp",
+                                                 "deletionGracePeriodSeconds",
+                                                 "labels",
+                                                 "annotations",
+                                                 "ownerReferences",
+                                                 "finalizers",
+                                                 "managedFields"};
+  std::vector<std::string> unknown;
+  if (!object.is_object()) return unknown;
+  for (auto it = object.begin(); it != object.end(); ++it) {
+    if (std::find(known.begin(), known.end(), it.key()) == known.end()) unknown.push_back(it.key());
+  }
+  if (object.contains("metadata") && object["metadata"].is_object())
+    for (auto it = object["metadata"].begin(); it != object["metadata"].end(); ++it)
+      if (std::find(kMeta.begin(), kMeta.end(), it.key()) == kMeta.end())
+        unknown.push_back("metadata." + it.key());
+  return unknown;
 }
 
 }  // namespace fleetwave::kubesim

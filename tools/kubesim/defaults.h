@@ -21,4 +21,9 @@ Json InitialStatus(const ResourceType& type);
 // Field errors that make the write 422 Invalid; empty when the object is acceptable.
 std::vector<StatusCause> Validate(const ResourceType& type, const Json& object);
 
+// Top-level and metadata fields `type` does not define ("spex", "metadata.lables"), for
+// fieldValidation=Strict (kubectl's default). Deeper levels are not checked: kubesim's schemas
+// are permissive there.
+std::vector<std::string> UnknownFields(const ResourceType& type, const Json& object);
+
 }  // namespace fleetwave::kubesim

@@ -271,6 +271,7 @@ Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const
   ctx.manager = q.count("fieldManager") ? q["fieldManager"] : DefaultManager(request.user_agent);
   ctx.dry_run = Get(q, "dryRun") == "All";
   ctx.status = sub == "status";
+  ctx.strict = Get(q, "fieldValidation") == "Strict";
   std::string ct = request.content_type.substr(0, request.content_type.find(';'));
   if (!request.body.empty() && ct.find("protobuf") != std::string::npos)
     return {Error(UnsupportedMediaType(request.content_type)), std::nullopt};

@@ -44,6 +44,16 @@ bool HasFinalizers(const Json& object) {
   return md.contains("finalizers") && md["finalizers"].is_array() && !md["finalizers"].empty();
 }
 
+// Decoding into the kind's schema drops fields it does not define (Ignore/Warn validation).
+void DropUnknownFields(const ResourceType& t, Json& object) {
+  for (const auto& f : UnknownFields(t, object)) {
+    if (f.rfind("metadata.", 0) == 0)
+      object["metadata"].erase(f.substr(9));
+    else
+      object.erase(f);
+  }
+}
+
 bool Deleting(const Json& object) { return object["metadata"].contains("deletionTimestamp"); }
 
 Outcome Served(const ResourceType& t, const std::string& version, Json stored, int code = 200) {
@@ -81,6 +91,7 @@ Outcome FinishCreate(Cluster& c, const ResourceType& t, Json obj, const WriteCon
   if (t.has_generation) md["generation"] = 1;
   // The main resource of a kind with a status subresource starts with an empty status.
   if (t.has_status) obj["status"] = InitialStatus(t);
+  DropUnknownFields(t, obj);
   ApplyDefaults(t, obj);
   auto causes = Validate(t, obj);
   if (!causes.empty()) return Fail(Invalid(t.group, t.kind, name, std::move(causes)));
@@ -118,6 +129,7 @@ Outcome FinishUpdate(Cluster& c, const ResourceType& t, const Json& old, Json ne
     else
       next.erase("status");
   }
+  DropUnknownFields(t, next);
   ApplyDefaults(t, next);
   auto causes = Validate(t, next);
   if (!causes.empty())
@@ -132,6 +144,19 @@ Outcome FinishUpdate(Cluster& c, const ResourceType& t, const Json& old, Json ne
     return Served(t, ctx.version, c.Erase(t.id, std::move(next)));
   if (Deleting(next)) c.MarkLifecyclePending();
   return Served(t, ctx.version, c.Commit(t.id, std::move(next), EventType::kModified));
+}
+
+// fieldValidation=Strict, as far as kubesim knows the schema (top level and metadata).
+std::optional<ApiError> CheckStrict(const ResourceType& t, const WriteContext& ctx,
+                                    const Json& object) {
+  if (!ctx.strict) return std::nullopt;
+  auto unknown = UnknownFields(t, object);
+  if (unknown.empty()) return std::nullopt;
+  std::string msg = t.kind + " in version \"" + ctx.version + "\" cannot be handled as a " +
+                    t.kind + ": strict decoding error: ";
+  for (std::size_t i = 0; i < unknown.size(); ++i)
+    msg += (i ? ", " : "") + std::string("unknown field \"") + unknown[i] + "\"";
+  return BadRequest(msg);
 }
 
 std::optional<ApiError> CheckBodyKind(const ResourceType& t, const std::string& version,
@@ -216,6 +241,7 @@ Outcome CreateObject(Cluster& c, const ResourceType& t, const std::string& ns, J
     return Fail(
         MethodNotAllowed("create is not supported on resources of kind \"" + t.plural + "\""));
   if (auto err = CheckBodyKind(t, ctx.version, body)) return Fail(*err);
+  if (auto err = CheckStrict(t, ctx, body)) return Fail(*err);
   Json obj = ToStorageVersion(t, std::move(body), ctx.version);
   auto& md = obj["metadata"];
   if (t.namespaced) {
@@ -245,6 +271,7 @@ Outcome UpdateObject(Cluster& c, const ResourceType& t, const std::string& ns,
     return Fail(
         MethodNotAllowed("update is not supported on resources of kind \"" + t.plural + "\""));
   if (auto err = CheckBodyKind(t, ctx.version, body)) return Fail(*err);
+  if (auto err = CheckStrict(t, ctx, body)) return Fail(*err);
   std::string key_ns = t.namespaced ? ns : "";
   auto old = c.store().Get(t.id, key_ns, name);
   if (!old) return Fail(NotFound(t.group, t.plural, name));
@@ -272,6 +299,7 @@ Outcome PatchObject(Cluster& c, const ResourceType& t, const std::string& ns,
           BadRequest("PatchOptions.meta.k8s.io \"\" is invalid: fieldManager: Required "
                      "value: is required for apply patch"));
     if (auto err = CheckBodyKind(t, ctx.version, patch)) return Fail(*err);
+    if (auto err = CheckStrict(t, ctx, patch)) return Fail(*err);
     if (!patch.contains("apiVersion") || !patch.contains("kind"))
       return Fail(BadRequest("apiVersion and kind must be set in an apply configuration"));
     if (patch["metadata"].value("name", name) != name)
@@ -302,6 +330,7 @@ Outcome PatchObject(Cluster& c, const ResourceType& t, const std::string& ns,
   if (!patched) return Fail({422, "Invalid", error});
   if (!patched->is_object() || !(*patched).contains("metadata"))
     return Fail(BadRequest("the patched object has no metadata"));
+  if (auto err = CheckStrict(t, ctx, *patched)) return Fail(*err);
   std::string rv = (*patched)["metadata"].value("resourceVersion", "");
   if (!rv.empty() && rv != (*old)["metadata"]["resourceVersion"])
     return Fail(Conflict(t.group, t.plural, name, kModified));

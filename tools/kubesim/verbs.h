@@ -26,6 +26,7 @@ struct WriteContext {
   std::string manager;  // fieldManager
   bool dry_run = false;
   bool status = false;  // the /status subresource
+  bool strict = false;  // fieldValidation=Strict: unknown fields are a 400
 };
 
 struct ListParams {
