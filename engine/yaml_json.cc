@@ -1,8 +1,9 @@
 #include "engine/yaml_json.h"
 
+#include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <regex>
 
 namespace fleetwave::engine {
 namespace {
@@ -17,33 +18,81 @@ bool ParseBool(const std::string& s, bool& out) {
   return false;
 }
 
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+// Hand-written matchers instead of std::regex: every scalar of every input passes here, and
+// regex matching dominated decoding time for large Application lists.
+bool AllOf(const std::string& s, size_t from, bool (*pred)(char)) {
+  if (from >= s.size()) return false;
+  for (size_t i = from; i < s.size(); ++i) {
+    if (!pred(s[i])) return false;
+  }
+  return true;
+}
+
 bool ParseInt(const std::string& s, long long& out) {
-  static const std::regex dec("[-+]?[0-9]+");
-  static const std::regex hex("0x[0-9a-fA-F]+");
-  static const std::regex oct("0o[0-7]+");
-  errno = 0;
-  char* end = nullptr;
-  if (std::regex_match(s, dec)) {
-    out = std::strtoll(s.c_str(), &end, 10);
-  } else if (std::regex_match(s, hex)) {
-    out = std::strtoll(s.c_str() + 2, &end, 16);
-  } else if (std::regex_match(s, oct)) {
-    out = std::strtoll(s.c_str() + 2, &end, 8);
+  if (s.empty() || !(IsDigit(s[0]) || s[0] == '-' || s[0] == '+')) return false;
+  int base = 10;
+  size_t digits = (s[0] == '-' || s[0] == '+') ? 1 : 0;
+  if (AllOf(s, digits, IsDigit)) {
+    base = 10;
+  } else if (s.size() > 2 && s[0] == '0' && s[1] == 'x' && AllOf(s, 2, [](char c) {
+               return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+             })) {
+    base = 16;
+    digits = 2;
+  } else if (s.size() > 2 && s[0] == '0' && s[1] == 'o' &&
+             AllOf(s, 2, [](char c) { return c >= '0' && c <= '7'; })) {
+    base = 8;
+    digits = 2;
   } else {
     return false;
   }
+  errno = 0;
+  out = std::strtoll(s.c_str() + (base == 10 ? 0 : digits), nullptr, base);
   return errno == 0;
 }
 
+// [-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?, and the YAML infinities.
 bool ParseFloat(const std::string& s, double& out) {
-  static const std::regex num("[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?");
-  if (std::regex_match(s, num)) {
-    out = std::strtod(s.c_str(), nullptr);
-    return true;
-  }
   if (s == ".inf" || s == ".Inf" || s == "+.inf") return out = HUGE_VAL, true;
   if (s == "-.inf" || s == "-.Inf") return out = -HUGE_VAL, true;
+  size_t i = 0;
+  if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+  size_t int_digits = 0, frac_digits = 0;
+  while (i < s.size() && IsDigit(s[i])) ++i, ++int_digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && IsDigit(s[i])) ++i, ++frac_digits;
+  }
+  if (int_digits == 0 && frac_digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '-' || s[i] == '+')) ++i;
+    size_t exp_digits = 0;
+    while (i < s.size() && IsDigit(s[i])) ++i, ++exp_digits;
+    if (exp_digits == 0) return false;
+  }
+  if (i != s.size()) return false;
+  out = std::strtod(s.c_str(), nullptr);
+  return true;
+}
+
+// YAML 1.1 readers (go-yaml v2, PyYAML) take these as booleans.
+bool IsYaml11Bool(const std::string& s) {
+  static const char* const kWords[] = {"y",  "Y",  "yes", "Yes", "YES", "n",   "N",   "no",
+                                       "No", "NO", "on",  "On",  "ON",  "off", "Off", "OFF"};
+  for (const char* w : kWords) {
+    if (s == w) return true;
+  }
   return false;
+}
+
+// YAML 1.1 readers also resolve plain dates and timestamps ("2026-03-01T12:00:00Z").
+bool LooksLikeTimestamp(const std::string& s) {
+  return s.size() >= 10 && IsDigit(s[0]) && IsDigit(s[1]) && IsDigit(s[2]) && IsDigit(s[3]) &&
+         s[4] == '-' && IsDigit(s[5]) && IsDigit(s[6]) && s[7] == '-' && IsDigit(s[8]) &&
+         IsDigit(s[9]);
 }
 
 // A string that would resolve to something else when written plain must be quoted.
@@ -51,9 +100,8 @@ bool NeedsQuotes(const std::string& s) {
   long long i;
   double d;
   bool b;
-  if (IsNullScalar(s) || ParseBool(s, b) || ParseInt(s, i) || ParseFloat(s, d)) return true;
-  static const std::regex yaml11("(y|Y|yes|Yes|YES|n|N|no|No|NO|on|On|ON|off|Off|OFF)");
-  return std::regex_match(s, yaml11);
+  return IsNullScalar(s) || ParseBool(s, b) || ParseInt(s, i) || ParseFloat(s, d) ||
+         IsYaml11Bool(s) || LooksLikeTimestamp(s);
 }
 
 void Emit(YAML::Emitter& out, const Json& v) {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace fleetwave::engine {
 namespace {
 
@@ -22,6 +24,19 @@ TEST(YamlToJson, PlainScalarsFollowTheCoreSchemaAndQuotedOnesStayStrings) {
   EXPECT_TRUE(j["h"].is_null());
   EXPECT_EQ(j["i"], 16);
   EXPECT_EQ(j["j"], Json::parse(R"(["x", 2])"));
+}
+
+TEST(YamlToJson, NumbersNeedTheirWholeText) {
+  auto docs =
+      LoadYamlDocuments("[1e3, .5, -2, +7, 1.2.3, 1e, 12a, 0x1G, 0o8, '-', 5., -.inf]\n", "n.yaml");
+  const Json j = YamlToJson(docs.documents.at(0));
+  EXPECT_EQ(j[0], 1000.0);
+  EXPECT_EQ(j[1], 0.5);
+  EXPECT_EQ(j[2], -2);
+  EXPECT_EQ(j[3], 7);
+  for (int k : {4, 5, 6, 7, 8, 9}) EXPECT_TRUE(j[k].is_string()) << j[k];
+  EXPECT_EQ(j[10], 5.0);
+  EXPECT_TRUE(std::isinf(j[11].get<double>()));
 }
 
 TEST(JsonToYaml, RoundTripsTypesAndQuotesAmbiguousStrings) {
