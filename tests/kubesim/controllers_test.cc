@@ -286,6 +286,25 @@ TEST_F(ControllersTest, ScalingADeploymentScalesItsReplicaSet) {
   EXPECT_EQ(cluster_.store().Count(Type("ReplicaSet").id, "default"), 1u);
 }
 
+TEST_F(ControllersTest, OldReplicaSetsBeyondTheHistoryLimitAreDeleted) {
+  Json d = Workload("Deployment", "web", 1, "nginx:1");
+  d["spec"]["revisionHistoryLimit"] = 1;
+  Create(d);
+  for (const char* image : {"nginx:2", "nginx:3", "nginx:4"}) {
+    ASSERT_TRUE(TickUntil([&] { return DeploymentComplete(Get("Deployment", "web")); }, 100));
+    Mutate("Deployment", "web",
+           [&](Json& o) { o["spec"]["template"]["spec"]["containers"][0]["image"] = image; });
+  }
+  ASSERT_TRUE(TickUntil([&] { return DeploymentComplete(Get("Deployment", "web")); }, 100));
+  std::set<std::string> revisions;
+  cluster_.store().Scan(
+      Type("ReplicaSet").id, "default", "", [&](const std::string&, const Json& rs) {
+        revisions.insert(rs["metadata"]["annotations"]["deployment.kubernetes.io/revision"]);
+        return true;
+      });
+  EXPECT_EQ(revisions, (std::set<std::string>{"3", "4"}));
+}
+
 // ---- CloneSet ------------------------------------------------------------------------------
 
 TEST_F(ControllersTest, CloneSetPartitionScalesLikeKruise) {

@@ -383,6 +383,19 @@ void SyncOne(ControllerContext& ctx, const Json& stored) {
       }
     }
   }
+  if (complete && !paused) {
+    // cleanupDeployment: keep at most revisionHistoryLimit old ReplicaSets that are fully
+    // scaled down, dropping the oldest revisions first.
+    long long limit = IntAt(d, "/spec/revisionHistoryLimit", 10);
+    std::vector<Rs*> idle;
+    for (Rs* rs : old)
+      if (rs->Replicas() == 0 && rs->pods->empty()) idle.push_back(rs);
+    std::stable_sort(idle.begin(), idle.end(),
+                     [](const Rs* a, const Rs* b) { return a->Revision() < b->Revision(); });
+    long long excess = static_cast<long long>(idle.size()) - std::max(0LL, limit);
+    for (long long k = 0; k < excess; ++k)
+      c.Erase(ReplicaSets().id, idle[static_cast<std::size_t>(k)]->object);
+  }
   Json written = CommitIfChanged(c, Resource(kDeployments).id, stored, std::move(d));
 
   const Json* cond = FindCondition(written["status"], "Progressing");
