@@ -327,6 +327,9 @@ TEST_F(ClientTest, ApplyMapsTheKindThroughDiscoveryOnce) {
            [&](Result r) { unknown = r; });
   t_.RunUntilIdle();
   EXPECT_EQ(t_.Outstanding().size(), 2u);
+  // A failed discovery fails the waiting apply (and releases it).
+  for (RequestId id : t_.Outstanding()) t_.Respond(id, 404, "{}");
+  EXPECT_EQ(unknown->outcome, Outcome::kNotFound);
 }
 
 TEST_F(ClientTest, MergePatchAndDeleteBodies) {

@@ -19,7 +19,7 @@ struct DoctorReport {
   std::string cluster;
   bool ok = false;
   std::string version;                  // gitVersion; empty when unknown
-  std::optional<long long> latency_ms;  // GET /version round trip
+  std::optional<long long> latency_ms;  // GET /version on a warm connection
   std::string problem;                  // empty when ok
 };
 
