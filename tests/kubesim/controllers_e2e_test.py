@@ -101,6 +101,49 @@ class RolloutStatusTest(unittest.TestCase):
         self.assertEqual([e["event"] for e in events if e["name"] == "web"],
                          ["rolloutStarted", "progressing", "progressDeadlineExceeded"])
 
+    def test_rollout_status_of_statefulsets_and_daemonsets(self):
+        manifests = """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: db}
+spec:
+  replicas: 3
+  serviceName: db
+  selector: {matchLabels: {app: db}}
+  template:
+    metadata: {labels: {app: db}}
+    spec: {containers: [{name: pg, image: "pg:1"}]}
+---
+apiVersion: apps/v1
+kind: DaemonSet
+metadata: {name: agent}
+spec:
+  selector: {matchLabels: {app: agent}}
+  template:
+    metadata: {labels: {app: agent}}
+    spec: {containers: [{name: a, image: "agent:1"}]}
+"""
+        ctx = "sim-1"
+        self.sim.kubectl("apply", "-f", "-", input=manifests, context=ctx)
+        out = self.sim.kubectl("rollout", "status", "statefulset/db", "--timeout=60s",
+                               context=ctx)
+        self.assertIn("3 new pods have been updated", out.stdout)
+        out = self.sim.kubectl("rollout", "status", "daemonset/agent", "--timeout=60s",
+                               context=ctx)
+        self.assertIn('daemon set "agent" successfully rolled out', out.stdout)
+        # A partitioned update stops at the partition, and kubectl says so.
+        self.sim.kubectl("patch", "statefulset", "db", "--type=merge", "-p",
+                         json.dumps({"spec": {"updateStrategy": {"rollingUpdate": {
+                             "partition": 2}}, "template": {"spec": {"containers": [
+                                 {"name": "pg", "image": "pg:2"}]}}}}), context=ctx)
+        out = self.sim.kubectl("rollout", "status", "statefulset/db", "--timeout=60s",
+                               context=ctx)
+        self.assertIn("partitioned roll out complete: 1 new pods have been updated", out.stdout)
+        sts = json.loads(self.sim.kubectl("get", "statefulset", "db", "-o", "json",
+                                          context=ctx).stdout)["status"]
+        self.assertNotEqual(sts["currentRevision"], sts["updateRevision"])
+        self.assertEqual((sts["updatedReplicas"], sts["currentReplicas"]), (1, 2))
+
     def test_python_client_reads_controller_status(self):
         import kubernetes
         cfg = kubernetes.client.Configuration()
