@@ -30,8 +30,11 @@ void ControllerManager::Tick(Cluster& cluster) {
     return;
   }
   PerCluster& s = state(cluster.index());
+  TimePoint now = cluster.clock().Now();
+  if (s.settled && s.resource_version == cluster.resource_version() && now < s.wake) return;
+  std::uint64_t before = cluster.resource_version();
   std::set<std::string> live;
-  ControllerContext ctx{cluster, cluster.clock().Now(), options_, s.pods, *s.tracker, live};
+  ControllerContext ctx{cluster, now, options_, s.pods, *s.tracker, live};
   s.tracker->BeginSweep();
   // Each controller is isolated: a bug in one kind must not stop the others.
   auto run = [&](const char* what, void (*sync)(ControllerContext&)) {
@@ -48,6 +51,9 @@ void ControllerManager::Tick(Cluster& cluster) {
   run("cloneset", SyncCloneSets);
   s.tracker->Sweep(ctx.now);
   s.pods.Retain(live);
+  s.resource_version = cluster.resource_version();
+  s.settled = s.resource_version == before;
+  s.wake = s.pods.NextReadyAfter(now, now + std::chrono::seconds(1));
 }
 
 }  // namespace fleetwave::kubesim

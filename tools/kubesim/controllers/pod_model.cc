@@ -20,4 +20,12 @@ void PodModel::Retain(const std::set<std::string>& live_owner_uids) {
   }
 }
 
+TimePoint PodModel::NextReadyAfter(TimePoint now, TimePoint limit) const {
+  TimePoint next = limit;
+  for (const auto& [owner, pods] : pods_)
+    for (const auto& p : pods)
+      if (p.ready_at && *p.ready_at > now && *p.ready_at < next) next = *p.ready_at;
+  return next;
+}
+
 }  // namespace fleetwave::kubesim

@@ -37,6 +37,9 @@ class PodModel {
   // Forgets the pods of owners that no longer exist (garbage collection of the simulation).
   void Retain(const std::set<std::string>& live_owner_uids);
   std::size_t owner_count() const { return pods_.size(); }
+  // The earliest time after `now` at which some pod turns ready, or `limit` if none does
+  // before it: until then a settled cluster has nothing to do.
+  TimePoint NextReadyAfter(TimePoint now, TimePoint limit) const;
 
  private:
   std::map<std::string, std::vector<SimPod>> pods_;
