@@ -133,9 +133,9 @@ int main(int argc, char** argv) {
   const int n = static_cast<int>(set.clusters.size());
   const long rss_start = RssKb();
 
+  SerialExecutor executor;  // outlives the transports (see executor.h on shutdown order)
   std::vector<std::unique_ptr<CurlTransport>> transports;
   for (int i = 0; i < io_threads; ++i) transports.push_back(std::make_unique<CurlTransport>());
-  SerialExecutor executor;
   std::vector<std::shared_ptr<ClusterClient>> clients;
   for (int i = 0; i < n; ++i) {
     ClientOptions o;
@@ -245,6 +245,9 @@ int main(int argc, char** argv) {
       n, informers.size(), io_threads, static_cast<long long>(sync_ms), sockets, rss_start / 1024.0,
       rss_synced / 1024.0, cpu_rest, l.size(), lost, static_cast<double>(l.size()) / changes_s,
       pct(0.5), pct(0.99), l.empty() ? -1.0 : l.back(), watch_restarts, expired);
+  std::fflush(stdout);
   for (auto& inf : informers) inf->Stop();
+  executor.Shutdown();
+  transports.clear();
   return lost == 0 ? 0 : 1;
 }

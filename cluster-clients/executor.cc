@@ -4,18 +4,26 @@ namespace fleetwave::clients {
 
 SerialExecutor::SerialExecutor() : thread_([this] { Work(); }) {}
 
-SerialExecutor::~SerialExecutor() {
+SerialExecutor::~SerialExecutor() { Shutdown(); }
+
+void SerialExecutor::Shutdown() {
+  std::deque<std::function<void()>> dropped;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (stop_) return;
     stop_ = true;
+    dropped.swap(queue_);
   }
   cv_.notify_all();
+  idle_cv_.notify_all();
   thread_.join();
+  // `dropped` is destroyed here, outside the lock: closures may own clients.
 }
 
 void SerialExecutor::Submit(std::function<void()> fn) {
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (stop_) return;
     queue_.push_back(std::move(fn));
   }
   cv_.notify_one();
@@ -23,14 +31,14 @@ void SerialExecutor::Submit(std::function<void()> fn) {
 
 void SerialExecutor::Drain() {
   std::unique_lock<std::mutex> lock(mu_);
-  idle_cv_.wait(lock, [&] { return queue_.empty() && !busy_; });
+  idle_cv_.wait(lock, [&] { return stop_ || (queue_.empty() && !busy_); });
 }
 
 void SerialExecutor::Work() {
   std::unique_lock<std::mutex> lock(mu_);
   for (;;) {
     cv_.wait(lock, [&] { return stop_ || !queue_.empty(); });
-    if (queue_.empty()) return;  // stop_ and nothing left
+    if (stop_) return;
     auto fn = std::move(queue_.front());
     queue_.pop_front();
     busy_ = true;

@@ -3,6 +3,10 @@
 // I/O. `SerialExecutor` runs them in submission order on one thread (the order of one
 // cluster's watch events is preserved); `InlineExecutor` runs them immediately, for unit
 // tests driven by a fake transport. Both are thread-safe.
+//
+// Shutdown order: callbacks call back into clients, which post to their transport, and a
+// transport's I/O thread submits to the executor. So: Shutdown() the executor (joins its
+// thread; later submissions are dropped), then destroy the transports, then the executor.
 #pragma once
 
 #include <condition_variable>
@@ -27,8 +31,10 @@ class InlineExecutor final : public Executor {
 class SerialExecutor final : public Executor {
  public:
   SerialExecutor();
-  ~SerialExecutor() override;  // runs what was submitted before, then stops
+  ~SerialExecutor() override;  // Shutdown()
   void Submit(std::function<void()> fn) override;
+  // Stops: waits for the running callback, drops queued ones and later submissions.
+  void Shutdown();
   // Blocks until everything submitted so far has run (tests, shutdown).
   void Drain();
 

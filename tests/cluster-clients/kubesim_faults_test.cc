@@ -47,6 +47,7 @@ const ResourceRef kConfigMaps{"", "v1", "configmaps", "ConfigMap", true};
 // A kubesim plus a client for its admin API.
 class Faults {
  public:
+  ~Faults() { executor_.Shutdown(); }
   bool Start(int clusters, std::vector<std::string> args, std::string* error) {
     if (!sim_.Start(clusters, std::move(args), error)) return false;
     set_ = LoadKubeconfigs({sim_.kubeconfig()});

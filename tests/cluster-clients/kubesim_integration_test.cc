@@ -65,8 +65,9 @@ class KubesimTest : public ::testing::Test {
     executor_ = new SerialExecutor();
   }
   static void TearDownTestSuite() {
-    delete executor_;
+    if (executor_) executor_->Shutdown();
     delete transport_;
+    delete executor_;
     delete configs_;
     delete sim_;
     executor_ = nullptr;

@@ -84,7 +84,7 @@ std::vector<DoctorReport> CheckClusters(const std::vector<clients::ClusterConfig
   run->clusters_left = static_cast<int>(clusters.size());
 
   // Destroyed in reverse: plugin runs finish first (they post to the transport), then the
-  // I/O thread stops (it submits to the executor), then queued callbacks drain.
+  // I/O thread stops (it submits to the executor, shut down by then), then the executor.
   clients::SerialExecutor executor;
   clients::CurlTransport transport;
   clients::ExecRunner exec_runner(4, options.budget);
@@ -184,7 +184,10 @@ std::vector<DoctorReport> CheckClusters(const std::vector<clients::ClusterConfig
     out.push_back(s.report);
   }
   lock.unlock();
-  return out;  // the transport's destructor cancels whatever still hangs
+  // Callbacks may call into clients: stop them before the transport goes; the transport's
+  // destructor then cancels whatever still hangs.
+  executor.Shutdown();
+  return out;
 }
 
 }  // namespace fleetwave::cli
