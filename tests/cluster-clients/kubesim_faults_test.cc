@@ -270,37 +270,26 @@ TEST_F(KubesimFaultsTest, DelayedEventsStillConverge) {
   ASSERT_TRUE(faults_.Clear("sim-0").ok());
 }
 
-// Request latency p99 over the healthy clusters, one Get per cluster per round.
-double HealthyP99(Faults& f, const std::vector<std::shared_ptr<ClusterClient>>& clients,
+// Request latency p99 over the healthy clusters: one Get at a time, so the figure is the
+// latency each request sees, not the queueing of a burst. Each round first sends one more
+// request to every hung cluster; those stay outstanding, as a daemon's would.
+double HealthyP99(const std::vector<std::shared_ptr<ClusterClient>>& clients,
                   const std::set<int>& hung, int rounds) {
   std::vector<double> ms;
   for (int round = 0; round < rounds; ++round) {
-    std::mutex mu;
-    std::condition_variable cv;
-    int left = 0;
+    for (int i : hung)
+      clients[static_cast<std::size_t>(i)]->Get(NamespacesResource(), "", "default", [](Result) {});
     for (std::size_t i = 0; i < clients.size(); ++i) {
-      if (hung.count(static_cast<int>(i))) {
-        // Keep requests to the hung clusters outstanding, as a daemon would.
-        clients[i]->Get(NamespacesResource(), "", "default", [](Result) {});
-        continue;
-      }
-      ++left;
+      if (hung.count(static_cast<int>(i))) continue;
       const auto start = std::chrono::steady_clock::now();
-      clients[i]->Get(NamespacesResource(), "", "default", [&, start](Result r) {
-        const double d =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-                .count();
-        std::lock_guard<std::mutex> lock(mu);
-        EXPECT_TRUE(r.ok()) << r.ToString();
-        ms.push_back(d);
-        --left;
-        cv.notify_all();
-      });
+      Result r = Await<Result>(
+          [&](auto done) { clients[i]->Get(NamespacesResource(), "", "default", done); });
+      ms.push_back(
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count());
+      EXPECT_TRUE(r.ok()) << r.ToString();
     }
-    std::unique_lock<std::mutex> lock(mu);
-    EXPECT_TRUE(cv.wait_for(lock, kDeadline, [&] { return left == 0; }));
   }
-  (void)f;
   std::sort(ms.begin(), ms.end());
   return ms.empty() ? 1e9 : ms[std::min(ms.size() - 1, ms.size() * 99 / 100)];
 }
@@ -317,11 +306,14 @@ TEST(KubesimHangTest, TenHungClustersDoNotSlowTheOthers) {
   for (int i = 0; i < 100; ++i) clients.push_back(f.Client(i, o));
   std::set<int> hung;
   for (int i = 0; i < 10; ++i) hung.insert(i * 10 + 3);
-  HealthyP99(f, clients, {}, 2);                             // warm up: connections, TLS sessions
-  const double baseline = HealthyP99(f, clients, hung, 10);  // hung set idle here: no fault yet
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "a latency bound means nothing under AddressSanitizer's slowdown";
+#endif
+  HealthyP99(clients, {}, 1);  // warm up: connections, TLS sessions
+  const double baseline = HealthyP99(clients, {}, 5);
   for (int i : hung)
     ASSERT_TRUE(f.Post({{"cluster", "sim-" + std::to_string(i)}, {"hang", true}}).ok());
-  const double with_hang = HealthyP99(f, clients, hung, 10);
+  const double with_hang = HealthyP99(clients, hung, 5);
   RecordProperty("baseline_p99_ms", std::to_string(baseline));
   RecordProperty("hung_p99_ms", std::to_string(with_hang));
   std::cerr << "healthy-cluster request p99: fault-free " << baseline << " ms, with 10 hung "
