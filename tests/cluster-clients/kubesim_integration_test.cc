@@ -74,7 +74,7 @@ class KubesimTest : public ::testing::Test {
     transport_ = nullptr;
   }
   void SetUp() override {
-    if (!skip_reason_.empty()) GTEST_SKIP() << skip_reason_;
+    if (!skip_reason_.empty()) FAIL() << skip_reason_;
   }
   static std::shared_ptr<ClusterClient> Client(ClusterConfig c, ClientOptions o = {}) {
     o.rate_limit = {100, 200};
