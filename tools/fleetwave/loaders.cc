@@ -1,34 +1,46 @@
 #include "tools/fleetwave/loaders.h"
 
 #include <filesystem>
+#include <optional>
 #include <ostream>
 
 #include "engine/yaml_json.h"
 #include "tools/fleetwave/input.h"
 
 namespace fleetwave::cli {
+namespace {
 
-LoadedAppSet LoadApplicationSetFile(const std::string& path) {
-  LoadedAppSet out;
+// Reads and parses a file; on failure adds the problem to `issues` and returns nullopt.
+std::optional<engine::LoadedDocuments> ReadDocuments(const std::string& path,
+                                                     engine::Issues& issues) {
   std::string text, error;
   if (!ReadInput(path, text, error)) {
-    out.issues.push_back({"", {}, "", error});
-    return out;
+    issues.push_back({"", {}, "", error});
+    return std::nullopt;
   }
   engine::LoadedDocuments docs = engine::LoadYamlDocuments(text, path);
   if (!docs.issues.empty()) {
-    out.issues = std::move(docs.issues);
-    return out;
+    issues.insert(issues.end(), docs.issues.begin(), docs.issues.end());
+    return std::nullopt;
   }
-  if (docs.documents.size() != 1) {
+  return docs;
+}
+
+}  // namespace
+
+LoadedAppSet LoadApplicationSetFile(const std::string& path) {
+  LoadedAppSet out;
+  std::optional<engine::LoadedDocuments> docs = ReadDocuments(path, out.issues);
+  if (!docs) return out;
+  if (docs->documents.size() != 1) {
     out.issues.push_back({path,
                           {},
                           "",
                           "expected exactly one ApplicationSet document, found " +
-                              std::to_string(docs.documents.size())});
+                              std::to_string(docs->documents.size())});
     return out;
   }
-  engine::DecodedApplicationSet decoded = engine::DecodeApplicationSet(docs.documents[0], path);
+  engine::DecodedApplicationSet decoded = engine::DecodeApplicationSet(docs->documents[0], path);
   out.issues = std::move(decoded.issues);
   if (out.issues.empty()) out.appset = std::move(decoded.appset);
   return out;
@@ -36,18 +48,10 @@ LoadedAppSet LoadApplicationSetFile(const std::string& path) {
 
 LoadedConfig LoadConfigFile(const std::string& path) {
   LoadedConfig out;
-  std::string text, error;
-  if (!ReadInput(path, text, error)) {
-    out.issues.push_back({"", {}, "", error});
-    return out;
-  }
-  engine::LoadedDocuments docs = engine::LoadYamlDocuments(text, path);
-  if (!docs.issues.empty()) {
-    out.issues = std::move(docs.issues);
-    return out;
-  }
+  std::optional<engine::LoadedDocuments> docs = ReadDocuments(path, out.issues);
+  if (!docs) return out;
   engine::DecodedConfig decoded =
-      engine::DecodeConfig(docs.documents.empty() ? YAML::Node() : docs.documents[0], path);
+      engine::DecodeConfig(docs->documents.empty() ? YAML::Node() : docs->documents[0], path);
   out.config = decoded.config;
   out.issues = std::move(decoded.issues);
   const std::filesystem::path base = std::filesystem::path(path).parent_path();
@@ -55,7 +59,7 @@ LoadedConfig LoadConfigFile(const std::string& path) {
   for (const std::string& kc : out.config.kubeconfig) {
     std::filesystem::path p(kc);
     if (p.is_relative()) p = base / p;
-    std::string kc_text;
+    std::string kc_text, error;
     if (!ReadInput(p.string(), kc_text, error)) {
       out.issues.push_back({path, {}, "kubeconfig", "cannot read kubeconfig " + error});
       continue;
