@@ -28,7 +28,8 @@ std::optional<Time> ParseRfc3339(std::string_view s) {
     return std::nullopt;
   }
   using namespace std::chrono;
-  const year_month_day ymd{std::chrono::year{year}, std::chrono::month{static_cast<unsigned>(month)},
+  const year_month_day ymd{std::chrono::year{year},
+                           std::chrono::month{static_cast<unsigned>(month)},
                            std::chrono::day{static_cast<unsigned>(day)}};
   if (!ymd.ok() || hour > 23 || minute > 59 || second > 60) return std::nullopt;
   size_t pos = 19;
@@ -61,8 +62,8 @@ std::optional<Time> ParseRfc3339(std::string_view s) {
   }
   if (pos != s.size()) return std::nullopt;
   const sys_days days{ymd};
-  return Time{duration_cast<microseconds>(days.time_since_epoch()) + hours{hour} +
-              minutes{minute} + seconds{second - offset_seconds} + microseconds{micros}};
+  return Time{duration_cast<microseconds>(days.time_since_epoch()) + hours{hour} + minutes{minute} +
+              seconds{second - offset_seconds} + microseconds{micros}};
 }
 
 std::string FormatRfc3339(Time t) {

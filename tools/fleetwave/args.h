@@ -13,7 +13,7 @@ namespace fleetwave::cli {
 struct Args {
   std::vector<std::string> positional;
   std::map<std::string, std::vector<std::string>> values;  // "--config" -> ["a.yaml"]
-  std::set<std::string> switches;                           // "--watch"
+  std::set<std::string> switches;                          // "--watch"
 
   std::optional<std::string> Get(const std::string& flag) const;
   bool Has(const std::string& flag) const { return switches.count(flag) > 0; }

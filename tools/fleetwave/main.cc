@@ -25,7 +25,8 @@ constexpr Command kCommands[] = {
 
 int Usage(std::ostream& os, int code) {
   os << "usage: fleetwave COMMAND [ARGS]\n\ncommands:\n";
-  for (const auto& c : kCommands) os << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
+  for (const auto& c : kCommands)
+    os << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
   return code;
 }
 
@@ -36,7 +37,8 @@ int main(int argc, char** argv) {
   const std::string name = argv[1];
   if (name == "-h" || name == "--help" || name == "help") return Usage(std::cout, 0);
   for (const auto& c : kCommands) {
-    if (name == c.name) return c.run(fleetwave::cli::Argv(argv + 2, argv + argc), std::cout, std::cerr);
+    if (name == c.name)
+      return c.run(fleetwave::cli::Argv(argv + 2, argv + argc), std::cout, std::cerr);
   }
   std::cerr << "fleetwave: unknown command \"" << name << "\"\n";
   return Usage(std::cerr, 2);
