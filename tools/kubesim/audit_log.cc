@@ -28,19 +28,11 @@ void AuditLog::Record(AuditRecord r) {
 }
 
 std::string AuditLog::Lines(const std::string& cluster, const std::string& since) const {
-  std::optional<std::uint64_t> since_seq;
-  std::optional<TimePoint> since_time;
-  if (!since.empty()) {
-    if (since.find('T') != std::string::npos)
-      since_time = ParseRfc3339(since);
-    else
-      since_seq = std::strtoull(since.c_str(), nullptr, 10);
-  }
+  const SinceFilter filter = SinceFilter::Parse(since);
   std::string out;
   for (const auto& r : records_) {
     if (!cluster.empty() && r.cluster != cluster) continue;
-    if (since_seq && r.seq <= *since_seq) continue;
-    if (since_time && r.time <= *since_time) continue;
+    if (!filter.Admits(r.seq, r.time)) continue;
     nlohmann::json j = {{"seq", r.seq},
                         {"time", FormatMilliTime(r.time)},
                         {"cluster", r.cluster},

@@ -55,6 +55,17 @@ std::optional<TimePoint> ParseRfc3339(const std::string& text) {
   return TimePoint(std::chrono::seconds(secs) + Duration(us));
 }
 
+SinceFilter SinceFilter::Parse(const std::string& since) {
+  SinceFilter f;
+  if (since.empty()) return f;
+  if (since.find('T') != std::string::npos) {
+    f.time = ParseRfc3339(since);
+  } else {
+    f.seq = std::strtoull(since.c_str(), nullptr, 10);
+  }
+  return f;
+}
+
 void EventLog::Record(RolloutEvent e) {
   e.seq = next_seq_++;
   events_.push_back(std::move(e));
@@ -62,19 +73,11 @@ void EventLog::Record(RolloutEvent e) {
 }
 
 std::string EventLog::Lines(const std::string& cluster, const std::string& since) const {
-  std::optional<std::uint64_t> since_seq;
-  std::optional<TimePoint> since_time;
-  if (!since.empty()) {
-    if (since.find('T') != std::string::npos)
-      since_time = ParseRfc3339(since);
-    else
-      since_seq = std::strtoull(since.c_str(), nullptr, 10);
-  }
+  const SinceFilter filter = SinceFilter::Parse(since);
   std::string out;
   for (const auto& e : events_) {
     if (!cluster.empty() && e.cluster != cluster) continue;
-    if (since_seq && e.seq <= *since_seq) continue;
-    if (since_time && e.time <= *since_time) continue;
+    if (!filter.Admits(e.seq, e.time)) continue;
     nlohmann::json j = {{"seq", e.seq},
                         {"time", FormatMilliTime(e.time)},
                         {"cluster", e.cluster},

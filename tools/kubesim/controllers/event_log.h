@@ -82,4 +82,16 @@ std::string FormatMilliTime(TimePoint t);
 // Parses the `since` of the admin logs: RFC 3339 (fraction optional) into a time point.
 std::optional<TimePoint> ParseRfc3339(const std::string& text);
 
+// The `since` query of /kubesim/events and /kubesim/audit: a sequence number, or an RFC 3339
+// time; a record is shown when it came strictly after it. Empty admits everything.
+struct SinceFilter {
+  std::optional<std::uint64_t> seq;
+  std::optional<TimePoint> time;
+
+  static SinceFilter Parse(const std::string& since);
+  bool Admits(std::uint64_t record_seq, TimePoint record_time) const {
+    return !(seq && record_seq <= *seq) && !(time && record_time <= *time);
+  }
+};
+
 }  // namespace fleetwave::kubesim
