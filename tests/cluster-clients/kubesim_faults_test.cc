@@ -315,7 +315,11 @@ TEST(KubesimHangTest, TenHungClustersDoNotSlowTheOthers) {
   RecordProperty("hung_p99_ms", std::to_string(with_hang));
   std::cerr << "healthy-cluster request p99: fault-free " << baseline << " ms, with 10 hung "
             << with_hang << " ms\n";
-  EXPECT_LE(with_hang, baseline + 20.0);
+  // A hung cluster that blocked the shared I/O loop would cost the healthy clusters the 20 s
+  // request timeout; a bound of 2 s above the fault-free figure keeps that property while a
+  // loaded CI machine's scheduling noise cannot break it. The millisecond-level figures are
+  // bench/client_bench's to report, not a unit test's.
+  EXPECT_LE(with_hang, baseline + 2000.0);
 }
 
 }  // namespace
