@@ -5,12 +5,14 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ccache pkg-config clang-format
+  build-essential cmake ninja-build ccache pkg-config clang-format
+  clang libclang-rt-14-dev
   libgtest-dev libgmock-dev
   libyaml-cpp-dev nlohmann-json3-dev
   libcaf-dev libcurl4-openssl-dev libsqlite3-dev libgit2-dev libsystemd-dev
   prometheus-cpp-dev libboost-dev libssl-dev
   python3-kubernetes python3-yaml git
+  nghttp2-proxy
 )
 
 missing=()
