@@ -1,0 +1,33 @@
+#include "sources/resolve_once.h"
+
+namespace fleetwave::sources {
+
+Resolution ResolveOnce::Resolve(const std::string& repo_url, const std::string& revision) {
+  const auto key = std::make_pair(repo_url, revision.empty() ? std::string("HEAD") : revision);
+  std::promise<Resolution> promise;
+  std::shared_future<Resolution> pending;
+  bool mine = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) {
+      pending = it->second;
+    } else {
+      pending = promise.get_future().share();
+      cache_.emplace(key, pending);
+      mine = true;
+    }
+  }
+  // Waiting happens outside the lock, so other keys are not held up by this one.
+  if (!mine) return pending.get();
+  // Source calls return errors as values and do not throw, so the promise is always set.
+  promise.set_value(source_.Resolve(repo_url, revision));
+  return pending.get();
+}
+
+size_t ResolveOnce::size() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return cache_.size();
+}
+
+}  // namespace fleetwave::sources

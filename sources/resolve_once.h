@@ -1,0 +1,38 @@
+// One snapshot per (repoURL, targetRevision) per appset reconcile (product rule: every app of
+// a set sees the same commit). Create one ResolveOnce at the start of a reconcile, resolve
+// every app's source through it, and drop it at the end; the next reconcile makes a new one
+// and so sees the repository's new commits.
+//
+// Thread-safety: Resolve may be called from several threads at once. Concurrent callers for
+// the same key wait for the one resolution in flight (the underlying Source is asked once per
+// key); different keys resolve in parallel. Errors are memoised too, so one bad revision is
+// reported identically to every app that names it. `source` must outlive this object.
+#pragma once
+
+#include <future>
+#include <map>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "sources/source.h"
+
+namespace fleetwave::sources {
+
+class ResolveOnce {
+ public:
+  explicit ResolveOnce(Source& source) : source_(source) {}
+
+  // "" and "HEAD" are the same key: both mean the repository's HEAD.
+  Resolution Resolve(const std::string& repo_url, const std::string& revision);
+
+  // How many distinct keys were resolved (for tests and the reconcile's log line).
+  size_t size() const;
+
+ private:
+  Source& source_;
+  mutable std::mutex mu_;
+  std::map<std::pair<std::string, std::string>, std::shared_future<Resolution>> cache_;
+};
+
+}  // namespace fleetwave::sources

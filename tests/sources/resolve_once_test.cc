@@ -1,0 +1,99 @@
+// One snapshot per (repoURL, targetRevision) per reconcile: ResolveOnce asks the source once
+// per key, even from many threads, and memoises errors too.
+#include "sources/resolve_once.h"
+
+#include <gtest/gtest.h>
+
+#include <thread>
+#include <vector>
+
+#include "sources/fake_source.h"
+
+namespace fleetwave::sources {
+namespace {
+
+TEST(ResolveOnce, EveryAppOfAReconcileSeesTheSameCommit) {
+  FakeSource fake;
+  fake.SetRevision("repo", "main", "sha-1");
+  fake.SetRevision("repo", "HEAD", "sha-1");
+  fake.SetRevision("repo", "v2", "sha-2");
+  fake.SetRevision("other", "main", "sha-9");
+  {
+    ResolveOnce once(fake);
+    struct App {
+      std::string name, repo, revision, want_sha;
+    };
+    const std::vector<App> apps = {
+        {"first app on main", "repo", "main", "sha-1"},
+        {"second app on main", "repo", "main", "sha-1"},
+        {"empty revision", "repo", "", "sha-1"},
+        {"HEAD is the same key as empty", "repo", "HEAD", "sha-1"},
+        {"a tag is another key", "repo", "v2", "sha-2"},
+        {"another repository", "other", "main", "sha-9"},
+    };
+    for (const App& app : apps) {
+      SCOPED_TRACE(app.name);
+      Resolution r = once.Resolve(app.repo, app.revision);
+      ASSERT_TRUE(r.ok());
+      EXPECT_EQ(r.snapshot->sha, app.want_sha);
+    }
+    // main moves during the reconcile: this reconcile keeps the commit it started with.
+    fake.SetRevision("repo", "main", "sha-3");
+    EXPECT_EQ(once.Resolve("repo", "main").snapshot->sha, "sha-1");
+    EXPECT_EQ(once.size(), 4u);
+  }
+  EXPECT_EQ(fake.calls(), (std::vector<std::string>{"resolve repo main", "resolve repo ",
+                                                    "resolve repo v2", "resolve other main"}));
+  // The next reconcile sees the new commit.
+  ResolveOnce next(fake);
+  EXPECT_EQ(next.Resolve("repo", "main").snapshot->sha, "sha-3");
+}
+
+TEST(ResolveOnce, ErrorsAreMemoisedSoEveryAppReportsTheSameOne) {
+  FakeSource fake;
+  ResolveOnce once(fake);
+  Resolution a = once.Resolve("repo", "gone");
+  Resolution b = once.Resolve("repo", "gone");
+  ASSERT_FALSE(a.ok());
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(a.error->message, "repo: unknown revision \"gone\"");
+  EXPECT_EQ(b.error->message, a.error->message);
+  EXPECT_EQ(fake.calls().size(), 1u);
+}
+
+TEST(ResolveOnce, ConcurrentCallersShareOneResolution) {
+  FakeSource fake;
+  fake.SetRevision("repo", "main", "sha-1");
+  ResolveOnce once(fake);
+  std::vector<std::thread> threads;
+  std::vector<std::string> shas(8);
+  for (size_t i = 0; i < shas.size(); ++i) {
+    threads.emplace_back([&, i] { shas[i] = once.Resolve("repo", "main").snapshot->sha; });
+  }
+  for (auto& t : threads) t.join();
+  for (const std::string& sha : shas) EXPECT_EQ(sha, "sha-1");
+  EXPECT_EQ(fake.calls(), std::vector<std::string>{"resolve repo main"});
+}
+
+TEST(FakeSource, ReadsLikeTheRealSource) {
+  FakeSource fake;
+  fake.SetRevision("repo", "main", "sha-1");
+  fake.SetFiles("repo", "sha-1",
+                {{"apps/web/b.yaml", "kind: B\n"},
+                 {"apps/web/a.yaml", "kind: A\n---\nkind: A2\n"},
+                 {"apps/web/deeper/c.yaml", "kind: C\n"},
+                 {"apps/web/readme.md", "text"}});
+  Snapshot snap = *fake.Resolve("repo", "main").snapshot;
+  ReadResult read = fake.Read(snap, "apps/web");
+  ASSERT_TRUE(read.ok());
+  ASSERT_EQ(read.manifests.size(), 3u);
+  EXPECT_EQ(read.manifests[0].object["kind"], "A");
+  EXPECT_EQ(read.manifests[1].object["kind"], "A2");
+  EXPECT_EQ(read.manifests[2].object["kind"], "B");
+  ReadResult missing = fake.Read(snap, "apps/nope");
+  ASSERT_EQ(missing.errors.size(), 1u);
+  EXPECT_EQ(missing.errors[0].message, "repo@sha-1:apps/nope: path not found");
+}
+
+}  // namespace
+}  // namespace fleetwave::sources
