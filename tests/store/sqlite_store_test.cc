@@ -1,0 +1,277 @@
+// The SQLite store through the Store interface: reads and writes, prefix listing, the store
+// revision, compare-and-set, schema versions (migration from version 1, a newer schema
+// refused), the state-directory lock, and a lost database opening as an empty store.
+#include "store/sqlite_store.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "store/state.h"
+#include "tests/store/child_process.h"
+
+namespace fleetwave::store {
+namespace {
+
+using testing::Child;
+using testing::Reporter;
+using testing::TempDir;
+
+// Runs SQL on a database file directly, as an older fleetwave or an operator would.
+void RawSql(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  char* err = nullptr;
+  const int rc = sqlite3_exec(db, sql.c_str(), nullptr, nullptr, &err);
+  EXPECT_EQ(rc, SQLITE_OK) << (err != nullptr ? err : "");
+  sqlite3_free(err);
+  sqlite3_close(db);
+}
+
+std::string RawPragma(const std::string& path, const std::string& pragma) {
+  sqlite3* db = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  sqlite3_stmt* s = nullptr;
+  std::string out;
+  if (sqlite3_prepare_v2(db, ("PRAGMA " + pragma).c_str(), -1, &s, nullptr) == SQLITE_OK &&
+      sqlite3_step(s) == SQLITE_ROW) {
+    out = reinterpret_cast<const char*>(sqlite3_column_text(s, 0));
+  }
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return out;
+}
+
+std::vector<std::string> Keys(const ListResult& list) {
+  std::vector<std::string> out;
+  for (const Entry& e : list.entries) out.push_back(e.key);
+  return out;
+}
+
+class SqliteStoreTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Store> Open() {
+    OpenResult r = OpenSqliteStore(dir_.db());
+    EXPECT_TRUE(r.ok()) << r.status.message;
+    return std::move(r.store);
+  }
+  TempDir dir_;
+};
+
+TEST_F(SqliteStoreTest, PutGetDeleteAndTheStoreRevision) {
+  auto store = Open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->Revision(), 0);
+  EXPECT_EQ(store->Get("a").status.code, Code::kNotFound);
+
+  WriteResult w1 = store->Put("a", "one");
+  ASSERT_TRUE(w1.ok()) << w1.status.message;
+  EXPECT_EQ(w1.revision, 1);
+  WriteResult w2 = store->Commit({Op::Put("b", std::string("bin\0ary", 7)), Op::Put("a", "uno")});
+  EXPECT_EQ(w2.revision, 2);
+
+  GetResult a = store->Get("a");
+  ASSERT_TRUE(a.ok());
+  EXPECT_EQ(a.entry.value, "uno");
+  EXPECT_EQ(a.entry.revision, 2);
+  EXPECT_EQ(store->Get("b").entry.value, std::string("bin\0ary", 7)) << "values are bytes";
+
+  EXPECT_EQ(store->Delete("a").revision, 3);
+  EXPECT_EQ(store->Get("a").status.code, Code::kNotFound);
+  EXPECT_EQ(store->Revision(), 3);
+  EXPECT_EQ(store->Commit({}).revision, 3) << "an empty batch changes nothing";
+  EXPECT_EQ(store->Put("", "x").status.code, Code::kInvalid);
+}
+
+TEST_F(SqliteStoreTest, ListByPrefixIsExactAndOrdered) {
+  auto store = Open();
+  ASSERT_TRUE(store);
+  const std::string high = "a/\xff\xff";
+  for (const std::string key : {"a/2", "a/1", "a0", "ab", "a", "b/1", high.c_str()}) {
+    ASSERT_TRUE(store->Put(key, "v").ok());
+  }
+  struct Case {
+    std::string name, prefix;
+    std::vector<std::string> want;
+  };
+  const std::vector<Case> cases = {
+      {"children of a/", "a/", {"a/1", "a/2", high}},
+      {"bare a matches every key starting with a", "a", {"a", "a/1", "a/2", high, "a0", "ab"}},
+      {"prefix ending in 0xff", "a/\xff", {high}},
+      {"no match", "c", {}},
+      {"everything", "", {"a", "a/1", "a/2", high, "a0", "ab", "b/1"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    ListResult list = store->List(c.prefix);
+    ASSERT_TRUE(list.ok());
+    EXPECT_EQ(Keys(list), c.want);
+    EXPECT_EQ(list.revision, 7);
+  }
+}
+
+TEST_F(SqliteStoreTest, CompareAndSetFailsTheWholeBatch) {
+  auto store = Open();
+  ASSERT_TRUE(store);
+  ASSERT_EQ(store->Put("pin", "r1").revision, 1);
+  ASSERT_EQ(store->Put("other", "x").revision, 2);
+  struct Case {
+    std::string name;
+    std::vector<Op> batch;
+    Code want;
+    std::string conflict_key;
+  };
+  // Each case runs against the state the previous ones left.
+  const std::vector<Case> cases = {
+      {"create only if absent, but present", {Op::Put("pin", "r2", 0)}, Code::kConflict, "pin"},
+      {"stale revision; the unconditional put beside it is not applied either",
+       {Op::Put("side", "s"), Op::Put("pin", "r2", 2)},
+       Code::kConflict,
+       "pin"},
+      {"current revision", {Op::Put("pin", "r2", 1)}, Code::kOk, ""},
+      {"the old revision is stale now", {Op::Put("pin", "r3", 1)}, Code::kConflict, "pin"},
+      {"create if absent", {Op::Put("new", "n", 0)}, Code::kOk, ""},
+      {"delete at a wrong revision", {Op::Delete("other", 99)}, Code::kConflict, "other"},
+      {"delete at its revision", {Op::Delete("other", 2)}, Code::kOk, ""},
+      {"compare with a key that no longer exists",
+       {Op::Put("other", "y", 2)},
+       Code::kConflict,
+       "other"},
+      {"comparisons see the state before the batch",
+       {Op::Put("pin", "r4", 3), Op::Put("pin", "r5", 3)},
+       Code::kOk,
+       ""},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const int64_t before = store->Revision();
+    WriteResult w = store->Commit(c.batch);
+    EXPECT_EQ(CodeName(w.status.code), std::string(CodeName(c.want))) << w.status.message;
+    EXPECT_EQ(w.conflict_key, c.conflict_key);
+    EXPECT_EQ(store->Revision(), c.want == Code::kOk ? before + 1 : before);
+  }
+  EXPECT_EQ(store->Get("side").status.code, Code::kNotFound);
+  EXPECT_EQ(store->Get("pin").entry.value, "r5");
+  EXPECT_EQ(store->Put("pin", "x", 1).status.message, "pin: revision is 6, expected 1");
+}
+
+TEST_F(SqliteStoreTest, DatabaseIsInWalModeAtTheCurrentSchema) {
+  { ASSERT_TRUE(Open()); }
+  EXPECT_EQ(RawPragma(dir_.db(), "journal_mode"), "wal");
+  EXPECT_EQ(RawPragma(dir_.db(), "user_version"), std::to_string(kSchemaVersion));
+}
+
+TEST_F(SqliteStoreTest, MigratesAVersionOneDatabaseKeepingItsData) {
+  // Schema version 1 as that release created it: keys and values, no revisions.
+  RawSql(dir_.db(),
+         "CREATE TABLE kv (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;"
+         "INSERT INTO kv VALUES ('appsets/guestbook/pin/a', '{\"revision\":\"abc\"}');"
+         "INSERT INTO kv VALUES ('inputs/fleetwave.yaml', 'state: x');"
+         "PRAGMA user_version = 1;");
+  auto store = Open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->Revision(), 1);
+  ListResult all = store->List("");
+  ASSERT_EQ(all.entries.size(), 2u);
+  EXPECT_EQ(all.entries[0].key, "appsets/guestbook/pin/a");
+  EXPECT_EQ(all.entries[0].value, "{\"revision\":\"abc\"}");
+  EXPECT_EQ(all.entries[0].revision, 1);
+  EXPECT_EQ(all.entries[1].value, "state: x");
+  // Compare-and-set works on migrated keys.
+  EXPECT_EQ(store->Put("appsets/guestbook/pin/a", "{}", 1).revision, 2);
+  store.reset();
+  EXPECT_EQ(RawPragma(dir_.db(), "user_version"), "2");
+}
+
+TEST_F(SqliteStoreTest, ANewerSchemaIsRefusedAndLeftUntouched) {
+  { ASSERT_TRUE(Open()); }
+  RawSql(dir_.db(), "PRAGMA user_version = 7;");
+  OpenResult r = OpenSqliteStore(dir_.db());
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.status.code, Code::kSchema);
+  EXPECT_EQ(r.status.message,
+            dir_.db() + ": schema version 7 is newer than this fleetwave supports (2)");
+  EXPECT_EQ(RawPragma(dir_.db(), "user_version"), "7");
+}
+
+TEST_F(SqliteStoreTest, ASecondProcessOnTheStateDirectoryIsRefusedWithTheHoldersPid) {
+  const std::string db = dir_.db();
+  Child holder("", [db](const Reporter& report, int release_fd) {
+    OpenResult r = OpenSqliteStore(db);
+    report.Line(r.ok() ? "locked" : "failed: " + r.status.message);
+    report.WaitForRelease(release_fd);  // holds the store open until the test is done
+  });
+  ASSERT_EQ(holder.ReadLine(), "locked");
+
+  OpenResult second = OpenSqliteStore(db);
+  EXPECT_FALSE(second.ok());
+  EXPECT_EQ(second.status.code, Code::kLocked);
+  EXPECT_EQ(second.status.message, "another fleetwave holds " + dir_.path() + "/lock (pid " +
+                                       std::to_string(holder.pid()) + ")");
+
+  EXPECT_EQ(holder.Wait(), 0);
+  // The holder is gone: the lock went with it.
+  EXPECT_TRUE(OpenSqliteStore(db).ok());
+}
+
+TEST_F(SqliteStoreTest, ASecondOpenInTheSameProcessIsRefusedToo) {
+  auto first = Open();
+  ASSERT_TRUE(first);
+  OpenResult second = OpenSqliteStore(dir_.db());
+  EXPECT_EQ(second.status.message, "another fleetwave holds " + dir_.path() + "/lock (pid " +
+                                       std::to_string(::getpid()) + ")");
+}
+
+TEST_F(SqliteStoreTest, ALostDatabaseOpensAsAnEmptyConsistentStore) {
+  {
+    auto store = Open();
+    ASSERT_TRUE(store);
+    State state(*store);
+    StateBatch batch;
+    batch.PutPin("guestbook", "a", {{"revision", "abc"}})
+        .PutOperation("guestbook", "a", {{"phase", "Running"}})
+        .PutDeletion("old-set", "", {{"phase", "Pending"}});
+    ASSERT_TRUE(state.Commit(batch).ok());
+  }
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    std::error_code ec;
+    std::filesystem::remove(dir_.db() + suffix, ec);
+  }
+  auto store = Open();
+  ASSERT_TRUE(store);
+  EXPECT_EQ(store->Revision(), 0);
+  EXPECT_TRUE(store->List("").entries.empty());
+  // The typed view of an empty store: nothing pinned, nothing running, nothing to delete.
+  State state(*store);
+  Loaded<AppSetRecords> set = state.LoadAppSet("guestbook");
+  ASSERT_TRUE(set.ok());
+  EXPECT_TRUE(set.value.pins.empty());
+  EXPECT_TRUE(set.value.operations.empty());
+  EXPECT_FALSE(set.value.rollout.has_value());
+  Loaded<std::vector<PendingDeletion>> deletions = state.LoadDeletions();
+  ASSERT_TRUE(deletions.ok());
+  EXPECT_TRUE(deletions.value.empty());
+  // And it works as a store from there.
+  EXPECT_EQ(store->Put("k", "v").revision, 1);
+}
+
+TEST(OpenStore, ReadsTheStateUrl) {
+  TempDir dir;
+  OpenResult ok = OpenStore("sqlite://" + dir.db());
+  EXPECT_TRUE(ok.ok()) << ok.status.message;
+  OpenResult etcd = OpenStore("etcd://127.0.0.1:2379");
+  EXPECT_EQ(etcd.status.code, Code::kInvalid);
+  EXPECT_EQ(etcd.status.message,
+            "state: unsupported URL \"etcd://127.0.0.1:2379\" (supported: "
+            "sqlite:///path/state.db)");
+  OpenResult missing_dir = OpenSqliteStore(dir.path() + "/nope/state.db");
+  EXPECT_EQ(missing_dir.status.code, Code::kIo);
+  EXPECT_EQ(missing_dir.status.message,
+            "cannot open " + dir.path() + "/nope/lock: No such file or directory");
+}
+
+}  // namespace
+}  // namespace fleetwave::store
