@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "engine/app_sync_policy.h"
 #include "engine/template.h"
 
 namespace fleetwave::engine {
@@ -220,21 +221,87 @@ Strategy DecodeStrategy(Decoder& d, const YAML::Node& n, const std::string& path
   return s;
 }
 
+// Kubernetes label syntax (apimachinery's validation): a value is empty or at most 63
+// characters of [A-Za-z0-9-_.] beginning and ending with an alphanumeric; a key is such a
+// name (non-empty), optionally behind a DNS-subdomain prefix and '/'. Argo CD rejects a
+// selector that breaks these rules instead of matching nothing (generators_selector_test).
+bool IsLabelName(const std::string& s) {
+  static const std::regex re("([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]");
+  return s.size() <= 63 && std::regex_match(s, re);
+}
+
+bool IsLabelValue(const std::string& s) { return s.empty() || IsLabelName(s); }
+
+bool IsLabelKey(const std::string& s) {
+  const size_t slash = s.find('/');
+  if (slash == std::string::npos) return IsLabelName(s);
+  static const std::regex dns("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+  const std::string prefix = s.substr(0, slash);
+  return prefix.size() <= 253 && std::regex_match(prefix, dns) && IsLabelName(s.substr(slash + 1));
+}
+
+const char* kLabelValueRule =
+    "must be empty or at most 63 characters of [A-Za-z0-9-_.], beginning and ending with an "
+    "alphanumeric character";
+const char* kLabelKeyRule =
+    "must be a name of at most 63 characters of [A-Za-z0-9-_.], beginning and ending with an "
+    "alphanumeric character, with an optional DNS subdomain prefix and '/'";
+
+void CheckLabelKey(Decoder& d, const YAML::Node& at, const std::string& path,
+                   const std::string& key) {
+  if (!IsLabelKey(key)) d.Add(at, path, "invalid label key \"" + key + "\": " + kLabelKeyRule);
+}
+
+void CheckLabelValue(Decoder& d, const YAML::Node& at, const std::string& path,
+                     const std::string& value) {
+  if (!IsLabelValue(value)) {
+    d.Add(at, path, "invalid label value \"" + value + "\": " + kLabelValueRule);
+  }
+}
+
+// A label selector (cluster generator or post-selector), validated as Kubernetes validates
+// one: keys, values and operators that could never select anything are errors naming their
+// path (generators_selector_test, SelectorValidation).
 LabelSelector DecodeSelector(Decoder& d, const YAML::Node& n, const std::string& path) {
   LabelSelector sel;
   if (!d.Expect(n, path, "object")) return sel;
   d.CheckKeys(n, path, {"matchLabels", "matchExpressions"});
-  if (n["matchLabels"])
-    sel.match_labels = d.StringMap(n["matchLabels"], Field(path, "matchLabels"));
-  if (n["matchExpressions"]) {
+  if (const YAML::Node ml = n["matchLabels"]) {
+    const std::string mp = Field(path, "matchLabels");
+    sel.match_labels = d.StringMap(ml, mp);
+    if (ml.IsMap()) {
+      for (const auto& kv : ml) {
+        const std::string key = kv.first.Scalar();
+        CheckLabelKey(d, kv.first, Field(mp, key), key);
+        if (kv.second.IsScalar()) CheckLabelValue(d, kv.second, Field(mp, key), kv.second.Scalar());
+      }
+    }
+  }
+  if (const YAML::Node me = n["matchExpressions"]) {
     const std::string mp = Field(path, "matchExpressions");
-    sel.match_expressions = DecodeRequirements(d, n["matchExpressions"], mp);
+    sel.match_expressions = DecodeRequirements(d, me, mp);
     for (size_t i = 0; i < sel.match_expressions.size(); ++i) {
       const auto& r = sel.match_expressions[i];
+      const std::string rp = Index(mp, i);
+      const YAML::Node rn = me[i];
+      if (rn["key"] && rn["key"].IsScalar()) CheckLabelKey(d, rn["key"], Field(rp, "key"), r.key);
       static const std::set<std::string> ops = {"In", "NotIn", "Exists", "DoesNotExist"};
       if (!r.op.empty() && !ops.count(r.op)) {
-        d.Add(r.op_pos, Field(Index(mp, i), "operator"),
+        d.Add(r.op_pos, Field(rp, "operator"),
               "unsupported value \"" + r.op + "\" (supported: In, NotIn, Exists, DoesNotExist)");
+        continue;
+      }
+      const bool set_op = r.op == "In" || r.op == "NotIn";
+      if (set_op && r.values.empty()) {
+        d.Add(rn, Field(rp, "values"), "must be non-empty for operator " + r.op);
+      } else if (!set_op && !r.op.empty() && !r.values.empty()) {
+        d.Add(rn["values"], Field(rp, "values"), "must be empty for operator " + r.op);
+      }
+      if (const YAML::Node vs = rn["values"]; vs && vs.IsSequence()) {
+        for (size_t j = 0; j < vs.size(); ++j) {
+          if (vs[j].IsScalar())
+            CheckLabelValue(d, vs[j], Index(Field(rp, "values"), j), vs[j].Scalar());
+        }
       }
     }
   }
@@ -243,7 +310,7 @@ LabelSelector DecodeSelector(Decoder& d, const YAML::Node& n, const std::string&
 
 // True when every leaf is empty. Argo CD's CRD defaults each generator's `template` to
 // {metadata: {}, spec: {destination: {}, project: ""}}, so `kubectl get -o yaml` prints one
-// on every generator: that must load, while a real per-generator override is refused.
+// on every generator: that is no override at all.
 bool IsEmptyDocument(const YAML::Node& n) {
   if (n.IsMap() || n.IsSequence()) {
     for (const auto& e : n) {
@@ -254,63 +321,198 @@ bool IsEmptyDocument(const YAML::Node& n) {
   return n.IsNull() || (n.IsScalar() && n.Scalar().empty());
 }
 
-void CheckNoTemplateOverride(Decoder& d, const YAML::Node& n, const std::string& path) {
-  if (n && !IsEmptyDocument(n))
-    d.Add(n, path, "per-generator template overrides are not supported by fleetwave");
+void CheckTemplateStrings(Decoder& d, const YAML::Node& n, const std::string& path,
+                          const TemplateOptions& opts);
+
+// `<gen>.template`: a partial Application template merged over the set's template. Only its
+// shape and template strings are checked here; required fields come from the merged result.
+Json DecodeTemplateOverride(Decoder& d, const YAML::Node& n, const std::string& path,
+                            const TemplateOptions& opts, bool nested) {
+  if (!n || IsEmptyDocument(n)) return Json();
+  if (!d.Expect(n, path, "object")) return Json();
+  if (nested) {
+    // Argo CD ignores templates of generators inside matrix/merge; refusing says so instead
+    // of silently dropping what the user wrote.
+    d.Add(n, path,
+          "template overrides on generators inside matrix or merge are not applied (Argo CD "
+          "ignores them); put the template on the matrix or merge entry");
+    return Json();
+  }
+  d.CheckKeys(n, path, {"metadata", "spec"});
+  if (const YAML::Node md = n["metadata"]; md && d.Expect(md, Field(path, "metadata"), "object")) {
+    const std::string mp = Field(path, "metadata");
+    if (md["name"]) d.String(md["name"], Field(mp, "name"));
+    if (md["labels"]) d.StringMap(md["labels"], Field(mp, "labels"));
+    if (md["annotations"]) d.StringMap(md["annotations"], Field(mp, "annotations"));
+  }
+  if (const YAML::Node spec = n["spec"]) d.Expect(spec, Field(path, "spec"), "object");
+  CheckTemplateStrings(d, n, path, opts);
+  return YamlToJson(n);
 }
 
-std::vector<Generator> DecodeGenerators(Decoder& d, const YAML::Node& n, const std::string& path) {
-  std::vector<Generator> out;
+std::vector<GitPathPattern> DecodeGitPatterns(Decoder& d, const YAML::Node& n,
+                                              const std::string& path) {
+  std::vector<GitPathPattern> out;
   if (!d.Expect(n, path, "array")) return out;
-  static const std::set<std::string> known_unsupported = {
-      "git", "matrix", "merge", "scmProvider", "pullRequest", "clusterDecisionResource", "plugin"};
   for (size_t i = 0; i < n.size(); ++i) {
-    const std::string gp = Index(path, i);
-    const YAML::Node g = n[i];
-    if (!d.Expect(g, gp, "object")) continue;
-    bool found = false;
-    for (const auto& kv : g) {
-      const std::string key = kv.first.Scalar();
-      const std::string kp = Field(gp, key);
-      if (key == "list" || key == "clusters") {
-        if (found) {
-          d.Add(kv.first, kp, "a generator entry must have exactly one generator");
-          continue;
+    const std::string ip = Index(path, i);
+    if (!d.Expect(n[i], ip, "object")) continue;
+    d.CheckKeys(n[i], ip, {"path", "exclude"});
+    GitPathPattern p;
+    if (!n[i]["path"]) {
+      d.Add(n[i], Field(ip, "path"), "required field is missing");
+      continue;
+    }
+    p.path = d.String(n[i]["path"], Field(ip, "path")).value_or("");
+    if (n[i]["exclude"]) p.exclude = d.Bool(n[i]["exclude"], Field(ip, "exclude")).value_or(false);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+void DecodeGit(Decoder& d, const YAML::Node& n, const std::string& path, GitGenerator& git) {
+  d.CheckKeys(n, path,
+              {"repoURL", "revision", "directories", "files", "pathParamPrefix", "values",
+               "template", "requeueAfterSeconds"});
+  if (!n["repoURL"]) {
+    d.Add(n, Field(path, "repoURL"), "required field is missing");
+  } else {
+    git.repo_url = d.String(n["repoURL"], Field(path, "repoURL")).value_or("");
+  }
+  if (n["revision"]) git.revision = d.String(n["revision"], Field(path, "revision")).value_or("");
+  if (n["directories"] && n["files"]) {
+    d.Add(n["files"], Field(path, "files"), "directories and files are mutually exclusive");
+  } else if (n["directories"]) {
+    git.directories = DecodeGitPatterns(d, n["directories"], Field(path, "directories"));
+  } else if (n["files"]) {
+    git.is_files = true;
+    git.files = DecodeGitPatterns(d, n["files"], Field(path, "files"));
+  } else {
+    d.Add(n, Field(path, "directories"), "one of directories or files is required");
+  }
+  if (n["pathParamPrefix"]) {
+    git.path_param_prefix =
+        d.String(n["pathParamPrefix"], Field(path, "pathParamPrefix")).value_or("");
+  }
+  if (n["values"]) git.values = d.StringMap(n["values"], Field(path, "values"));
+}
+
+const char* kSupportedGenerators = "supported: list, clusters, git, matrix, merge";
+
+std::vector<Generator> DecodeGeneratorList(Decoder& d, const YAML::Node& n, const std::string& path,
+                                           const TemplateOptions& opts, int depth);
+
+// One entry of a generators list: exactly one generator plus an optional post-selector.
+// `depth` counts enclosing matrix/merge entries (Argo CD nests them one level only).
+std::optional<Generator> DecodeGeneratorEntry(Decoder& d, const YAML::Node& g,
+                                              const std::string& gp, const TemplateOptions& opts,
+                                              int depth) {
+  if (!d.Expect(g, gp, "object")) return std::nullopt;
+  static const std::set<std::string> known_unsupported = {"scmProvider", "pullRequest",
+                                                          "clusterDecisionResource", "plugin"};
+  std::optional<Generator> out;
+  bool found = false;
+  for (const auto& kv : g) {
+    const std::string key = kv.first.Scalar();
+    const std::string kp = Field(gp, key);
+    if (key == "selector") continue;
+    if (known_unsupported.count(key)) {
+      d.Add(kv.first, kp, "unsupported generator \"" + key + "\" (" + kSupportedGenerators + ")");
+      continue;
+    }
+    if (key != "list" && key != "clusters" && key != "git" && key != "matrix" && key != "merge") {
+      d.Add(kv.first, kp, "unknown generator \"" + key + "\" (" + kSupportedGenerators + ")");
+      continue;
+    }
+    if (found) {
+      d.Add(kv.first, kp, "a generator entry must have exactly one generator");
+      continue;
+    }
+    found = true;
+    if (!d.Expect(kv.second, kp, "object")) continue;
+    Generator gen;
+    gen.pos = PosOf(kv.second);
+    gen.path = gp;
+    const YAML::Node body = kv.second;
+    gen.template_override =
+        DecodeTemplateOverride(d, body["template"], Field(kp, "template"), opts, depth > 0);
+    if (key == "list") {
+      gen.kind = Generator::Kind::kList;
+      d.CheckKeys(body, kp, {"elements", "template"}, {"elementsYaml"});
+      if (const YAML::Node el = body["elements"];
+          el && d.Expect(el, Field(kp, "elements"), "array")) {
+        for (size_t j = 0; j < el.size(); ++j) {
+          if (d.Expect(el[j], Index(Field(kp, "elements"), j), "object"))
+            gen.list.elements.push_back(YamlToJson(el[j]));
         }
-        found = true;
-        Generator gen;
-        gen.pos = PosOf(kv.second);
-        if (!d.Expect(kv.second, kp, "object")) continue;
-        if (key == "list") {
-          gen.kind = Generator::Kind::kList;
-          d.CheckKeys(kv.second, kp, {"elements", "template"}, {"elementsYaml"});
-          CheckNoTemplateOverride(d, kv.second["template"], Field(kp, "template"));
-          if (const YAML::Node el = kv.second["elements"];
-              el && d.Expect(el, Field(kp, "elements"), "array")) {
-            for (size_t j = 0; j < el.size(); ++j) {
-              if (d.Expect(el[j], Index(Field(kp, "elements"), j), "object"))
-                gen.list.elements.push_back(YamlToJson(el[j]));
-            }
-          }
-        } else {
-          gen.kind = Generator::Kind::kClusters;
-          d.CheckKeys(kv.second, kp, {"selector", "values", "template"}, {"flatList"});
-          CheckNoTemplateOverride(d, kv.second["template"], Field(kp, "template"));
-          if (kv.second["selector"])
-            gen.clusters.selector = DecodeSelector(d, kv.second["selector"], Field(kp, "selector"));
-          if (kv.second["values"])
-            gen.clusters.values = d.StringMap(kv.second["values"], Field(kp, "values"));
-        }
-        out.push_back(std::move(gen));
-      } else if (key == "selector") {
-        d.Add(kv.first, kp, "field is not supported by fleetwave");
-      } else if (known_unsupported.count(key)) {
-        d.Add(kv.first, kp, "unsupported generator \"" + key + "\" (supported: list, clusters)");
+      }
+    } else if (key == "clusters") {
+      gen.kind = Generator::Kind::kClusters;
+      d.CheckKeys(body, kp, {"selector", "values", "template"}, {"flatList"});
+      if (body["selector"])
+        gen.clusters.selector = DecodeSelector(d, body["selector"], Field(kp, "selector"));
+      if (body["values"]) gen.clusters.values = d.StringMap(body["values"], Field(kp, "values"));
+    } else if (key == "git") {
+      gen.kind = Generator::Kind::kGit;
+      DecodeGit(d, body, kp, gen.git);
+    } else {
+      const bool matrix = key == "matrix";
+      gen.kind = matrix ? Generator::Kind::kMatrix : Generator::Kind::kMerge;
+      d.CheckKeys(body, kp,
+                  matrix ? std::set<std::string>{"generators", "template"}
+                         : std::set<std::string>{"generators", "mergeKeys", "template"});
+      if (depth >= 2) {
+        d.Add(kv.first, kp, "matrix and merge generators nest one level deep only (as in Argo CD)");
+        continue;
+      }
+      std::vector<Generator> children;
+      const std::string cp = Field(kp, "generators");
+      if (!body["generators"]) {
+        d.Add(body, cp, "required field is missing");
       } else {
-        d.Add(kv.first, kp, "unknown generator \"" + key + "\" (supported: list, clusters)");
+        children = DecodeGeneratorList(d, body["generators"], cp, opts, depth + 1);
+      }
+      if (matrix) {
+        if (body["generators"] && body["generators"].IsSequence() &&
+            body["generators"].size() != 2) {
+          d.Add(body["generators"], cp,
+                "a matrix needs exactly two child generators, found " +
+                    std::to_string(body["generators"].size()));
+        }
+        gen.matrix.generators = std::move(children);
+      } else {
+        if (body["generators"] && body["generators"].IsSequence() &&
+            body["generators"].size() < 2) {
+          d.Add(body["generators"], cp,
+                "a merge needs at least two child generators, found " +
+                    std::to_string(body["generators"].size()));
+        }
+        if (!body["mergeKeys"]) {
+          d.Add(body, Field(kp, "mergeKeys"), "required field is missing");
+        } else {
+          gen.merge.merge_keys = d.StringList(body["mergeKeys"], Field(kp, "mergeKeys"));
+          if (body["mergeKeys"].IsSequence() && gen.merge.merge_keys.empty())
+            d.Add(body["mergeKeys"], Field(kp, "mergeKeys"), "at least one merge key is required");
+        }
+        gen.merge.generators = std::move(children);
       }
     }
-    if (!found && g.size() == 0) d.Add(g, gp, "empty generator (supported: list, clusters)");
+    out = std::move(gen);
+  }
+  if (!found && g.size() == 0) {
+    d.Add(g, gp, std::string("empty generator (") + kSupportedGenerators + ")");
+  }
+  if (out && g["selector"]) out->selector = DecodeSelector(d, g["selector"], Field(gp, "selector"));
+  return out;
+}
+
+std::vector<Generator> DecodeGeneratorList(Decoder& d, const YAML::Node& n, const std::string& path,
+                                           const TemplateOptions& opts, int depth) {
+  std::vector<Generator> out;
+  if (!d.Expect(n, path, "array")) return out;
+  for (size_t i = 0; i < n.size(); ++i) {
+    if (auto g = DecodeGeneratorEntry(d, n[i], Index(path, i), opts, depth))
+      out.push_back(std::move(*g));
   }
   return out;
 }
@@ -452,7 +654,8 @@ DecodedApplicationSet DecodeApplicationSet(const YAML::Node& doc, const std::str
       }
     }
     if (spec["generators"])
-      set.generators = DecodeGenerators(d, spec["generators"], "spec.generators");
+      set.generators = DecodeGeneratorList(d, spec["generators"], "spec.generators",
+                                           {set.go_template, set.MissingKeyIsError()}, 0);
     if (!spec["template"]) {
       d.Add(spec, "spec.template", "required field is missing");
     } else {
@@ -460,7 +663,19 @@ DecodedApplicationSet DecodeApplicationSet(const YAML::Node& doc, const std::str
     }
     if (spec["strategy"]) set.strategy = DecodeStrategy(d, spec["strategy"], "spec.strategy");
     if (const YAML::Node sp = spec["syncPolicy"]; sp && d.Expect(sp, "spec.syncPolicy", "object")) {
-      d.CheckKeys(sp, "spec.syncPolicy", {"preserveResourcesOnDeletion"}, {"applicationsSync"});
+      d.CheckKeys(sp, "spec.syncPolicy", {"preserveResourcesOnDeletion", "applicationsSync"});
+      if (const YAML::Node as = sp["applicationsSync"]) {
+        const std::string ap = "spec.syncPolicy.applicationsSync";
+        if (auto v = d.String(as, ap)) {
+          if (auto policy = ParseApplicationsSync(*v)) {
+            set.applications_sync = *policy;
+          } else {
+            d.Add(as, ap,
+                  "unsupported value \"" + *v +
+                      "\" (supported: create-only, create-update, create-delete, sync)");
+          }
+        }
+      }
       if (sp["preserveResourcesOnDeletion"]) {
         set.preserve_resources_on_deletion =
             d.Bool(sp["preserveResourcesOnDeletion"], "spec.syncPolicy.preserveResourcesOnDeletion")

@@ -65,13 +65,60 @@ struct ClustersGenerator {
   std::map<std::string, std::string> values;  // extra parameters: values.<key>
 };
 
+// One include/exclude entry of a git generator: `path` is a glob ('*' and '?' stay inside one
+// path segment, '**' crosses segments); an exclude entry removes what it matches whatever the
+// order of the entries.
+struct GitPathPattern {
+  std::string path;
+  bool exclude = false;
+};
+
+// git directories / git files (exactly one of the two lists is set). The engine never reads
+// the repository: the caller hands in what it read at one snapshot (GeneratorInputs).
+struct GitGenerator {
+  std::string repo_url;
+  std::string revision;  // as written; "" means HEAD
+  std::vector<GitPathPattern> directories;
+  std::vector<GitPathPattern> files;
+  bool is_files = false;
+  std::string path_param_prefix;
+  std::map<std::string, std::string> values;  // extra parameters: values.<key>
+};
+
+struct Generator;
+
+// matrix: the cartesian product of exactly two children; the second child's fields are
+// rendered with each parameter set of the first before it runs.
+struct MatrixGenerator {
+  std::vector<Generator> generators;
+};
+
+// merge: the first child's parameter sets, each overridden by the sets of later children
+// that carry the same values for every merge key; unmatched later sets are dropped.
+struct MergeGenerator {
+  std::vector<std::string> merge_keys;
+  std::vector<Generator> generators;
+};
+
 struct Generator {
-  enum class Kind { kList, kClusters };
+  enum class Kind { kList, kClusters, kGit, kMatrix, kMerge };
   Kind kind = Kind::kList;
   ListGenerator list;
   ClustersGenerator clusters;
+  GitGenerator git;
+  MatrixGenerator matrix;
+  MergeGenerator merge;
+  // `generators[].<gen>.template`: merged over the set's template for this generator's apps;
+  // null when absent (or written as the all-empty default Argo CD's CRD prints).
+  Json template_override;
+  // `generators[].selector`: a post-selector over the generated (flattened) parameters.
+  std::optional<LabelSelector> selector;
+  std::string path;  // e.g. spec.generators[0].matrix.generators[1], for messages
   SourcePos pos;
 };
+
+// spec.syncPolicy.applicationsSync: which changes to generated Applications fleetwave makes.
+enum class ApplicationsSync { kSync, kCreateOnly, kCreateUpdate, kCreateDelete };
 
 struct ApplicationSet {
   std::string file;  // where it was loaded from, for messages
@@ -84,6 +131,7 @@ struct ApplicationSet {
   SourcePos template_pos;
   Strategy strategy;
   bool preserve_resources_on_deletion = false;
+  ApplicationsSync applications_sync = ApplicationsSync::kSync;  // absent = sync
   // JSON pointers ignored when comparing desired and live Application specs.
   std::vector<std::string> ignore_application_differences;
   Json status = Json::object();  // status as given (applicationStatus, conditions, rollout)

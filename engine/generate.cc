@@ -1,8 +1,11 @@
 #include "engine/generate.h"
 
 #include <algorithm>
+#include <memory>
 #include <regex>
 
+#include "engine/application.h"
+#include "engine/generator_params.h"
 #include "engine/template.h"
 
 namespace fleetwave::engine {
@@ -14,8 +17,9 @@ std::string TrimSlash(std::string s) {
 }
 
 struct ParamSet {
-  Json params;         // what the template sees
-  std::string origin;  // which generator entry produced it, for messages
+  Json params;                       // what the template sees
+  std::string origin;                // which generator entry produced it, for messages
+  std::shared_ptr<const Json> tmpl;  // the template with its generator's override; null: the set's
 };
 
 Json ClusterParams(const ClusterInfo& c, const ClustersGenerator& g, const TemplateOptions& opts) {
@@ -36,27 +40,265 @@ Json ClusterParams(const ClusterInfo& c, const ClustersGenerator& g, const Templ
   return p;
 }
 
-std::vector<ParamSet> RunGenerators(const ApplicationSet& set,
-                                    const std::vector<ClusterInfo>* clusters,
-                                    const TemplateOptions& opts) {
-  std::vector<ParamSet> out;
-  for (size_t i = 0; i < set.generators.size(); ++i) {
-    const Generator& g = set.generators[i];
-    const std::string gp = "spec.generators[" + std::to_string(i) + "]";
-    if (g.kind == Generator::Kind::kList) {
-      for (size_t j = 0; j < g.list.elements.size(); ++j) {
-        out.push_back({g.list.elements[j], gp + ".list.elements[" + std::to_string(j) + "]"});
-      }
-    } else if (clusters) {
-      for (const ClusterInfo& c : *clusters) {
-        if (SelectorMatches(g.clusters.selector, c.labels)) {
+// Runs generators for one set; collects issues instead of stopping at the first.
+class Runner {
+ public:
+  Runner(const ApplicationSet& set, const std::vector<ClusterInfo>* clusters,
+         const GeneratorInputs* inputs, const TemplateOptions& opts, Issues& issues)
+      : set_(set), clusters_(clusters), inputs_(inputs), opts_(opts), issues_(issues) {}
+
+  // One generator entry: its own parameter sets, then its post-selector.
+  std::vector<ParamSet> Run(const Generator& g) {
+    std::vector<ParamSet> out;
+    switch (g.kind) {
+      case Generator::Kind::kList:
+        for (size_t j = 0; j < g.list.elements.size(); ++j) {
           out.push_back(
-              {ClusterParams(c, g.clusters, opts), gp + ".clusters (cluster " + c.name + ")"});
+              {g.list.elements[j], g.path + ".list.elements[" + std::to_string(j) + "]", nullptr});
+        }
+        break;
+      case Generator::Kind::kClusters:
+        if (!clusters_) break;
+        for (const ClusterInfo& c : *clusters_) {
+          if (SelectorMatches(g.clusters.selector, c.labels)) {
+            out.push_back({ClusterParams(c, g.clusters, opts_),
+                           g.path + ".clusters (cluster " + c.name + ")", nullptr});
+          }
+        }
+        break;
+      case Generator::Kind::kGit:
+        out = RunGit(g);
+        break;
+      case Generator::Kind::kMatrix:
+        out = RunMatrix(g);
+        break;
+      case Generator::Kind::kMerge:
+        out = RunMerge(g);
+        break;
+    }
+    if (g.selector) {
+      // Post-selector: matched against the flattened parameters, in both template modes.
+      std::vector<ParamSet> kept;
+      for (auto& ps : out) {
+        if (SelectorMatches(*g.selector, FlattenParams(ps.params))) kept.push_back(std::move(ps));
+      }
+      out = std::move(kept);
+    }
+    return out;
+  }
+
+ private:
+  void Fail(const Generator& g, const std::string& message) {
+    issues_.push_back({set_.file, g.pos, g.path, message});
+  }
+
+  // In fasttemplate mode every parameter set is a flat map of strings, as Argo CD keeps it.
+  Json Normal(const Json& params) const {
+    return opts_.go_template ? params : FlatParamsObject(params);
+  }
+
+  std::vector<ParamSet> RunGit(const Generator& g) {
+    std::vector<ParamSet> out;
+    if (!inputs_) return out;  // repositories unknown to this caller: nothing generated
+    auto it = inputs_->git.find({g.git.repo_url, g.git.revision});
+    if (it == inputs_->git.end()) {
+      Fail(g, "git generator: repository \"" + g.git.repo_url + "\" at revision \"" +
+                  (g.git.revision.empty() ? "HEAD" : g.git.revision) + "\" was not read");
+      return out;
+    }
+    if (!it->second.error.empty()) {
+      Fail(g, "git generator: " + it->second.error);
+      return out;
+    }
+    GitParamsResult r = g.git.is_files ? GitFileParams(g.git, it->second, opts_)
+                                       : GitDirectoryParams(g.git, it->second, opts_);
+    if (!r.error.empty()) {
+      Fail(g, "git generator: " + r.error);
+      return out;
+    }
+    const std::string what = g.git.is_files ? ".git.files" : ".git.directories";
+    for (size_t i = 0; i < r.params.size(); ++i) {
+      out.push_back(
+          {std::move(r.params[i]), g.path + what + " (set " + std::to_string(i) + ")", nullptr});
+    }
+    return out;
+  }
+
+  // Renders every string field of a child generator with the first child's parameters
+  // (Argo CD interpolates the second matrix child this way).
+  bool Interpolate(Generator& g, const Json& params) {
+    std::string error;
+    auto render = [&](std::string& s) {
+      if (!error.empty()) return;
+      TemplateResult r = RenderTemplate(s, params, opts_);
+      if (r.ok()) {
+        s = r.text;
+      } else {
+        error = r.error;
+      }
+    };
+    switch (g.kind) {
+      case Generator::Kind::kList:
+        for (Json& e : g.list.elements) {
+          Json out;
+          std::string path;
+          if (!RenderTemplateDocument(e, params, opts_, out, error, path)) break;
+          e = out;
+        }
+        break;
+      case Generator::Kind::kClusters:
+        for (auto& [k, v] : g.clusters.values) render(v);
+        break;
+      case Generator::Kind::kGit:
+        render(g.git.repo_url);
+        render(g.git.revision);
+        for (auto& p : g.git.directories) render(p.path);
+        for (auto& p : g.git.files) render(p.path);
+        for (auto& [k, v] : g.git.values) render(v);
+        break;
+      case Generator::Kind::kMatrix:
+      case Generator::Kind::kMerge:
+        for (Generator& c :
+             g.kind == Generator::Kind::kMatrix ? g.matrix.generators : g.merge.generators) {
+          if (!Interpolate(c, params)) return false;
+        }
+        break;
+    }
+    if (!error.empty()) {
+      Fail(g, "cannot render with the first matrix generator's parameters: " + error);
+      return false;
+    }
+    return true;
+  }
+
+  std::vector<ParamSet> RunMatrix(const Generator& g) {
+    std::vector<ParamSet> out;
+    if (g.matrix.generators.size() != 2) return out;  // reported when decoded
+    const Generator& second = g.matrix.generators[1];
+    for (const ParamSet& a : Run(g.matrix.generators[0])) {
+      Generator child = second;
+      if (!Interpolate(child, a.params)) continue;
+      for (const ParamSet& b : Run(child)) {
+        ParamSet combined{Json(), a.origin + " x " + b.origin, nullptr};
+        if (opts_.go_template) {
+          combined.params = MergeOverride(a.params, b.params);
+        } else {
+          // fasttemplate: the same key with two different values is an error, as in Argo CD.
+          combined.params = Normal(a.params);
+          std::string clash;
+          for (const auto& [k, v] : FlattenParams(b.params)) {
+            if (combined.params.contains(k) && combined.params[k] != v && clash.empty()) {
+              clash = "matrix: parameter \"" + k + "\" has two different values (\"" +
+                      combined.params[k].get<std::string>() + "\" from " + a.origin + ", \"" + v +
+                      "\" from " + b.origin + ")";
+            }
+            combined.params[k] = v;
+          }
+          if (!clash.empty()) {
+            Fail(g, clash);
+            continue;
+          }
+        }
+        out.push_back(std::move(combined));
+      }
+    }
+    return out;
+  }
+
+  // The value a parameter set has for the merge keys, as one comparable string.
+  std::string MergeKeyOf(const std::vector<std::string>& keys, const Json& params) const {
+    const auto flat = FlattenParams(params);
+    Json key = Json::array();
+    for (const auto& k : keys) {
+      if (params.is_object() && params.contains(k)) {
+        key.push_back(params[k]);
+      } else if (auto it = flat.find(k); it != flat.end()) {
+        key.push_back(it->second);
+      } else {
+        key.push_back(nullptr);
+      }
+    }
+    return key.dump();
+  }
+
+  std::vector<ParamSet> RunMerge(const Generator& g) {
+    std::vector<ParamSet> base;
+    if (g.merge.generators.empty() || g.merge.merge_keys.empty()) return base;
+    std::string keys;
+    for (const auto& k : g.merge.merge_keys) keys += (keys.empty() ? "" : ", ") + k;
+    // Every child's sets must be unique by the merge keys (Argo CD refuses the merge else).
+    auto by_key = [&](const Generator& child, std::vector<ParamSet>& sets,
+                      std::map<std::string, size_t>& index) {
+      for (size_t i = 0; i < sets.size(); ++i) {
+        const std::string key = MergeKeyOf(g.merge.merge_keys, sets[i].params);
+        if (!index.emplace(key, i).second) {
+          Fail(g, "merge: the parameter sets of " + child.path +
+                      " are not unique by the merge keys (" + keys + "): " + key +
+                      " appears more than once");
+          return false;
         }
       }
+      return true;
+    };
+    base = Run(g.merge.generators[0]);
+    std::map<std::string, size_t> base_index;
+    if (!by_key(g.merge.generators[0], base, base_index)) return {};
+    for (auto& ps : base) ps.params = Normal(ps.params);
+    for (size_t c = 1; c < g.merge.generators.size(); ++c) {
+      std::vector<ParamSet> sets = Run(g.merge.generators[c]);
+      std::map<std::string, size_t> index;
+      if (!by_key(g.merge.generators[c], sets, index)) return {};
+      for (const auto& [key, i] : index) {
+        auto hit = base_index.find(key);
+        if (hit == base_index.end()) continue;  // no base set to override: dropped
+        ParamSet& target = base[hit->second];
+        target.params = MergeOverride(target.params, Normal(sets[i].params));
+        target.origin += " + " + sets[i].origin;
+      }
+    }
+    return base;
+  }
+
+  const ApplicationSet& set_;
+  const std::vector<ClusterInfo>* clusters_;
+  const GeneratorInputs* inputs_;
+  TemplateOptions opts_;
+  Issues& issues_;
+};
+
+std::vector<ParamSet> RunGenerators(const ApplicationSet& set,
+                                    const std::vector<ClusterInfo>* clusters,
+                                    const GeneratorInputs* inputs, const TemplateOptions& opts,
+                                    Issues& issues) {
+  std::vector<ParamSet> out;
+  Runner runner(set, clusters, inputs, opts, issues);
+  for (const Generator& g : set.generators) {
+    std::shared_ptr<const Json> tmpl;
+    if (!g.template_override.is_null()) {
+      tmpl = std::make_shared<const Json>(MergeTemplate(g.template_override, set.template_));
+    }
+    for (ParamSet& ps : runner.Run(g)) {
+      if (tmpl) ps.tmpl = tmpl;
+      out.push_back(std::move(ps));
     }
   }
   return out;
+}
+
+void CollectGitRequests(const Generator& g, std::vector<GitRequest>& out) {
+  if (g.kind == Generator::Kind::kGit) {
+    const auto templated = [](const std::string& s) { return s.find("{{") != std::string::npos; };
+    if (templated(g.git.repo_url) || templated(g.git.revision)) return;
+    auto it = std::find_if(out.begin(), out.end(), [&](const GitRequest& r) {
+      return r.repo_url == g.git.repo_url && r.revision == g.git.revision;
+    });
+    if (it == out.end()) it = out.insert(out.end(), GitRequest{g.git.repo_url, g.git.revision, {}});
+    for (const auto& p : g.git.files) {
+      if (!p.exclude) it->file_patterns.push_back(p);
+    }
+  }
+  for (const Generator& c : g.matrix.generators) CollectGitRequests(c, out);
+  for (const Generator& c : g.merge.generators) CollectGitRequests(c, out);
 }
 
 bool IsDnsSubdomain(const std::string& name) {
@@ -124,15 +366,28 @@ bool SelectorMatches(const LabelSelector& selector,
   return true;
 }
 
+std::vector<GitRequest> GitRequestsOf(const ApplicationSet& set) {
+  std::vector<GitRequest> out;
+  for (const Generator& g : set.generators) CollectGitRequests(g, out);
+  return out;
+}
+
 GenerateResult GenerateApplications(const ApplicationSet& set,
                                     const std::vector<ClusterInfo>* clusters) {
+  return GenerateApplications(set, clusters, nullptr);
+}
+
+GenerateResult GenerateApplications(const ApplicationSet& set,
+                                    const std::vector<ClusterInfo>* clusters,
+                                    const GeneratorInputs* inputs) {
   GenerateResult result;
   const TemplateOptions opts{set.go_template, set.MissingKeyIsError()};
   std::map<std::string, std::string> origin_of;  // app name -> generator entry
-  for (const ParamSet& ps : RunGenerators(set, clusters, opts)) {
+  for (const ParamSet& ps : RunGenerators(set, clusters, inputs, opts, result.issues)) {
     Json rendered;
     std::string error, error_path;
-    if (!RenderTemplateDocument(set.template_, ps.params, opts, rendered, error, error_path)) {
+    const Json& tmpl = ps.tmpl ? *ps.tmpl : set.template_;
+    if (!RenderTemplateDocument(tmpl, ps.params, opts, rendered, error, error_path)) {
       result.issues.push_back({set.file, set.template_pos, "spec.template." + error_path,
                                error + " (parameters from " + ps.origin + ")"});
       continue;
@@ -169,6 +424,7 @@ GenerateResult GenerateApplications(const ApplicationSet& set,
         continue;
       }
     }
+    app.spec_fingerprint = SpecFingerprint(app.object["spec"]);
     result.apps.push_back(std::move(app));
   }
   std::sort(

@@ -226,14 +226,13 @@ TEST(AppSetDecode, DefaultedEmptyGeneratorTemplateAsKubectlPrintsItLoads) {
   EXPECT_TRUE(r.issues.empty()) << Messages(r.issues)[0];
 }
 
-TEST(AppSetDecode, RealGeneratorTemplateOverrideIsRefused) {
+TEST(AppSetDecode, RealGeneratorTemplateOverrideIsKept) {
   std::string text = Set("");
   text.replace(text.find("        elements:\n"), 0, "        template: {metadata: {name: x}}\n");
   auto r = Decode(text);
-  EXPECT_EQ(Messages(r.issues),
-            (std::vector<std::string>{
-                "set.yaml:9:19: spec.generators[0].list.template: per-generator template "
-                "overrides are not supported by fleetwave"}));
+  EXPECT_TRUE(r.issues.empty()) << Messages(r.issues)[0];
+  EXPECT_EQ(r.appset->generators.at(0).template_override["metadata"]["name"], "x")
+      << "merged over the set's template when generating (tests/engine/generators/)";
 }
 
 TEST(AppSetDecode, MissingTemplateFieldsAreRequired) {
