@@ -96,7 +96,7 @@ class Store {
   // Applies `ops` atomically. Returns after the commit is durable. An empty batch is a no-op
   // that returns the current revision.
   virtual WriteResult Commit(const std::vector<Op>& ops) = 0;
-  // The current store revision (0 for a fresh store).
+  // The current store revision (0 for a fresh store; -1 when the backend cannot be read).
   virtual int64_t Revision() = 0;
 
   WriteResult Put(std::string key, std::string value,

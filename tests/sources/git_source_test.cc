@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "tests/sources/git_repo.h"
@@ -274,6 +275,27 @@ TEST_F(GitSourceTest, ErrorsAreValuesWithExactText) {
   EXPECT_EQ(broken.error->kind, ErrorKind::kUnreadableRepository);
   EXPECT_EQ(broken.error->message.rfind(other.path() + "/broken: cannot open repository: ", 0), 0u)
       << broken.error->message;
+}
+
+TEST_F(GitSourceTest, OneSourceServesManyThreadsAtOnce) {
+  // The blocking pool calls one GitSource from several threads: each call opens its own
+  // repository handle, so concurrent resolves and reads agree with a serial run.
+  std::vector<std::thread> threads;
+  std::vector<std::string> results(8);
+  for (size_t i = 0; i < results.size(); ++i) {
+    threads.emplace_back([&, i] {
+      const std::string revision = i % 2 == 0 ? "main" : "feature";
+      Resolution r = source_.Resolve(repo_.dir(), revision);
+      if (!r.ok()) return;
+      ReadResult read = source_.Read(*r.snapshot, "apps/web");
+      results[i] = r.snapshot->sha + " " + std::to_string(read.manifests.size());
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (size_t i = 0; i < results.size(); ++i) {
+    SCOPED_TRACE(i);
+    EXPECT_EQ(results[i], i % 2 == 0 ? b_ + " 3" : c_ + " 2");
+  }
 }
 
 TEST_F(GitSourceTest, FetchOfALocalRepositoryOnlyChecksItIsReadable) {
