@@ -3,6 +3,10 @@
 #include <cctype>
 #include <iostream>
 #include <random>
+#include <utility>
+
+#include "cluster-clients/guard.h"
+#include "cluster-clients/json_fields.h"
 
 namespace fleetwave::clients {
 namespace {
@@ -16,6 +20,34 @@ std::uint64_t SplitMix(std::uint64_t* state) {
   return z ^ (z >> 31);
 }
 
+// What a request gets when code handling it threw: retrying would run the same code again.
+Result InternalError(const std::string& what, const std::string& exception) {
+  return ErrorResult(Outcome::kPermanent, Problem::kOther,
+                     what + ": internal error, request abandoned (" + exception + ")");
+}
+
+// A response body that is JSON of the wrong shape: as permanent as an unparsable one.
+Result BadResponse(const std::string& what, const std::string& problem) {
+  return ErrorResult(Outcome::kPermanent, Problem::kOther,
+                     what + ": unexpected response: " + problem);
+}
+
+// A callback that may be reached from several paths (success, guard) but must run once.
+template <class... Args>
+class Once {
+ public:
+  explicit Once(std::function<void(Args...)> fn) : fn_(std::move(fn)) {}
+  bool operator()(Args... args) {
+    auto fn = std::exchange(fn_, nullptr);
+    if (!fn) return false;
+    fn(std::forward<Args>(args)...);
+    return true;
+  }
+
+ private:
+  std::function<void(Args...)> fn_;
+};
+
 }  // namespace
 
 ResourceRef NamespacesResource() { return {"", "v1", "namespaces", "Namespace", false}; }
@@ -28,18 +60,37 @@ ResourceRef CloneSetsResource() {
 
 struct ClusterClient::Call {
   RawRequest request;
-  ResultCallback done;  // loop thread
+  ResultCallback done;  // loop thread; emptied when called (a request completes once)
   Backoff backoff;
   int attempts = 0;
   bool refreshed_after_401 = false;
+
+  std::string What() const { return request.method + " " + request.path; }
+  bool Complete(Result r) {
+    auto d = std::exchange(done, nullptr);
+    if (!d) return false;
+    d(std::move(r));
+    return true;
+  }
 };
 
 struct ClusterClient::ListState {
   ResourceRef ref;
   ListOptions options;
-  ListCallback done;  // loop thread
+  ListCallback done;  // loop thread; emptied when called
   ListResult out;
   std::string continue_token;
+
+  std::string What() const {
+    return "list " + ref.resource + (options.ns.empty() ? "" : " in " + options.ns);
+  }
+  bool Finish(Result r) {
+    auto d = std::exchange(done, nullptr);
+    if (!d) return false;
+    out.result = std::move(r);
+    d(std::move(out));
+    return true;
+  }
 };
 
 struct ClusterClient::WatchState : WatchHandle, std::enable_shared_from_this<WatchState> {
@@ -55,6 +106,9 @@ struct ClusterClient::WatchState : WatchHandle, std::enable_shared_from_this<Wat
   SteadyTime last_data{};
   Duration stall_timeout{};
   WatchDecoder decoder;
+  std::function<void(const std::string&)> warn;  // the client's log
+
+  std::string What() const { return "watch " + ref.resource; }
 
   void Cancel() override {
     if (canceled.exchange(true)) return;
@@ -73,17 +127,28 @@ struct ClusterClient::WatchState : WatchHandle, std::enable_shared_from_this<Wat
     Stop();
     if (!canceled) on_end(std::move(r));
   }
+  // Runs `body` for this watch on the loop thread; an exception escaping it ends the watch
+  // with a permanent error (logged once) instead of reaching the transport.
+  void Guarded(const std::function<void()>& body) {
+    auto exception = RunGuarded(body);
+    if (!exception) return;
+    if (warn) warn(What() + ": internal error, watch abandoned: " + *exception);
+    if (auto again = RunGuarded([&] { End(InternalError(What(), *exception)); }); again && warn)
+      warn(What() + ": reporting the internal error failed too: " + *again);
+  }
   void ArmStallTimer() {
     stall_timer = transport->RunAt(last_data + stall_timeout, [self = shared_from_this()] {
-      self->stall_timer = 0;
-      if (self->ended || self->canceled) return;
-      if (self->transport->Now() - self->last_data >= self->stall_timeout) {
-        self->End(
-            ErrorResult(Outcome::kTransient, Problem::kTimeout,
-                        "watch stalled: nothing received for " + Seconds(self->stall_timeout)));
-      } else {
-        self->ArmStallTimer();
-      }
+      self->Guarded([&] {
+        self->stall_timer = 0;
+        if (self->ended || self->canceled) return;
+        if (self->transport->Now() - self->last_data >= self->stall_timeout) {
+          self->End(
+              ErrorResult(Outcome::kTransient, Problem::kTimeout,
+                          "watch stalled: nothing received for " + Seconds(self->stall_timeout)));
+        } else {
+          self->ArmStallTimer();
+        }
+      });
     });
   }
 };
@@ -149,6 +214,16 @@ std::string ClusterClient::ResourcePath(const ResourceRef& r, const std::string&
   return p;
 }
 
+void ClusterClient::Guarded(const std::string& what, const std::function<void()>& body,
+                            const std::function<void(Result)>& fail) {
+  auto exception = RunGuarded(body);
+  if (!exception) return;
+  Warn(what + ": internal error, request abandoned: " + *exception);
+  if (!fail) return;
+  if (auto again = RunGuarded([&] { fail(InternalError(what, *exception)); }))
+    Warn(what + ": reporting the internal error failed too: " + *again);
+}
+
 void ClusterClient::Deliver(ResultCallback done, Result result) {
   executor_->Submit(
       [done = std::move(done), result = std::move(result)]() mutable { done(std::move(result)); });
@@ -203,6 +278,11 @@ Result ClusterClient::FromNetError(const HttpResponse& response) {
     }
     case NetError::kCanceled:
       return ErrorResult(Outcome::kTransient, Problem::kOther, "request canceled");
+    case NetError::kHandlerFailed:
+      // The transport caught an exception from one of our handlers: the same code would
+      // run again on a retry.
+      return ErrorResult(Outcome::kPermanent, Problem::kOther,
+                         "request to " + server + " abandoned: internal error" + detail);
     default:
       return ErrorResult(Outcome::kTransient, Problem::kOther,
                          "request to " + server + " failed" + detail);
@@ -219,11 +299,17 @@ void ClusterClient::WithCredential(
       });
 }
 
+void ClusterClient::GuardedCall(const std::shared_ptr<Call>& call,
+                                const std::function<void()>& body) {
+  Guarded(call->What(), body, [call](Result r) { call->Complete(std::move(r)); });
+}
+
 void ClusterClient::StartCall(std::shared_ptr<Call> call) {
   const Duration wait = limiter_.Reserve(transport_->Now());
   if (wait > Duration::zero()) {
-    transport_->RunAt(transport_->Now() + wait,
-                      [self = shared_from_this(), call] { self->SendCall(call); });
+    transport_->RunAt(transport_->Now() + wait, [self = shared_from_this(), call] {
+      self->GuardedCall(call, [&] { self->SendCall(call); });
+    });
   } else {
     SendCall(call);
   }
@@ -232,11 +318,13 @@ void ClusterClient::StartCall(std::shared_ptr<Call> call) {
 void ClusterClient::SendCall(std::shared_ptr<Call> call) {
   auto self = shared_from_this();
   WithCredential([self, call](Result err, std::shared_ptr<const Credential> cred) {
-    if (!err.ok()) {
-      call->done(std::move(err));
-      return;
-    }
-    self->SendWithCredential(call, std::move(cred));
+    self->GuardedCall(call, [&] {
+      if (!err.ok()) {
+        call->Complete(std::move(err));
+        return;
+      }
+      self->SendWithCredential(call, std::move(cred));
+    });
   });
 }
 
@@ -254,7 +342,7 @@ void ClusterClient::SendWithCredential(std::shared_ptr<Call> call,
   auto self = shared_from_this();
   HttpHandlers handlers;
   handlers.on_done = [self, call, cred](HttpResponse response) {
-    self->FinishCall(call, cred, std::move(response));
+    self->GuardedCall(call, [&] { self->FinishCall(call, cred, std::move(response)); });
   };
   transport_->Start(std::move(req), std::move(handlers));
 }
@@ -280,11 +368,12 @@ void ClusterClient::FinishCall(std::shared_ptr<Call> call, std::shared_ptr<const
     if (result.retry_after) retry_after = *result.retry_after;
     const Duration delay = call->backoff.Next(retry_after);
     ++retries_;
-    transport_->RunAt(transport_->Now() + delay,
-                      [self = shared_from_this(), call] { self->StartCall(call); });
+    transport_->RunAt(transport_->Now() + delay, [self = shared_from_this(), call] {
+      self->GuardedCall(call, [&] { self->StartCall(call); });
+    });
     return;
   }
-  call->done(std::move(result));
+  call->Complete(std::move(result));
 }
 
 void ClusterClient::RequestOnLoop(RawRequest request, ResultCallback done) {
@@ -292,7 +381,7 @@ void ClusterClient::RequestOnLoop(RawRequest request, ResultCallback done) {
   call->request = std::move(request);
   call->done = std::move(done);
   call->backoff = Backoff(options_.backoff, SplitMix(&rng_state_));
-  StartCall(std::move(call));
+  GuardedCall(call, [&] { StartCall(call); });
 }
 
 void ClusterClient::Request(RawRequest request, ResultCallback done) {
@@ -342,40 +431,68 @@ void ClusterClient::Delete(const ResourceRef& ref, const std::string& ns, const 
 }
 
 void ClusterClient::Apply(const Json& object, ApplyOptions options, ResultCallback done) {
+  // The manifest is the caller's (a file, a rendered template): every field is read as
+  // untrusted, and a wrong shape is an error naming the field (cluster_client_test.cc,
+  // ApplyRejectsMalformedObjects), never an exception on the loop thread.
+  FieldReader fields(object);
+  const std::string api_version = fields.RequiredString({"apiVersion"});
+  const std::string kind = fields.RequiredString({"kind"});
+  const std::string name = fields.RequiredString({"metadata", "name"});
+  const std::string object_ns = fields.String({"metadata", "namespace"});
+  std::optional<std::string> body;
+  if (fields.ok()) body = DumpJson(object);
   auto self = shared_from_this();
-  transport_->Post([self, object, options, done = std::move(done)] {
-    const std::string api_version = object.value("apiVersion", "");
-    const std::string kind = object.value("kind", "");
-    const Json meta = object.value("metadata", Json::object());
-    const std::string name = meta.value("name", "");
-    if (api_version.empty() || kind.empty() || name.empty()) {
-      self->Deliver(done, ErrorResult(Outcome::kPermanent, Problem::kRequest,
-                                      "apply: the object needs apiVersion, kind and "
-                                      "metadata.name"));
-      return;
-    }
-    self->ResolveOnLoop(
-        api_version, kind, [self, object, options, done, meta, name](Result r, ResourceRef ref) {
-          if (!r.ok()) {
-            self->Deliver(done, std::move(r));
-            return;
-          }
-          std::string ns = meta.value("namespace", "");
-          if (ref.namespaced && ns.empty())
-            ns = self->config_.default_namespace.empty() ? "default"
-                                                         : self->config_.default_namespace;
-          RawRequest req;
-          req.method = "PATCH";
-          req.path = ResourcePath(ref, ref.namespaced ? ns : "", name) +
-                     "?fieldManager=" + QueryEscape(options.field_manager) +
-                     (options.force ? "&force=true" : "");
-          // JSON is YAML: the apply content type accepts it unchanged.
-          req.body = object.dump();
-          req.content_type = "application/apply-patch+yaml";
-          self->RequestOnLoop(std::move(req),
-                              [self, done](Result res) { self->Deliver(done, std::move(res)); });
-        });
-  });
+  if (!fields.ok() || !body) {
+    std::string what = "apply";
+    if (!kind.empty()) what += " " + kind;
+    if (!name.empty()) what += " " + name;
+    const std::string problem =
+        !fields.ok() ? fields.error() : "the object holds a string that is not UTF-8";
+    transport_->Post([self, done = std::move(done), what, problem] {
+      self->Deliver(done,
+                    ErrorResult(Outcome::kPermanent, Problem::kRequest, what + ": " + problem));
+    });
+    return;
+  }
+  const std::string what = "apply " + kind + " " + name;
+  auto finish = std::make_shared<Once<Result>>(
+      [self, done = std::move(done)](Result r) { self->Deliver(done, std::move(r)); });
+  transport_->Post(
+      [self, api_version, kind, name, object_ns, what, options, finish, body = std::move(*body)] {
+        self->Guarded(
+            what,
+            [&] {
+              self->ResolveOnLoop(
+                  api_version, kind,
+                  [self, what, options, finish, body, name, object_ns](Result r, ResourceRef ref) {
+                    self->Guarded(
+                        what,
+                        [&] {
+                          if (!r.ok()) {
+                            (*finish)(std::move(r));
+                            return;
+                          }
+                          std::string ns = object_ns;
+                          if (ref.namespaced && ns.empty())
+                            ns = self->config_.default_namespace.empty()
+                                     ? "default"
+                                     : self->config_.default_namespace;
+                          RawRequest req;
+                          req.method = "PATCH";
+                          req.path = ResourcePath(ref, ref.namespaced ? ns : "", name) +
+                                     "?fieldManager=" + QueryEscape(options.field_manager) +
+                                     (options.force ? "&force=true" : "");
+                          // JSON is YAML: the apply content type accepts it unchanged.
+                          req.body = body;
+                          req.content_type = "application/apply-patch+yaml";
+                          self->RequestOnLoop(std::move(req),
+                                              [finish](Result res) { (*finish)(std::move(res)); });
+                        },
+                        [finish](Result err) { (*finish)(std::move(err)); });
+                  });
+            },
+            [finish](Result err) { (*finish)(std::move(err)); });
+      });
 }
 
 void ClusterClient::NextPage(std::shared_ptr<ListState> state) {
@@ -389,36 +506,52 @@ void ClusterClient::NextPage(std::shared_ptr<ListState> state) {
   req.path = ResourcePath(state->ref, state->options.ns, "") + q;
   auto self = shared_from_this();
   RequestOnLoop(std::move(req), [self, state](Result r) {
-    if (!r.ok()) {
-      if (r.http_status == 410 && !state->continue_token.empty() && state->out.restarts < 5) {
-        // The continue token expired between pages: the pages so far belong to a snapshot
-        // that is gone, so start over with a fresh list (as client-go's pager does).
-        ++state->out.restarts;
-        state->out.items.clear();
-        state->out.pages = 0;
-        state->continue_token.clear();
-        self->NextPage(state);
-        return;
-      }
-      state->out.result = std::move(r);
-      state->done(std::move(state->out));
-      return;
-    }
-    ++state->out.pages;
-    Json& doc = r.object;
-    if (doc.contains("items") && doc["items"].is_array())
-      for (auto& item : doc["items"]) state->out.items.push_back(std::move(item));
-    const Json meta = doc.value("metadata", Json::object());
-    state->out.resource_version = meta.value("resourceVersion", "");
-    state->continue_token = meta.value("continue", "");
-    if (!state->continue_token.empty()) {
-      self->NextPage(state);
-      return;
-    }
-    state->out.result = Result{};
-    state->out.result.http_status = r.http_status;
-    state->done(std::move(state->out));
+    self->Guarded(
+        state->What(), [&] { self->OnPage(state, std::move(r)); },
+        [state](Result err) { state->Finish(std::move(err)); });
   });
+}
+
+void ClusterClient::OnPage(const std::shared_ptr<ListState>& state, Result r) {
+  if (!r.ok()) {
+    if (r.http_status == 410 && !state->continue_token.empty() && state->out.restarts < 5) {
+      // The continue token expired between pages: the pages so far belong to a snapshot
+      // that is gone, so start over with a fresh list (as client-go's pager does).
+      ++state->out.restarts;
+      state->out.items.clear();
+      state->out.pages = 0;
+      state->continue_token.clear();
+      NextPage(state);
+      return;
+    }
+    state->Finish(std::move(r));
+    return;
+  }
+  // The page is read as untrusted: a proxy may answer 200 with HTML, a broken server with
+  // the wrong shapes (cluster_client_test.cc, ListRejectsMalformedPages).
+  Json& doc = r.object;
+  FieldReader fields(doc);
+  const Json* items = fields.Array({"items"});
+  std::string resource_version = fields.String({"metadata", "resourceVersion"});
+  std::string continue_token = fields.String({"metadata", "continue"});
+  if (!fields.ok() || !doc.is_object()) {
+    const std::string problem =
+        !doc.is_object() ? "not a list (" + JsonTypeName(doc) + ")" : fields.error();
+    state->Finish(BadResponse(state->What(), problem));
+    return;
+  }
+  ++state->out.pages;
+  if (items)  // an array inside `doc`, which is ours: move the items out
+    for (Json& item : doc["items"]) state->out.items.push_back(std::move(item));
+  state->out.resource_version = std::move(resource_version);
+  state->continue_token = std::move(continue_token);
+  if (!state->continue_token.empty()) {
+    NextPage(state);
+    return;
+  }
+  Result ok;
+  ok.http_status = r.http_status;
+  state->Finish(std::move(ok));
 }
 
 void ClusterClient::ListOnLoop(const ResourceRef& r, ListOptions options, ListCallback done) {
@@ -441,65 +574,21 @@ void ClusterClient::List(const ResourceRef& r, ListOptions options, ListCallback
 
 void ClusterClient::StartWatch(std::shared_ptr<WatchState> state) {
   auto self = shared_from_this();
+  if (!state->warn) state->warn = [self](const std::string& m) { self->Warn(m); };
   const Duration wait = limiter_.Reserve(transport_->Now());
   auto go = [self, state] {
-    if (state->canceled || state->ended) return;
-    self->WithCredential([self, state](Result err, std::shared_ptr<const Credential> cred) {
+    state->Guarded([&] {
       if (state->canceled || state->ended) return;
-      if (!err.ok()) {
-        state->End(std::move(err));
-        return;
-      }
-      const WatchOptions& o = state->options;
-      int timeout_s = 0;
-      if (o.timeout_seconds) {
-        timeout_s = *o.timeout_seconds;
-      } else {
-        const long long lo = ToMillis(self->options_.watch_timeout_min) / 1000;
-        const long long hi = std::max(lo, ToMillis(self->options_.watch_timeout_max) / 1000);
-        timeout_s =
-            static_cast<int>(lo + static_cast<long long>(SplitMix(&self->rng_state_) %
-                                                         static_cast<std::uint64_t>(hi - lo + 1)));
-      }
-      std::string q = "?watch=1&timeoutSeconds=" + std::to_string(timeout_s);
-      if (o.allow_bookmarks) q += "&allowWatchBookmarks=true";
-      if (!o.resource_version.empty()) q += "&resourceVersion=" + QueryEscape(o.resource_version);
-      if (!o.label_selector.empty()) q += "&labelSelector=" + QueryEscape(o.label_selector);
-      if (!o.field_selector.empty()) q += "&fieldSelector=" + QueryEscape(o.field_selector);
-      HttpRequest req;
-      req.endpoint = self->EndpointFor(cred.get());
-      req.url = self->config_.server + ResourcePath(state->ref, o.ns, "") + q;
-      req.headers = self->Headers(cred.get(), "", "application/json");
-      // The server ends the watch at timeoutSeconds; this cap only catches servers that don't.
-      req.timeout = seconds(timeout_s) + seconds(30);
-      req.stream = true;
-      ++self->requests_sent_;
-      HttpHandlers h;
-      h.on_headers = [state](int) { state->last_data = state->transport->Now(); };
-      h.on_data = [state](std::string_view chunk) {
-        if (state->canceled || state->ended) return;
-        state->last_data = state->transport->Now();
-        for (auto& ev : state->decoder.Feed(chunk)) {
+      self->WithCredential([self, state](Result err, std::shared_ptr<const Credential> cred) {
+        state->Guarded([&] {
           if (state->canceled || state->ended) return;
-          state->on_event(std::move(ev));
-        }
-      };
-      h.on_done = [self, state, cred](HttpResponse resp) {
-        state->request = 0;
-        if (state->canceled || state->ended) return;
-        Result r;
-        if (resp.error != NetError::kNone) {
-          r = self->FromNetError(resp);
-        } else {
-          r = ResultFromHttp(resp.status, resp.body, ParseRetryAfter(resp.retry_after));
-          r.object = Json();
-          if (r.http_status == 401) self->credentials_->Invalidate(cred);
-        }
-        state->End(std::move(r));
-      };
-      state->last_data = self->transport_->Now();
-      state->request = self->transport_->Start(std::move(req), std::move(h));
-      state->ArmStallTimer();
+          if (!err.ok()) {
+            state->End(std::move(err));
+            return;
+          }
+          self->OpenWatch(state, std::move(cred));
+        });
+      });
     });
   };
   if (wait > Duration::zero()) {
@@ -507,6 +596,70 @@ void ClusterClient::StartWatch(std::shared_ptr<WatchState> state) {
   } else {
     go();
   }
+}
+
+void ClusterClient::OpenWatch(const std::shared_ptr<WatchState>& state,
+                              std::shared_ptr<const Credential> cred) {
+  const WatchOptions& o = state->options;
+  int timeout_s = 0;
+  if (o.timeout_seconds) {
+    timeout_s = *o.timeout_seconds;
+  } else {
+    const long long lo = ToMillis(options_.watch_timeout_min) / 1000;
+    const long long hi = std::max(lo, ToMillis(options_.watch_timeout_max) / 1000);
+    timeout_s =
+        static_cast<int>(lo + static_cast<long long>(SplitMix(&rng_state_) %
+                                                     static_cast<std::uint64_t>(hi - lo + 1)));
+  }
+  std::string q = "?watch=1&timeoutSeconds=" + std::to_string(timeout_s);
+  if (o.allow_bookmarks) q += "&allowWatchBookmarks=true";
+  if (!o.resource_version.empty()) q += "&resourceVersion=" + QueryEscape(o.resource_version);
+  if (!o.label_selector.empty()) q += "&labelSelector=" + QueryEscape(o.label_selector);
+  if (!o.field_selector.empty()) q += "&fieldSelector=" + QueryEscape(o.field_selector);
+  HttpRequest req;
+  req.endpoint = EndpointFor(cred.get());
+  req.url = config_.server + ResourcePath(state->ref, o.ns, "") + q;
+  req.headers = Headers(cred.get(), "", "application/json");
+  // The server ends the watch at timeoutSeconds; this cap only catches servers that don't.
+  req.timeout = seconds(timeout_s) + seconds(30);
+  req.stream = true;
+  ++requests_sent_;
+  // Every handler runs under the watch's guard: an exception in event handling (the
+  // informer's, on this same thread) ends this watch, not the process
+  // (cluster_client_test.cc, ThrowingWatchHandlerEndsOnlyThatWatch).
+  HttpHandlers h;
+  h.on_headers = [state](int) {
+    state->Guarded([&] { state->last_data = state->transport->Now(); });
+  };
+  h.on_data = [state](std::string_view chunk) {
+    state->Guarded([&] {
+      if (state->canceled || state->ended) return;
+      state->last_data = state->transport->Now();
+      for (auto& ev : state->decoder.Feed(chunk)) {
+        if (state->canceled || state->ended) return;
+        state->on_event(std::move(ev));
+      }
+    });
+  };
+  auto self = shared_from_this();
+  h.on_done = [self, state, cred](HttpResponse resp) {
+    state->Guarded([&] {
+      state->request = 0;
+      if (state->canceled || state->ended) return;
+      Result r;
+      if (resp.error != NetError::kNone) {
+        r = self->FromNetError(resp);
+      } else {
+        r = ResultFromHttp(resp.status, resp.body, ParseRetryAfter(resp.retry_after));
+        r.object = Json();
+        if (r.http_status == 401) self->credentials_->Invalidate(cred);
+      }
+      state->End(std::move(r));
+    });
+  };
+  state->last_data = transport_->Now();
+  state->request = transport_->Start(std::move(req), std::move(h));
+  state->ArmStallTimer();
 }
 
 std::shared_ptr<WatchHandle> ClusterClient::WatchOnLoop(const ResourceRef& r, WatchOptions options,
@@ -571,7 +724,10 @@ void ClusterClient::Discover(std::function<void(Result)> done) {
     }
     auto waiters = std::move(self->discovery_waiters_);
     self->discovery_waiters_.clear();
-    for (auto& w : waiters) w(pending->error);
+    // Each waiter is its own request: one that throws must not starve the others.
+    for (auto& w : waiters)
+      self->Guarded(
+          "discovery", [&] { w(pending->error); }, nullptr);
   };
   auto fetch_resources = [self, pending, finish_one](const std::string& path,
                                                      const std::string& group,
@@ -579,49 +735,98 @@ void ClusterClient::Discover(std::function<void(Result)> done) {
     ++pending->outstanding;
     RawRequest req;
     req.path = path;
-    self->RequestOnLoop(std::move(req), [pending, finish_one, group, version](Result r) {
-      // A failing aggregated API group does not fail discovery as a whole (client-go
-      // tolerates partial discovery the same way).
-      if (r.ok() && r.object.contains("resources") && r.object["resources"].is_array()) {
-        for (const Json& res : r.object["resources"]) {
-          const std::string name = res.value("name", "");
-          if (name.empty() || name.find('/') != std::string::npos) continue;  // subresource
-          ResourceRef ref{group, version, name, res.value("kind", ""),
-                          res.value("namespaced", true)};
-          pending->found[ref.ApiVersion() + "/" + ref.kind] = ref;
-        }
-      }
-      finish_one();
-    });
+    self->RequestOnLoop(
+        std::move(req), [self, pending, finish_one, group, version, path](Result r) {
+          // A failing aggregated API group does not fail discovery as a whole (client-go
+          // tolerates partial discovery the same way); nor does a malformed entry in it, which is
+          // skipped with a warning naming it.
+          self->Guarded(
+              "discovery " + path,
+              [&] {
+                if (!r.ok()) return;
+                FieldReader list(r.object);
+                const Json* resources = list.Array({"resources"});
+                if (!list.ok()) self->Warn("discovery " + path + ": " + list.error());
+                if (!resources) return;
+                for (std::size_t i = 0; i < resources->size(); ++i) {
+                  FieldReader res((*resources)[i]);
+                  const std::string name = res.String({"name"});
+                  ResourceRef ref{group, version, name, res.String({"kind"}),
+                                  res.Bool({"namespaced"}, true)};
+                  if (!res.ok()) {
+                    self->Warn("discovery " + path + ": resources[" + std::to_string(i) +
+                               "]: " + res.error() + "; skipped");
+                    continue;
+                  }
+                  if (name.empty() || name.find('/') != std::string::npos) continue;  // subresource
+                  pending->found[ref.ApiVersion() + "/" + ref.kind] = ref;
+                }
+              },
+              nullptr);
+          finish_one();
+        });
   };
   pending->outstanding = 2;
   RawRequest api;
   api.path = "/api";
-  RequestOnLoop(std::move(api), [pending, finish_one, fetch_resources](Result r) {
-    if (!r.ok()) {
-      if (pending->error.ok()) pending->error = r;
-    } else if (r.object.contains("versions") && r.object["versions"].is_array()) {
-      for (const Json& v : r.object["versions"])
-        if (v.is_string())
-          fetch_resources("/api/" + v.get<std::string>(), "", v.get<std::string>());
-    }
+  RequestOnLoop(std::move(api), [self, pending, finish_one, fetch_resources](Result r) {
+    self->Guarded(
+        "discovery /api",
+        [&] {
+          if (!r.ok()) {
+            if (pending->error.ok()) pending->error = r;
+            return;
+          }
+          FieldReader doc(r.object);
+          const Json* versions = doc.Array({"versions"});
+          if (!doc.ok()) self->Warn("discovery /api: " + doc.error());
+          if (!versions) return;
+          for (const Json& v : *versions)
+            if (v.is_string())
+              fetch_resources("/api/" + v.get<std::string>(), "", v.get<std::string>());
+        },
+        [pending](Result err) {
+          if (pending->error.ok()) pending->error = std::move(err);
+        });
     finish_one();
   });
   RawRequest apis;
   apis.path = "/apis";
-  RequestOnLoop(std::move(apis), [pending, finish_one, fetch_resources](Result r) {
-    if (!r.ok()) {
-      if (pending->error.ok()) pending->error = r;
-    } else if (r.object.contains("groups") && r.object["groups"].is_array()) {
-      for (const Json& g : r.object["groups"]) {
-        const std::string group = g.value("name", "");
-        if (!g.contains("versions") || !g["versions"].is_array()) continue;
-        for (const Json& v : g["versions"]) {
-          const std::string gv = v.value("groupVersion", "");
-          if (!gv.empty()) fetch_resources("/apis/" + gv, group, v.value("version", ""));
-        }
-      }
-    }
+  RequestOnLoop(std::move(apis), [self, pending, finish_one, fetch_resources](Result r) {
+    self->Guarded(
+        "discovery /apis",
+        [&] {
+          if (!r.ok()) {
+            if (pending->error.ok()) pending->error = r;
+            return;
+          }
+          FieldReader doc(r.object);
+          const Json* groups = doc.Array({"groups"});
+          if (!doc.ok()) self->Warn("discovery /apis: " + doc.error());
+          if (!groups) return;
+          for (std::size_t i = 0; i < groups->size(); ++i) {
+            FieldReader g((*groups)[i]);
+            const std::string group = g.String({"name"});
+            const Json* versions = g.Array({"versions"});
+            for (std::size_t j = 0; versions && j < versions->size(); ++j) {
+              FieldReader v((*versions)[j]);
+              const std::string gv = v.String({"groupVersion"});
+              const std::string version = v.String({"version"});
+              if (!v.ok()) {
+                self->Warn("discovery /apis: groups[" + std::to_string(i) + "].versions[" +
+                           std::to_string(j) + "]: " + v.error() + "; skipped");
+              } else if (!gv.empty()) {
+                fetch_resources("/apis/" + gv, group, version);
+              }
+            }
+            if (!g.ok())
+              self->Warn("discovery /apis: groups[" + std::to_string(i) + "]: " + g.error() +
+                         "; skipped");
+          }
+        },
+        [pending](Result err) {
+          if (pending->error.ok()) pending->error = std::move(err);
+        });
     finish_one();
   });
 }
@@ -660,10 +865,19 @@ void ClusterClient::ResolveOnLoop(const std::string& api_version, const std::str
 void ClusterClient::Resolve(const std::string& api_version, const std::string& kind,
                             std::function<void(Result, ResourceRef)> done) {
   auto self = shared_from_this();
-  transport_->Post([self, api_version, kind, done = std::move(done)] {
-    self->ResolveOnLoop(api_version, kind, [self, done](Result r, ResourceRef ref) {
-      self->executor_->Submit([done, r = std::move(r), ref = std::move(ref)] { done(r, ref); });
-    });
+  auto finish = std::make_shared<Once<Result, ResourceRef>>(
+      [self, done = std::move(done)](Result r, ResourceRef ref) {
+        self->executor_->Submit([done, r = std::move(r), ref = std::move(ref)] { done(r, ref); });
+      });
+  transport_->Post([self, api_version, kind, finish] {
+    self->Guarded(
+        "resolve " + api_version + " " + kind,
+        [&] {
+          self->ResolveOnLoop(api_version, kind, [finish](Result r, ResourceRef ref) {
+            (*finish)(std::move(r), std::move(ref));
+          });
+        },
+        [finish](Result err) { (*finish)(std::move(err), ResourceRef{}); });
   });
 }
 

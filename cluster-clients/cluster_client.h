@@ -165,6 +165,9 @@ class ClusterClient : public std::enable_shared_from_this<ClusterClient> {
   void ResolveOnLoop(const std::string& api_version, const std::string& kind,
                      std::function<void(Result, ResourceRef)> done);
 
+  // Logs a warning through ClientOptions::log (any thread; the informer reports with it).
+  void Warn(const std::string& message) const;
+
   // Counters (any thread).
   long requests_sent() const { return requests_sent_.load(); }
   long retries() const { return retries_.load(); }
@@ -183,13 +186,21 @@ class ClusterClient : public std::enable_shared_from_this<ClusterClient> {
   ClusterClient(ClusterConfig config, Transport* transport, Executor* executor,
                 ExecRunner* exec_runner, ClientOptions options);
 
+  // Runs `body` on the loop thread; an exception escaping it is logged once and reported to
+  // `fail` (when set) as a permanent error: a bug or a throwing callback costs one request,
+  // never the process.
+  void Guarded(const std::string& what, const std::function<void()>& body,
+               const std::function<void(Result)>& fail);
+  void GuardedCall(const std::shared_ptr<Call>& call, const std::function<void()>& body);
   void StartCall(std::shared_ptr<Call> call);
   void SendCall(std::shared_ptr<Call> call);
   void SendWithCredential(std::shared_ptr<Call> call, std::shared_ptr<const Credential> cred);
   void FinishCall(std::shared_ptr<Call> call, std::shared_ptr<const Credential> cred,
                   HttpResponse response);
   void NextPage(std::shared_ptr<ListState> state);
+  void OnPage(const std::shared_ptr<ListState>& state, Result r);
   void StartWatch(std::shared_ptr<WatchState> state);
+  void OpenWatch(const std::shared_ptr<WatchState>& state, std::shared_ptr<const Credential> cred);
   void WithCredential(std::function<void(Result, std::shared_ptr<const Credential>)> then);
   std::shared_ptr<const Endpoint> EndpointFor(const Credential* cred);
   std::vector<std::string> Headers(const Credential* cred, const std::string& content_type,
@@ -197,7 +208,6 @@ class ClusterClient : public std::enable_shared_from_this<ClusterClient> {
   Result FromNetError(const HttpResponse& response);
   void Deliver(ResultCallback done, Result result);
   void Discover(std::function<void(Result)> done);
-  void Warn(const std::string& message) const;
 
   const ClusterConfig config_;
   Transport* const transport_;

@@ -1,20 +1,11 @@
 #include "cluster-clients/credentials.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
-#include "engine/time.h"
-
-extern char** environ;
+#include "cluster-clients/base64.h"
+#include "cluster-clients/guard.h"
 
 namespace fleetwave::clients {
 namespace {
@@ -27,24 +18,6 @@ Result CredError(std::string message) {
   return ErrorResult(Outcome::kPermanent, Problem::kCredentials, std::move(message));
 }
 
-std::string Base64Encode(const std::string& in) {
-  static const char* kAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  unsigned int acc = 0;
-  int bits = 0;
-  for (unsigned char c : in) {
-    acc = (acc << 8) | c;
-    bits += 8;
-    while (bits >= 6) {
-      bits -= 6;
-      out.push_back(kAlphabet[(acc >> bits) & 0x3F]);
-    }
-  }
-  if (bits > 0) out.push_back(kAlphabet[(acc << (6 - bits)) & 0x3F]);
-  while (out.size() % 4) out.push_back('=');
-  return out;
-}
-
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\n' || s.back() == '\r' || s.back() == ' ')) s.pop_back();
   size_t i = 0;
@@ -52,150 +25,7 @@ std::string Trim(std::string s) {
   return s.substr(i);
 }
 
-// Reads everything from the two pipes until both close or the deadline passes.
-bool Drain(int out_fd, int err_fd, std::string* out, std::string* err, Duration timeout) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  bool out_open = true, err_open = true;
-  char buf[4096];
-  while (out_open || err_open) {
-    const auto left = deadline - std::chrono::steady_clock::now();
-    if (left <= Duration::zero()) return false;
-    pollfd fds[2] = {{out_open ? out_fd : -1, POLLIN, 0}, {err_open ? err_fd : -1, POLLIN, 0}};
-    int rc = ::poll(fds, 2, static_cast<int>(std::max<long long>(1, ToMillis(left))));
-    if (rc < 0 && errno == EINTR) continue;
-    if (rc < 0) return false;
-    for (int i = 0; i < 2; ++i) {
-      if (!fds[i].revents) continue;
-      ssize_t n = ::read(fds[i].fd, buf, sizeof buf);
-      if (n > 0) {
-        (i == 0 ? out : err)->append(buf, static_cast<size_t>(n));
-        if (out->size() > (1 << 20)) return false;  // a credential is not a megabyte
-      } else if (n == 0 || errno != EINTR) {
-        (i == 0 ? out_open : err_open) = false;
-      }
-    }
-  }
-  return true;
-}
-
 }  // namespace
-
-ExecOutcome RunExecPlugin(const ExecConfig& exec, const ClusterConfig& cluster, Duration timeout) {
-  ExecOutcome outcome;
-  const std::string who = "exec plugin " + exec.command + " (context \"" + cluster.name + "\")";
-  // KUBERNETES_EXEC_INFO: the ExecCredential spec the plugin reads.
-  Json info = {{"apiVersion", exec.api_version},
-               {"kind", "ExecCredential"},
-               {"spec", {{"interactive", false}}}};
-  if (exec.provide_cluster_info) {
-    Json c = {{"server", cluster.server}};
-    if (!cluster.ca_pem.empty()) c["certificate-authority-data"] = Base64Encode(cluster.ca_pem);
-    if (cluster.insecure_skip_tls_verify) c["insecure-skip-tls-verify"] = true;
-    if (!cluster.proxy_url.empty()) c["proxy-url"] = cluster.proxy_url;
-    info["spec"]["cluster"] = c;
-  }
-  std::vector<std::string> env_strings;
-  for (char** e = environ; e && *e; ++e) {
-    if (std::strncmp(*e, "KUBERNETES_EXEC_INFO=", 21) != 0) env_strings.push_back(*e);
-  }
-  for (const auto& [k, v] : exec.env) env_strings.push_back(k + "=" + v);
-  env_strings.push_back("KUBERNETES_EXEC_INFO=" + info.dump());
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> arg_strings = {exec.command};
-  arg_strings.insert(arg_strings.end(), exec.args.begin(), exec.args.end());
-  std::vector<char*> argv;
-  for (auto& s : arg_strings) argv.push_back(s.data());
-  argv.push_back(nullptr);
-
-  int out_pipe[2], err_pipe[2];
-  if (::pipe2(out_pipe, O_CLOEXEC) != 0) {
-    outcome.error = CredError(who + ": cannot create a pipe");
-    return outcome;
-  }
-  if (::pipe2(err_pipe, O_CLOEXEC) != 0) {
-    ::close(out_pipe[0]);
-    ::close(out_pipe[1]);
-    outcome.error = CredError(who + ": cannot create a pipe");
-    return outcome;
-  }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, out_pipe[1], 1);
-  posix_spawn_file_actions_adddup2(&actions, err_pipe[1], 2);
-  pid_t pid = 0;
-  int rc = ::posix_spawnp(&pid, exec.command.c_str(), &actions, nullptr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&actions);
-  ::close(out_pipe[1]);
-  ::close(err_pipe[1]);
-  if (rc != 0) {
-    ::close(out_pipe[0]);
-    ::close(err_pipe[0]);
-    std::string msg = who + ": cannot run: " + std::strerror(rc);
-    if (!exec.install_hint.empty()) msg += " (" + Trim(exec.install_hint) + ")";
-    outcome.error = CredError(msg);
-    return outcome;
-  }
-  std::string out, err;
-  const bool finished = Drain(out_pipe[0], err_pipe[0], &out, &err, timeout);
-  ::close(out_pipe[0]);
-  ::close(err_pipe[0]);
-  if (!finished) ::kill(pid, SIGKILL);
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!finished) {
-    outcome.error = CredError(who + ": did not finish within " +
-                              std::to_string(ToMillis(timeout) / 1000) + "s");
-    return outcome;
-  }
-  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-    std::string msg = who + ": exited with status " +
-                      std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    // The plugin's own explanation, first line only: plugins print guidance there.
-    std::string first = Trim(err.substr(0, err.find('\n')));
-    if (!first.empty()) msg += ": " + first.substr(0, 200);
-    outcome.error = CredError(msg);
-    return outcome;
-  }
-  Json doc = Json::parse(out, nullptr, false);
-  if (!doc.is_object() || doc.value("kind", "") != "ExecCredential") {
-    outcome.error = CredError(who + ": output is not an ExecCredential");
-    return outcome;
-  }
-  if (doc.value("apiVersion", "") != exec.api_version) {
-    outcome.error = CredError(who + ": returned apiVersion \"" + doc.value("apiVersion", "") +
-                              "\", expected \"" + exec.api_version + "\"");
-    return outcome;
-  }
-  const Json& st = doc["status"];
-  if (!st.is_object()) {
-    outcome.error = CredError(who + ": ExecCredential has no status");
-    return outcome;
-  }
-  outcome.token = st.value("token", "");
-  outcome.client_cert_pem = st.value("clientCertificateData", "");
-  outcome.client_key_pem = st.value("clientKeyData", "");
-  if (outcome.client_cert_pem.empty() != outcome.client_key_pem.empty()) {
-    outcome.error = CredError(who + ": clientCertificateData and clientKeyData must come together");
-    return outcome;
-  }
-  if (outcome.token.empty() && outcome.client_cert_pem.empty()) {
-    outcome.error = CredError(who + ": ExecCredential has neither a token nor a certificate");
-    return outcome;
-  }
-  if (st.contains("expirationTimestamp") && st["expirationTimestamp"].is_string()) {
-    auto t = engine::ParseRfc3339(st["expirationTimestamp"].get<std::string>());
-    if (!t) {
-      outcome.error = CredError(who + ": invalid expirationTimestamp");
-      return outcome;
-    }
-    outcome.expiry = std::chrono::time_point_cast<WallTime::duration>(*t);
-  }
-  return outcome;
-}
 
 ExecRunner::ExecRunner(int max_concurrent, Duration timeout) : timeout_(timeout) {
   for (int i = 0; i < std::max(1, max_concurrent); ++i) threads_.emplace_back([this] { Work(); });
@@ -236,7 +66,25 @@ void ExecRunner::Work() {
       jobs_.pop_front();
       ++runs_;
     }
-    job.done(RunExecPlugin(job.exec, job.cluster, timeout_));
+    // A runner thread must survive whatever a job does (an uncaught exception here would be
+    // std::terminate): the job's requester gets an error instead (credentials_test.cc,
+    // RunnerSurvivesAThrowingJob).
+    bool answered = false;
+    auto exception = RunGuarded([&] {
+      ExecOutcome outcome = RunExecPlugin(job.exec, job.cluster, timeout_);
+      answered = true;
+      job.done(std::move(outcome));
+    });
+    if (!exception) continue;
+    const std::string who = ExecPluginName(job.exec, job.cluster);
+    std::cerr << "fleetwave: error: " << who << ": internal error: " << *exception << "\n";
+    if (!answered)
+      RunGuarded([&] {
+        ExecOutcome failed;
+        failed.error = ErrorResult(Outcome::kPermanent, Problem::kCredentials,
+                                   who + ": internal error (" + *exception + ")");
+        job.done(std::move(failed));
+      });
   }
 }
 

@@ -21,12 +21,12 @@
 #include <vector>
 
 #include "cluster-clients/clock.h"
+#include "cluster-clients/exec_plugin.h"
 #include "cluster-clients/kubeconfig.h"
 #include "cluster-clients/result.h"
 
 namespace fleetwave::clients {
 
-using WallTime = std::chrono::system_clock::time_point;
 using WallClock = std::function<WallTime()>;
 
 struct Credential {
@@ -34,17 +34,9 @@ struct Credential {
   std::string client_cert_pem, client_key_pem;  // from a plugin; empty = the kubeconfig's
 };
 
-// What one plugin run produced.
-struct ExecOutcome {
-  Result error;  // ok() when the plugin produced a credential
-  std::string token, client_cert_pem, client_key_pem;
-  std::optional<WallTime> expiry;
-};
-
-// Runs a plugin synchronously (on the calling thread) and decodes its ExecCredential.
-ExecOutcome RunExecPlugin(const ExecConfig& exec, const ClusterConfig& cluster, Duration timeout);
-
-// A small pool that runs plugins off the I/O threads with a concurrency cap.
+// A small pool that runs plugins (exec_plugin.h) off the I/O threads with a concurrency cap.
+// A job whose run or `done` throws is logged once (stderr) and answered with a credentials
+// error when `done` has not run yet; the runner thread carries on.
 class ExecRunner {
  public:
   explicit ExecRunner(int max_concurrent = 4, Duration timeout = seconds(30));

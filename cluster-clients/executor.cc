@@ -1,8 +1,20 @@
 #include "cluster-clients/executor.h"
 
+#include <iostream>
+
+#include "cluster-clients/guard.h"
+
 namespace fleetwave::clients {
 
-SerialExecutor::SerialExecutor() : thread_([this] { Work(); }) {}
+void RunCallback(const std::function<void()>& fn, const LogSink& log) noexcept {
+  auto what = RunGuarded(fn);
+  if (!what) return;
+  const std::string message = "a callback threw and was abandoned: " + *what;
+  if (!log || RunGuarded([&] { log(message); }))
+    std::cerr << "fleetwave: error: " << message << "\n";
+}
+
+SerialExecutor::SerialExecutor(LogSink log) : log_(std::move(log)), thread_([this] { Work(); }) {}
 
 SerialExecutor::~SerialExecutor() { Shutdown(); }
 
@@ -43,7 +55,8 @@ void SerialExecutor::Work() {
     queue_.pop_front();
     busy_ = true;
     lock.unlock();
-    fn();
+    RunCallback(fn, log_);
+    fn = nullptr;  // a closure may own clients: release it outside the lock
     lock.lock();
     busy_ = false;
     if (queue_.empty()) idle_cv_.notify_all();

@@ -1,13 +1,16 @@
 #include "cluster-clients/informer.h"
 
+#include "cluster-clients/guard.h"
+#include "cluster-clients/json_fields.h"
+
 namespace fleetwave::clients {
 namespace {
 
 std::string Key(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 
-std::string ResourceVersionOf(const Json& object) {
-  const Json meta = object.value("metadata", Json::object());
-  return meta.value("resourceVersion", "");
+// An object skipped because of its shape: reported, never cached, never fatal.
+Result Skipped(const std::string& message) {
+  return ErrorResult(Outcome::kPermanent, Problem::kOther, message + "; skipped");
 }
 
 }  // namespace
@@ -28,8 +31,26 @@ std::shared_ptr<Informer> Informer::Start(std::shared_ptr<ClusterClient> client,
                                           Executor* executor) {
   std::shared_ptr<Informer> inf(
       new Informer(std::move(client), std::move(options), std::move(handlers), executor));
-  inf->client_->transport()->Post([inf] { inf->Relist(); });
+  inf->client_->transport()->Post(
+      [inf] { inf->Guarded(&Informer::Relist, [&] { inf->Relist(); }); });
   return inf;
+}
+
+void Informer::Guarded(void (Informer::*retry)(), const std::function<void()>& body) {
+  auto exception = RunGuarded(body);
+  if (!exception) return;
+  const std::string what = "informer " + options_.resource.resource;
+  client_->Warn(what + ": internal error: " + *exception);
+  // The step that failed is retried with backoff like any failed list or watch: the cache
+  // converges again once the cause (an odd object, a throwing projector) is gone.
+  if (auto again = RunGuarded([&] {
+        if (watch_) watch_->Cancel();
+        watch_.reset();
+        if (retry_timer_ == 0 && !stopped_)
+          RetryLater(retry, ErrorResult(Outcome::kPermanent, Problem::kOther,
+                                        what + ": internal error (" + *exception + ")"));
+      }))
+    client_->Warn(what + ": recovering from the internal error failed too: " + *again);
 }
 
 Informer::Informer(std::shared_ptr<ClusterClient> client, InformerOptions options,
@@ -44,10 +65,13 @@ void Informer::Stop() {
   if (stopped_.exchange(true)) return;
   auto self = shared_from_this();
   client_->transport()->Post([self] {
-    if (self->watch_) self->watch_->Cancel();
-    self->watch_.reset();
-    if (self->retry_timer_) self->client_->transport()->CancelTimer(self->retry_timer_);
-    self->retry_timer_ = 0;
+    auto exception = RunGuarded([&] {
+      if (self->watch_) self->watch_->Cancel();
+      self->watch_.reset();
+      if (self->retry_timer_) self->client_->transport()->CancelTimer(self->retry_timer_);
+      self->retry_timer_ = 0;
+    });
+    if (exception) self->client_->Warn("informer stop: internal error: " + *exception);
   });
 }
 
@@ -76,16 +100,31 @@ InformerStats Informer::stats() const {
   return stats_;
 }
 
-Projection Informer::Project(const Json& object) const {
+std::optional<Projection> Informer::Project(const Json& object, std::string* error) const {
+  // Objects come from the cluster: every field is read as untrusted, and an object of the
+  // wrong shape is left out with an error naming it and the field (informer_test.cc,
+  // MalformedObjectsAreSkippedAndReported).
+  FieldReader fields(object);
   Projection p;
-  const Json meta = object.value("metadata", Json::object());
-  p.ns = meta.value("namespace", "");
-  p.name = meta.value("name", "");
-  p.uid = meta.value("uid", "");
-  p.resource_version = meta.value("resourceVersion", "");
-  if (meta.contains("generation") && meta["generation"].is_number_integer())
-    p.generation = meta["generation"].get<long long>();
-  p.fields = options_.project ? options_.project(object) : Json::object();
+  p.ns = fields.String({"metadata", "namespace"});
+  p.name = fields.RequiredString({"metadata", "name"});
+  p.uid = fields.String({"metadata", "uid"});
+  p.resource_version = fields.String({"metadata", "resourceVersion"});
+  p.generation = fields.Int({"metadata", "generation"}).value_or(0);
+  const std::string who = p.name.empty() ? "" : " " + Key(p.ns, p.name);
+  if (!fields.ok()) {
+    *error = options_.resource.resource + who + ": " + fields.error();
+    return std::nullopt;
+  }
+  if (!options_.project) {
+    p.fields = Json::object();
+    return p;
+  }
+  // The projector is the caller's code on the loop thread: a throw costs this object only.
+  if (auto exception = RunGuarded([&] { p.fields = options_.project(object); })) {
+    *error = options_.resource.resource + who + ": the projector failed: " + *exception;
+    return std::nullopt;
+  }
   return p;
 }
 
@@ -94,6 +133,10 @@ void Informer::Emit(std::function<void()> fn) {
   executor_->Submit([self, fn = std::move(fn)] {
     if (!self->stopped_) fn();
   });
+}
+
+void Informer::ReportSkipped(const std::string& message) {
+  if (handlers_.on_error) Emit([h = handlers_.on_error, r = Skipped(message)] { h(r); });
 }
 
 void Informer::RetryLater(void (Informer::*step)(), const Result& why) {
@@ -107,7 +150,7 @@ void Informer::RetryLater(void (Informer::*step)(), const Result& why) {
   Transport* t = client_->transport();
   retry_timer_ = t->RunAt(t->Now() + delay, [self, step] {
     self->retry_timer_ = 0;
-    if (!self->stopped_) (self.get()->*step)();
+    if (!self->stopped_) self->Guarded(step, [&] { (self.get()->*step)(); });
   });
 }
 
@@ -124,44 +167,51 @@ void Informer::Relist() {
   lo.limit = options_.page_size;
   auto self = shared_from_this();
   client_->ListOnLoop(options_.resource, lo, [self](ListResult lr) {
-    if (self->stopped_) return;
-    if (!lr.result.ok()) {
-      self->RetryLater(&Informer::Relist, lr.result);
-      return;
-    }
-    self->backoff_.Reset();
-    std::map<std::string, Projection> fresh;
-    for (const Json& item : lr.items) {
-      Projection p = self->Project(item);
-      fresh[Key(p.ns, p.name)] = std::move(p);
-    }
-    // Diff against the cache: what a broken watch missed becomes ordinary events.
-    std::vector<std::function<void()>> events;
-    {
-      std::lock_guard<std::mutex> lock(self->mu_);
-      const auto& h = self->handlers_;
-      for (const auto& [k, old] : self->cache_) {
-        if (!fresh.count(k) && h.on_delete) events.push_back([f = h.on_delete, old] { f(old); });
-      }
-      for (const auto& [k, now] : fresh) {
-        auto it = self->cache_.find(k);
-        if (it == self->cache_.end()) {
-          if (h.on_add) events.push_back([f = h.on_add, now] { f(now); });
-        } else if (it->second.resource_version != now.resource_version ||
-                   it->second.uid != now.uid) {
-          if (h.on_update)
-            events.push_back([f = h.on_update, old = it->second, now] { f(old, now); });
-        }
-      }
-      self->cache_ = std::move(fresh);
-      self->resource_version_ = lr.resource_version;
-      self->stats_.events += static_cast<long>(events.size());
-    }
-    for (auto& e : events) self->Emit(std::move(e));
-    if (!self->synced_.exchange(true) && self->handlers_.on_synced)
-      self->Emit(self->handlers_.on_synced);
-    self->StartWatch();
+    self->Guarded(&Informer::Relist, [&] { self->OnList(std::move(lr)); });
   });
+}
+
+void Informer::OnList(ListResult lr) {
+  if (stopped_) return;
+  if (!lr.result.ok()) {
+    RetryLater(&Informer::Relist, lr.result);
+    return;
+  }
+  backoff_.Reset();
+  std::map<std::string, Projection> fresh;
+  for (std::size_t i = 0; i < lr.items.size(); ++i) {
+    std::string error;
+    std::optional<Projection> p = Project(lr.items[i], &error);
+    if (!p) {
+      ReportSkipped("list item " + std::to_string(i) + ": " + error);
+      continue;
+    }
+    fresh[Key(p->ns, p->name)] = std::move(*p);
+  }
+  // Diff against the cache: what a broken watch missed becomes ordinary events.
+  std::vector<std::function<void()>> events;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const auto& h = handlers_;
+    for (const auto& [k, old] : cache_) {
+      if (!fresh.count(k) && h.on_delete) events.push_back([f = h.on_delete, old] { f(old); });
+    }
+    for (const auto& [k, now] : fresh) {
+      auto it = cache_.find(k);
+      if (it == cache_.end()) {
+        if (h.on_add) events.push_back([f = h.on_add, now] { f(now); });
+      } else if (it->second.resource_version != now.resource_version || it->second.uid != now.uid) {
+        if (h.on_update)
+          events.push_back([f = h.on_update, old = it->second, now] { f(old, now); });
+      }
+    }
+    cache_ = std::move(fresh);
+    resource_version_ = lr.resource_version;
+    stats_.events += static_cast<long>(events.size());
+  }
+  for (auto& e : events) Emit(std::move(e));
+  if (!synced_.exchange(true) && handlers_.on_synced) Emit(handlers_.on_synced);
+  StartWatch();
 }
 
 void Informer::StartWatch() {
@@ -179,21 +229,36 @@ void Informer::StartWatch() {
   watch_ = client_->WatchOnLoop(
       options_.resource, wo,
       [weak](WatchEvent ev) {
-        if (auto self = weak.lock()) self->OnEvent(std::move(ev));
+        if (auto self = weak.lock())
+          self->Guarded(&Informer::StartWatch, [&] { self->OnEvent(std::move(ev)); });
       },
       [weak](Result r) {
-        if (auto self = weak.lock()) self->OnWatchEnd(std::move(r));
+        if (auto self = weak.lock())
+          self->Guarded(&Informer::StartWatch, [&] { self->OnWatchEnd(std::move(r)); });
       });
 }
 
 void Informer::OnEvent(WatchEvent ev) {
   if (stopped_) return;
   if (ev.type == "ERROR") {
-    const int code = ev.object.value("code", 0);
-    Result r = ResultFromHttp(code ? code : 500, ev.object.dump(), std::nullopt);
+    // The object should be a Status; anything else is a broken stream, handled like a
+    // failed watch (informer_test.cc, ErrorEventsThatAreNotAStatusRestartTheWatch).
+    FieldReader status(ev.object);
+    const std::string kind = status.String({"kind"});
+    const std::optional<int64_t> code = status.Int({"code"});
+    Result r;
+    if (!ev.object.is_object() || !status.ok() || (!kind.empty() && kind != "Status")) {
+      const std::string why = !status.ok() ? status.error() : "kind is \"" + kind + "\"";
+      r = ErrorResult(Outcome::kTransient, Problem::kServerError,
+                      "watch " + options_.resource.resource +
+                          ": ERROR event whose object is not a Status: " + why);
+    } else {
+      const int http = code && *code >= 100 && *code <= 599 ? static_cast<int>(*code) : 500;
+      r = ResultFromHttp(http, ev.object.dump(), std::nullopt);
+    }
     if (watch_) watch_->Cancel();
     watch_.reset();
-    if (code == 410) {
+    if (r.http_status == 410) {
       // The resourceVersion we resume from is older than the server keeps: relist.
       {
         std::lock_guard<std::mutex> lock(mu_);
@@ -209,14 +274,27 @@ void Informer::OnEvent(WatchEvent ev) {
     }
     return;
   }
-  const std::string rv = ResourceVersionOf(ev.object);
   if (ev.type == "BOOKMARK") {
+    FieldReader bookmark(ev.object);
+    const std::string rv = bookmark.String({"metadata", "resourceVersion"});
+    if (!bookmark.ok()) {
+      ReportSkipped("watch " + options_.resource.resource +
+                    ": BOOKMARK event: " + bookmark.error());
+      return;
+    }
     std::lock_guard<std::mutex> lock(mu_);
     if (!rv.empty()) resource_version_ = rv;
     return;
   }
   backoff_.Reset();
-  Projection p = Project(ev.object);
+  std::string error;
+  std::optional<Projection> projected = Project(ev.object, &error);
+  if (!projected) {
+    ReportSkipped("watch " + ev.type + " event: " + error);
+    return;
+  }
+  Projection p = std::move(*projected);
+  const std::string rv = p.resource_version;
   const std::string key = Key(p.ns, p.name);
   std::function<void()> emit;
   {

@@ -54,8 +54,10 @@ struct InformerHandlers {
   std::function<void(const Projection&)> on_add;
   std::function<void(const Projection& before, const Projection& after)> on_update;
   std::function<void(const Projection&)> on_delete;
-  std::function<void()> on_synced;              // after the first complete list
-  std::function<void(const Result&)> on_error;  // each failed list or watch (it retries)
+  std::function<void()> on_synced;  // after the first complete list
+  // Each failed list or watch (it retries), and each object left out of the cache because
+  // of its shape (a message naming the object and the field, ending in "; skipped").
+  std::function<void(const Result&)> on_error;
 };
 
 struct InformerStats {
@@ -83,8 +85,14 @@ class Informer : public std::enable_shared_from_this<Informer> {
  private:
   Informer(std::shared_ptr<ClusterClient> client, InformerOptions options,
            InformerHandlers handlers, Executor* executor);
-  Projection Project(const Json& object) const;
+  // The projection of a cluster object, or nullopt with `error` naming the bad field.
+  std::optional<Projection> Project(const Json& object, std::string* error) const;
+  // Runs `body` on the loop thread; an escaped exception is logged once through the client
+  // and the informer retries `retry` with backoff, so a bug costs one list or watch.
+  void Guarded(void (Informer::*retry)(), const std::function<void()>& body);
+  void ReportSkipped(const std::string& message);
   void Relist();
+  void OnList(ListResult lr);
   void StartWatch();
   void OnEvent(WatchEvent ev);
   void OnWatchEnd(Result r);

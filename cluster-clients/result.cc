@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 
+#include "cluster-clients/json_fields.h"
+
 namespace fleetwave::clients {
 
 const char* OutcomeName(Outcome o) {
@@ -83,16 +85,19 @@ Result ResultFromHttp(int status, const std::string& body,
   Result r;
   r.http_status = status;
   Json doc = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-  const bool is_status = doc.is_object() && doc.value("kind", "") == "Status";
   if (status >= 200 && status < 300) {
     r.outcome = Outcome::kOk;
     r.object = doc.is_discarded() ? Json() : std::move(doc);
     return r;
   }
+  // The body comes from the server or whatever proxy answered: read it without throwing
+  // (cluster_client_test.cc, ResultTest.OddStatusBodiesDoNotThrow).
+  FieldReader fields(doc);
+  const bool is_status = doc.is_object() && fields.String({"kind"}) == "Status";
   if (is_status) {
-    if (doc["reason"].is_string()) r.reason = doc["reason"].get<std::string>();
-    if (doc["message"].is_string()) r.message = doc["message"].get<std::string>();
-    r.object = doc;
+    r.reason = fields.String({"reason"});
+    r.message = fields.String({"message"});
+    r.object = std::move(doc);
   } else {
     // A proxy or load balancer answered: keep a short, single-line excerpt.
     std::string excerpt = body.substr(0, 200);

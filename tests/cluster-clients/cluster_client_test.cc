@@ -432,5 +432,225 @@ TEST_F(ClientTest, WatchHttpErrorEndsWithItsStatus) {
   EXPECT_EQ(ended->problem, Problem::kExpired);
 }
 
+// --- Bad input never terminates the process -------------------------------------------------
+// Each case below threw a nlohmann exception on the loop thread before (std::terminate in the
+// daemon, an escaped exception in this single-threaded test); now each is one failed request
+// with a message naming the field, and the same client serves the next request.
+
+TEST(ResultTest, OddStatusBodiesDoNotThrow) {
+  const struct {
+    const char* name;
+    int status;
+    const char* body;
+    const char* reason;
+    const char* message;
+  } cases[] = {
+      {"kind_a_number", 404, R"({"kind":5,"reason":"Gone"})", "NotFound", "{\"kind\":5,"},
+      {"kind_a_list_2xx", 200, R"({"kind":[]})", "", ""},
+      {"reason_a_number", 409, R"({"kind":"Status","reason":7,"message":"m"})", "Conflict", "m"},
+      {"message_an_object", 403, R"({"kind":"Status","reason":"Forbidden","message":{}})",
+       "Forbidden", ""},
+      {"body_a_list", 500, "[1]", "InternalError", "[1]"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Result r = ResultFromHttp(c.status, c.body, std::nullopt);
+    EXPECT_EQ(r.http_status, c.status);
+    EXPECT_EQ(r.reason, c.reason);
+    EXPECT_THAT(r.message, HasSubstr(c.message));
+  }
+}
+
+// The next request on the same client still works.
+void ExpectNextGetWorks(FakeTransport& t, ClusterClient& c) {
+  std::optional<Result> got;
+  c.Get(NamespacesResource(), "", "default", [&](Result r) { got = r; });
+  t.RunUntilIdle();
+  ASSERT_FALSE(t.Outstanding().empty());
+  t.Respond(t.Outstanding().back(), 200, R"({"kind":"Namespace"})");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_TRUE(got->ok()) << got->ToString();
+}
+
+TEST_F(ClientTest, ApplyRejectsMalformedObjects) {
+  const struct {
+    const char* name;
+    Json object;
+    const char* want;
+  } cases[] = {
+      {"metadata_null",
+       {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", nullptr}},
+       "apply Deployment: metadata.name is missing (metadata is null)"},
+      {"metadata_missing",
+       {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}},
+       "apply Deployment: metadata.name is missing"},
+      {"metadata_a_string",
+       {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", "web"}},
+       "apply Deployment: metadata is a string, expected an object"},
+      {"name_a_number",
+       {{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", {{"name", 5}}}},
+       "apply Deployment: metadata.name is a number, expected a string"},
+      {"namespace_a_list",
+       {{"apiVersion", "apps/v1"},
+        {"kind", "Deployment"},
+        {"metadata", {{"name", "web"}, {"namespace", {"a"}}}}},
+       "apply Deployment web: metadata.namespace is an array, expected a string"},
+      {"kind_a_number",
+       {{"apiVersion", "apps/v1"}, {"kind", 3}, {"metadata", {{"name", "web"}}}},
+       "apply web: kind is a number, expected a string"},
+      {"not_an_object", Json::array({1, 2}), "apply: not an object (an array)"},
+      {"null", Json(), "apply: apiVersion is missing (the object is null)"},
+      {"not_utf8",
+       {{"apiVersion", "v1"},
+        {"kind", "ConfigMap"},
+        {"metadata", {{"name", "cm"}}},
+        {"data", {{"k", "\xff\xfe"}}}},
+       "apply ConfigMap cm: the object holds a string that is not UTF-8"},
+  };
+  auto c = Make();
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    std::optional<Result> got;
+    c->Apply(tc.object, {}, [&](Result r) { got = r; });
+    t_.RunUntilIdle();
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(got->outcome, Outcome::kPermanent);
+    EXPECT_EQ(got->message, tc.want);
+    EXPECT_TRUE(t_.Outstanding().empty());  // nothing was sent
+    ExpectNextGetWorks(t_, *c);
+  }
+}
+
+TEST_F(ClientTest, ListRejectsMalformedPages) {
+  const struct {
+    const char* name;
+    const char* body;
+    const char* want;
+  } cases[] = {
+      {"html", "<html>ok</html>",
+       "list deployments in shop: unexpected response: not a list (null)"},
+      {"a_list", "[]", "not a list (an array)"},
+      {"items_an_object", R"({"items":{"a":1}})", "items is an object, expected an array"},
+      {"metadata_a_string", R"({"items":[],"metadata":"x"})",
+       "metadata is a string, expected an object"},
+      {"resource_version_a_number", R"({"items":[],"metadata":{"resourceVersion":42}})",
+       "metadata.resourceVersion is a number, expected a string"},
+      {"continue_a_bool", R"({"items":[],"metadata":{"continue":true}})",
+       "metadata.continue is a boolean, expected a string"},
+  };
+  auto c = Make();
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    std::optional<ListResult> got;
+    ListOptions o;
+    o.ns = "shop";
+    c->List(DeploymentsResource(), o, [&](ListResult r) { got = std::move(r); });
+    t_.RunUntilIdle();
+    t_.Respond(t_.Oldest(), 200, tc.body);
+    ASSERT_TRUE(got.has_value());
+    EXPECT_EQ(got->result.outcome, Outcome::kPermanent);
+    EXPECT_THAT(got->result.message, HasSubstr(tc.want));
+    EXPECT_TRUE(got->items.empty());
+    ExpectNextGetWorks(t_, *c);
+  }
+  // items: null is an empty list, as Go's encoder writes a nil slice.
+  std::optional<ListResult> empty;
+  c->List(DeploymentsResource(), {}, [&](ListResult r) { empty = std::move(r); });
+  t_.RunUntilIdle();
+  t_.Respond(t_.Oldest(), 200, R"({"items":null,"metadata":{"resourceVersion":"9"}})");
+  ASSERT_TRUE(empty && empty->result.ok()) << empty->result.ToString();
+  EXPECT_EQ(empty->resource_version, "9");
+}
+
+TEST_F(ClientTest, DiscoverySkipsMalformedEntries) {
+  std::vector<std::string> warnings;
+  options_.log = [&](const std::string& m) { warnings.push_back(m); };
+  auto c = Make();
+  std::optional<Result> got;
+  c->Apply({{"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", {{"name", "web"}}}}, {},
+           [&](Result r) { got = r; });
+  t_.RunUntilIdle();
+  for (RequestId id : t_.Outstanding()) {
+    if (t_.Get(id).request.url == config_.server + "/api") {
+      t_.Respond(id, 200, R"({"versions":["v1",{"odd":1}]})");
+    } else {
+      t_.Respond(
+          id, 200,
+          R"({"groups":[{"name":"apps","versions":["apps/v1",{"groupVersion":"apps/v1","version":"v1"}]},{"name":7}]})");
+    }
+  }
+  for (RequestId id : t_.Outstanding()) {
+    if (t_.Get(id).request.url == config_.server + "/api/v1") {
+      t_.Respond(id, 200, R"({"resources":{"not":"a list"}})");
+    } else {
+      t_.Respond(
+          id, 200,
+          R"({"resources":[{"name":"odd","kind":"Odd","namespaced":"yes"},"x",{"name":"deployments","kind":"Deployment","namespaced":true}]})");
+    }
+  }
+  ASSERT_EQ(t_.Outstanding().size(), 1u);
+  EXPECT_EQ(
+      t_.Get(t_.Oldest()).request.url,
+      config_.server + "/apis/apps/v1/namespaces/default/deployments/web?fieldManager=fleetwave");
+  t_.Respond(t_.Oldest(), 200, "{}");
+  ASSERT_TRUE(got && got->ok());
+  const std::string all = ::testing::PrintToString(warnings);
+  EXPECT_THAT(all, HasSubstr("resources is an object, expected an array"));
+  EXPECT_THAT(all, HasSubstr("resources[0]: namespaced is a string, expected a boolean; skipped"));
+  EXPECT_THAT(all, HasSubstr("groups[0].versions[0]: not an object (a string); skipped"));
+  EXPECT_THAT(all, HasSubstr("groups[1]: name is a number, expected a string; skipped"));
+}
+
+TEST_F(ClientTest, ThrowingCallbackCostsOneRequest) {
+  std::vector<std::string> logged;
+  InlineExecutor exec([&](const std::string& m) { logged.push_back(m); });
+  auto c = ClusterClient::Create(config_, &t_, &exec, nullptr, options_);
+  c->Get(NamespacesResource(), "", "a", [](Result) { throw std::runtime_error("caller bug"); });
+  t_.RunUntilIdle();
+  t_.Respond(t_.Oldest(), 200, "{}");
+  ASSERT_EQ(logged.size(), 1u);
+  EXPECT_THAT(logged[0], HasSubstr("caller bug"));
+  ExpectNextGetWorks(t_, *c);
+}
+
+TEST_F(ClientTest, ThrowingLoopCallbackIsLoggedOnce) {
+  std::vector<std::string> warnings;
+  options_.log = [&](const std::string& m) { warnings.push_back(m); };
+  auto c = Make();
+  RawRequest req;
+  req.path = "/version";
+  c->RequestOnLoop(req, [](Result) { throw std::runtime_error("loop bug"); });
+  t_.RunUntilIdle();
+  t_.Respond(t_.Oldest(), 200, "{}");
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_THAT(warnings[0], HasSubstr("GET /version: internal error, request abandoned: loop bug"));
+  ExpectNextGetWorks(t_, *c);
+}
+
+TEST_F(ClientTest, ThrowingWatchHandlerEndsOnlyThatWatch) {
+  std::vector<std::string> warnings;
+  options_.log = [&](const std::string& m) { warnings.push_back(m); };
+  auto c = Make();
+  int events = 0;
+  std::optional<Result> ended;
+  auto w = c->WatchOnLoop(
+      DeploymentsResource(), {},
+      [&](WatchEvent) {
+        ++events;
+        throw std::runtime_error("handler bug");
+      },
+      [&](Result r) { ended = r; });
+  t_.RunUntilIdle();
+  const RequestId id = t_.Oldest();
+  t_.Feed(id, "{\"type\":\"ADDED\",\"object\":{}}\n{\"type\":\"ADDED\",\"object\":{}}\n");
+  EXPECT_EQ(events, 1);  // the second event belongs to a watch that has ended
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->outcome, Outcome::kPermanent);
+  EXPECT_THAT(ended->message, HasSubstr("watch deployments: internal error"));
+  EXPECT_THAT(ended->message, HasSubstr("handler bug"));
+  ASSERT_EQ(warnings.size(), 1u);
+  ExpectNextGetWorks(t_, *c);
+}
+
 }  // namespace
 }  // namespace fleetwave::clients

@@ -184,6 +184,67 @@ TEST(ExecPluginTest, ConcurrentGetsShareOneRun) {
   EXPECT_EQ(runner.runs(), 1);
 }
 
+// Plugin output is untrusted: wrong shapes are credential errors naming the field, on the
+// runner thread, and the next run (with good output) works. Each of these crashed the process
+// with an uncaught nlohmann exception on the runner thread before.
+TEST(ExecPluginTest, OddOutputIsAnErrorAndTheNextRunWorks) {
+  const std::string head =
+      R"({"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",)";
+  const struct {
+    const char* name;
+    std::string output;
+    const char* want;
+  } cases[] = {
+      {"token_a_number", head + R"("status":{"token":12345}})",
+       "status.token is a number, expected a string"},
+      {"status_a_list", head + R"("status":["tok"]})",
+       "has no status (status is an array, expected an object)"},
+      {"not_json", "token=abc\n", "output is not JSON"},
+      {"kind_a_number", R"({"kind":7,"status":{"token":"t"}})",
+       "not an ExecCredential (kind is a number, expected a string)"},
+      {"api_version_a_list", R"({"kind":"ExecCredential","apiVersion":[1],"status":{}})",
+       "apiVersion is an array, expected a string"},
+      {"expiry_a_number", head + R"("status":{"token":"secret-x","expirationTimestamp":1}})",
+       "status.expirationTimestamp is a number, expected a string"},
+      {"key_an_object", head + R"("status":{"clientCertificateData":"c","clientKeyData":{}}})",
+       "status.clientKeyData is an object, expected a string"},
+  };
+  TempDir dir;
+  const std::string output = dir.File("output");
+  ClusterConfig c =
+      ExecCluster("client.authentication.k8s.io/v1", {{"FIXTURE_OUTPUT_FILE", output}});
+  ExecRunner runner(1);
+  for (const auto& tc : cases) {
+    SCOPED_TRACE(tc.name);
+    CredentialProvider p(c, &runner);
+    std::ofstream(output) << tc.output;
+    auto [bad, none] = GetNow(p);
+    EXPECT_EQ(none, nullptr);
+    EXPECT_EQ(bad.problem, Problem::kCredentials);
+    EXPECT_THAT(bad.message, HasSubstr(tc.want));
+    EXPECT_THAT(bad.message, HasSubstr("context \"exec-ctx\""));
+    EXPECT_THAT(bad.message, Not(HasSubstr("secret-x")));
+    std::ofstream(output) << head << R"("status":{"token":"good"}})";
+    auto [good, cred] = GetNow(p);
+    ASSERT_TRUE(good.ok()) << good.ToString();
+    EXPECT_EQ(cred->authorization, "Bearer good");
+  }
+}
+
+TEST(ExecRunnerTest, RunnerSurvivesAThrowingJob) {
+  ClusterConfig c = ExecCluster("client.authentication.k8s.io/v1", {{"FIXTURE_TOKEN", "tok"}});
+  ExecRunner runner(1);  // one thread: the second job needs the thread the first one threw on
+  runner.Run(*c.exec, c, [](ExecOutcome) { throw std::runtime_error("callback bug"); });
+  std::promise<ExecOutcome> second;
+  runner.Run(*c.exec, c, [&](ExecOutcome o) { second.set_value(std::move(o)); });
+  auto f = second.get_future();
+  ASSERT_EQ(f.wait_for(std::chrono::seconds(20)), std::future_status::ready);
+  ExecOutcome o = f.get();
+  EXPECT_TRUE(o.error.ok()) << o.error.ToString();
+  EXPECT_EQ(o.token, "tok");
+  EXPECT_EQ(runner.runs(), 2);
+}
+
 TEST(TokenFileTest, ReReadEverySixtySecondsAndAfterUnauthorized) {
   TempDir dir;
   const std::string token = dir.File("token");

@@ -60,7 +60,9 @@ class InformerTest : public ::testing::Test {
     };
     h.on_delete = [this](const Projection& p) { log_.push_back("delete " + p.name); };
     h.on_synced = [this] { log_.push_back("synced"); };
-    h.on_error = [this](const Result& r) { log_.push_back("error " + r.reason); };
+    h.on_error = [this](const Result& r) {
+      log_.push_back("error " + (r.reason.empty() ? r.message : r.reason));
+    };
     informer_ = Informer::Start(client_, io, h, &exec_);
     t_.RunUntilIdle();
   }
@@ -176,6 +178,101 @@ TEST_F(InformerTest, FailedListRetriesAndReportsTheError) {
   t_.Advance(seconds(1));
   ASSERT_EQ(t_.Outstanding().size(), 1u);
   EXPECT_THAT(Url(), Not(HasSubstr("watch")));
+}
+
+// Objects of unexpected shapes from the cluster are left out of the cache with an error naming
+// the object and the field; the informer goes on. Each threw on the loop thread before.
+TEST_F(InformerTest, MalformedObjectsAreSkippedAndReported) {
+  const std::string good = Obj("a", "5", 1);
+  const std::string labels_a_list =
+      R"({"metadata":{"name":"l","namespace":"shop","resourceVersion":"6","labels":["x"]}})";
+  t_.Respond(t_.Oldest(), 200,
+             List("10", {R"({"metadata":"web"})", good,
+                         R"({"metadata":{"name":"b","namespace":"shop","resourceVersion":7}})",
+                         R"("a string")", labels_a_list,
+                         R"({"metadata":{"name":"g","generation":"1"}})"}));
+  EXPECT_EQ(TakeLog(),
+            (Strings{"error list item 0: deployments: metadata is a string, expected an object; "
+                     "skipped",
+                     "error list item 2: deployments shop/b: metadata.resourceVersion is a number, "
+                     "expected a string; skipped",
+                     "error list item 3: deployments: not an object (a string); skipped",
+                     "error list item 5: deployments /g: metadata.generation is a string, "
+                     "expected an integer; skipped",
+                     "add a@5", "add l@6", "synced"}));
+  EXPECT_EQ(Names(), (Strings{"a@5", "l@6"}));
+  // Watch events of the wrong shape are skipped the same way; the watch stays open.
+  const RequestId w = t_.Oldest();
+  t_.Feed(w, Event("MODIFIED", R"({"metadata":{"name":["a"],"namespace":"shop"}})") +
+                 Event("ADDED", "17") +
+                 Event("BOOKMARK", R"({"metadata":{"resourceVersion":{"v":1}}})") +
+                 Event("MODIFIED", Obj("a", "12", 2)));
+  EXPECT_EQ(TakeLog(),
+            (Strings{"error watch MODIFIED event: deployments: metadata.name is an array, "
+                     "expected a string; skipped",
+                     "error watch ADDED event: deployments: not an object (a number); skipped",
+                     "error watch deployments: BOOKMARK event: metadata.resourceVersion is an "
+                     "object, expected a string; skipped",
+                     "update a@5->12"}));
+  EXPECT_EQ(t_.Outstanding(), std::vector<RequestId>{w});
+  EXPECT_EQ(informer_->resource_version(), "12");
+}
+
+TEST_F(InformerTest, ErrorEventsThatAreNotAStatusRestartTheWatch) {
+  const struct {
+    const char* name;
+    std::string object;
+    const char* want;
+  } cases[] = {
+      {"a_string", R"("boom")", "ERROR event whose object is not a Status: not an object"},
+      {"a_list", "[410]", "not an object (an array)"},
+      {"code_a_string", R"({"kind":"Status","code":"410"})",
+       "code is a string, expected an integer"},
+      {"another_kind", R"({"kind":"Deployment","code":410})", "kind is \"Deployment\""},
+  };
+  t_.Respond(t_.Oldest(), 200, List("10", {Obj("a", "5", 1)}));
+  TakeLog();
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    t_.Feed(t_.Oldest(), Event("ERROR", c.object));
+    const auto log = TakeLog();
+    ASSERT_EQ(log.size(), 1u);
+    EXPECT_THAT(log[0], HasSubstr("watch deployments: "));
+    EXPECT_THAT(log[0], HasSubstr(c.want));
+    EXPECT_TRUE(t_.Outstanding().empty());  // the watch is closed ...
+    t_.Advance(*t_.NextTimerIn());          // ... and re-opened after a backoff
+    ASSERT_EQ(t_.Outstanding().size(), 1u);
+    EXPECT_THAT(Url(), HasSubstr("watch=1"));
+    EXPECT_THAT(Url(), HasSubstr("resourceVersion=10"));
+  }
+  EXPECT_EQ(informer_->stats().lists, 1);  // none of them is a 410: no relist
+  t_.Feed(t_.Oldest(), Event("ADDED", Obj("b", "11", 1)));
+  EXPECT_EQ(TakeLog(), (Strings{"add b@11"}));
+}
+
+TEST_F(InformerTest, ThrowingProjectorSkipsOnlyThatObject) {
+  InformerOptions io;
+  io.resource = DeploymentsResource();
+  io.project = [](const Json& object) {
+    // A caller's projector that trusts the shape: at() throws on the odd object.
+    return Json{{"replicas", object.at("spec").at("replicas")}};
+  };
+  std::vector<std::string> log;
+  InformerHandlers h;
+  h.on_add = [&](const Projection& p) { log.push_back("add " + p.name); };
+  h.on_error = [&](const Result& r) { log.push_back(r.message); };
+  auto inf = Informer::Start(client_, io, h, &exec_);
+  t_.RunUntilIdle();
+  ASSERT_EQ(t_.Outstanding().size(), 2u);  // the fixture's list, then this one's
+  t_.Respond(t_.Outstanding().back(), 200,
+             List("3", {R"({"metadata":{"name":"odd","namespace":"shop"}})", Obj("a", "2", 4)}));
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_THAT(log[0], HasSubstr("list item 0: deployments shop/odd: the projector failed: "));
+  EXPECT_THAT(log[0], HasSubstr("key 'spec' not found"));
+  EXPECT_EQ(log[1], "add a");
+  EXPECT_EQ(inf->Get("shop", "a")->fields["replicas"], 4);
+  inf->Stop();
+  t_.RunUntilIdle();
 }
 
 TEST_F(InformerTest, StopCancelsEverything) {

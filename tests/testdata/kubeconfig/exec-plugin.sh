@@ -4,6 +4,9 @@
 # expirationTimestamp. Appends one line per run to FIXTURE_COUNT_FILE so tests can count
 # runs. FIXTURE_FAIL=1 makes it fail like a plugin whose login expired.
 if [ -n "$FIXTURE_COUNT_FILE" ]; then echo run >> "$FIXTURE_COUNT_FILE"; fi
+# FIXTURE_OUTPUT_FILE: print that file verbatim instead (tests of odd plugin output; the test
+# rewrites it between runs).
+if [ -n "$FIXTURE_OUTPUT_FILE" ]; then cat "$FIXTURE_OUTPUT_FILE"; exit 0; fi
 if [ "$FIXTURE_FAIL" = "1" ]; then
   echo "error: you must log in again (fixture)" >&2
   exit 3
