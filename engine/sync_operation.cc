@@ -3,7 +3,7 @@
 namespace fleetwave::engine {
 namespace {
 
-constexpr const char* kReason =
+constexpr const char* kRolloutReason =
     "ApplicationSet RollingSync triggered a sync of this Application resource";
 constexpr int kDefaultRetryLimit = 5;
 
@@ -15,13 +15,13 @@ const Json* Child(const Json* object, const char* key) {
 
 }  // namespace
 
-Json BuildSyncOperation(const Json& spec, const std::vector<std::string>& pinned,
-                        bool multi_source) {
+Json BuildSyncOperation(const Json& spec, const std::vector<std::string>& revisions,
+                        bool multi_source, const SyncTrigger& trigger) {
   Json sync = Json::object();
   if (multi_source) {
-    if (!pinned.empty()) sync["revisions"] = pinned;
-  } else if (!pinned.empty() && !pinned.front().empty()) {
-    sync["revision"] = pinned.front();
+    if (!revisions.empty()) sync["revisions"] = revisions;
+  } else if (!revisions.empty() && !revisions.front().empty()) {
+    sync["revision"] = revisions.front();
   }
   const Json* policy = Child(&spec, "syncPolicy");
   // The template's automated prune. `automated.enabled` is ignored on purpose: RollingSync
@@ -33,14 +33,40 @@ Json BuildSyncOperation(const Json& spec, const std::vector<std::string>& pinned
   if (const Json* options = Child(policy, "syncOptions"); options && !options->empty()) {
     sync["syncOptions"] = *options;
   }
-  Json op = {
-      {"initiatedBy", {{"username", "applicationset-controller"}, {"automated", true}}},
-      {"info", Json::array({{{"name", "Reason"}, {"value", kReason}}})},
-      {"sync", std::move(sync)},
-  };
+  Json initiated = Json::object();
+  if (!trigger.username.empty()) initiated["username"] = trigger.username;
+  if (trigger.automated) initiated["automated"] = true;
+  Json op = Json::object();
+  op["initiatedBy"] = std::move(initiated);
+  if (!trigger.reason.empty()) {
+    op["info"] = Json::array({{{"name", "Reason"}, {"value", trigger.reason}}});
+  }
+  op["sync"] = std::move(sync);
   const Json* retry = Child(policy, "retry");
   op["retry"] = retry && retry->is_object() ? *retry : Json{{"limit", kDefaultRetryLimit}};
   return op;
+}
+
+Json BuildSyncOperation(const Json& spec, const std::vector<std::string>& pinned,
+                        bool multi_source) {
+  return BuildSyncOperation(spec, pinned, multi_source,
+                            SyncTrigger{"applicationset-controller", true, kRolloutReason});
+}
+
+Json BuildAutomatedSyncOperation(const Json& spec, const std::vector<std::string>& revisions,
+                                 bool multi_source) {
+  return BuildSyncOperation(spec, revisions, multi_source, SyncTrigger{"", true, ""});
+}
+
+ManualSync BuildManualSyncOperation(const Json& spec, const std::vector<std::string>& pinned,
+                                    bool multi_source, const std::optional<std::string>& revision,
+                                    const std::string& initiated_by) {
+  if (revision && multi_source) {
+    return {nullptr, "--revision names one revision; this application has several sources"};
+  }
+  const std::vector<std::string> revisions = revision ? std::vector{*revision} : pinned;
+  return {BuildSyncOperation(spec, revisions, multi_source, SyncTrigger{initiated_by, false, ""}),
+          ""};
 }
 
 }  // namespace fleetwave::engine

@@ -1,0 +1,247 @@
+#include "engine/managed_fields.h"
+
+#include <optional>
+
+namespace fleetwave::engine {
+namespace {
+
+// The list item a "k:{...}" element names: every key field equal.
+std::optional<size_t> FindKeyed(const Json& list, const Json& key) {
+  if (!list.is_array() || !key.is_object()) return std::nullopt;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const Json& item = list[i];
+    if (!item.is_object()) continue;
+    bool match = true;
+    for (auto k = key.begin(); k != key.end() && match; ++k) {
+      auto it = item.find(k.key());
+      match = it != item.end() && *it == k.value();
+    }
+    if (match) return i;
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t> FindValue(const Json& list, const Json& value) {
+  if (!list.is_array()) return std::nullopt;
+  for (size_t i = 0; i < list.size(); ++i) {
+    if (list[i] == value) return i;
+  }
+  return std::nullopt;
+}
+
+std::optional<size_t> ParseIndex(std::string_view s) {
+  if (s.empty() || s.size() > 9) return std::nullopt;
+  size_t n = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    n = n * 10 + static_cast<size_t>(c - '0');
+  }
+  return n;
+}
+
+// The list item element `key` ("k:", "v:" or "i:") names in `list`.
+std::optional<size_t> FindElement(const std::string& key, const Json* list) {
+  if (list == nullptr || !list->is_array() || key.size() < 2) return std::nullopt;
+  const std::string body = key.substr(2);
+  if (key[0] == 'i') return ParseIndex(body);
+  Json parsed = Json::parse(body, nullptr, false);
+  if (parsed.is_discarded()) return std::nullopt;
+  if (key[0] == 'k') return FindKeyed(*list, parsed);
+  if (key[0] == 'v') return FindValue(*list, parsed);
+  return std::nullopt;
+}
+
+bool IsLeaf(const Json& fields) {
+  if (!fields.is_object()) return true;
+  for (auto it = fields.begin(); it != fields.end(); ++it) {
+    if (it.key() != ".") return false;
+  }
+  return true;
+}
+
+const Json* Member(const Json* object, const std::string& name) {
+  if (object == nullptr || !object->is_object()) return nullptr;
+  auto it = object->find(name);
+  return it == object->end() ? nullptr : &*it;
+}
+
+const Json* Item(const Json* list, std::optional<size_t> index) {
+  if (list == nullptr || !index || !list->is_array() || *index >= list->size()) return nullptr;
+  return &(*list)[*index];
+}
+
+bool StartsWithPointer(const std::string& pointer, const std::string& prefix) {
+  return pointer == prefix ||
+         (pointer.size() > prefix.size() && pointer.compare(0, prefix.size(), prefix) == 0 &&
+          pointer[prefix.size()] == '/');
+}
+
+void Walk(const Json& fields, const Json* desired, const Json* live, const std::string& pointer,
+          const std::vector<std::string>& ignored, std::vector<FieldDrift>& out) {
+  for (const auto& p : ignored) {
+    if (StartsWithPointer(pointer, p)) return;  // the field or an ancestor is ignored
+  }
+  if (IsLeaf(fields)) {
+    if (desired == nullptr) return;
+    if (live == nullptr) {
+      out.push_back({pointer});
+      return;
+    }
+    Json d = *desired;
+    Json l = *live;
+    for (const auto& p : ignored) {
+      if (StartsWithPointer(p, pointer) && p != pointer) {
+        RemovePointer(d, std::string_view(p).substr(pointer.size()));
+        RemovePointer(l, std::string_view(p).substr(pointer.size()));
+      }
+    }
+    if (d != l) out.push_back({pointer});
+    return;
+  }
+  for (auto it = fields.begin(); it != fields.end(); ++it) {
+    const std::string& key = it.key();
+    if (key == "." || key.size() < 2 || key[1] != ':') continue;
+    if (key[0] == 'f') {
+      const std::string name = key.substr(2);
+      Walk(it.value(), Member(desired, name), Member(live, name),
+           pointer + "/" + EscapePointerToken(name), ignored, out);
+      continue;
+    }
+    const auto live_index = FindElement(key, live);
+    const auto desired_index = FindElement(key, desired);
+    const Json* d = Item(desired, desired_index);
+    const Json* l = Item(live, live_index);
+    if (d == nullptr) continue;
+    if (l == nullptr) {
+      out.push_back({pointer + "/" + std::to_string(*desired_index)});
+      continue;
+    }
+    if (key[0] == 'v') continue;  // a set member present on both sides is equal by definition
+    Walk(it.value(), d, l, pointer + "/" + std::to_string(*live_index), ignored, out);
+  }
+}
+
+Json Restrict(const Json& fields, const Json& value) {
+  if (IsLeaf(fields)) return value;
+  if (value.is_object()) {
+    Json out = Json::object();
+    for (auto it = fields.begin(); it != fields.end(); ++it) {
+      const std::string& key = it.key();
+      if (key.size() < 2 || key[0] != 'f' || key[1] != ':') continue;
+      auto v = value.find(key.substr(2));
+      if (v != value.end()) out[key.substr(2)] = Restrict(it.value(), *v);
+    }
+    return out;
+  }
+  if (value.is_array()) {
+    Json out = Json::array();
+    for (auto it = fields.begin(); it != fields.end(); ++it) {
+      const std::string& key = it.key();
+      const auto index = FindElement(key, &value);
+      if (!index || *index >= value.size()) continue;
+      Json item = Restrict(it.value(), value[*index]);
+      if (key[0] == 'k') {
+        // Keep the key fields so the element is still found by its key.
+        Json k = Json::parse(key.substr(2), nullptr, false);
+        if (k.is_object() && item.is_object()) {
+          for (auto kv = k.begin(); kv != k.end(); ++kv) item[kv.key()] = kv.value();
+        }
+      }
+      out.push_back(std::move(item));
+    }
+    return out;
+  }
+  return value;
+}
+
+}  // namespace
+
+Json ManagedFieldsOf(const Json& object, std::string_view manager) {
+  const Json* meta = Member(&object, "metadata");
+  const Json* entries = Member(meta, "managedFields");
+  if (entries == nullptr || !entries->is_array()) return nullptr;
+  for (const auto& e : *entries) {
+    const Json* m = Member(&e, "manager");
+    const Json* op = Member(&e, "operation");
+    const Json* f = Member(&e, "fieldsV1");
+    if (m && m->is_string() && *m == manager && op && op->is_string() && *op == "Apply" && f &&
+        f->is_object()) {
+      return *f;
+    }
+  }
+  return nullptr;
+}
+
+Json RestrictToFields(const Json& fields_v1, const Json& object) {
+  if (!fields_v1.is_object()) return Json::object();
+  return Restrict(fields_v1, object);
+}
+
+std::vector<FieldDrift> FindDrift(const Json& fields_v1, const Json& desired, const Json& live,
+                                  const std::vector<std::string>& ignored) {
+  std::vector<FieldDrift> out;
+  if (fields_v1.is_object() && !fields_v1.empty())
+    Walk(fields_v1, &desired, &live, "", ignored, out);
+  return out;
+}
+
+std::string EscapePointerToken(std::string_view token) {
+  std::string out;
+  for (char c : token) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+void RemovePointer(Json& value, std::string_view pointer) {
+  if (pointer.empty() || pointer.front() != '/') return;
+  std::vector<std::string> tokens;
+  size_t pos = 1;
+  while (true) {
+    const size_t slash = pointer.find('/', pos);
+    std::string raw(pointer.substr(pos, slash == std::string_view::npos ? slash : slash - pos));
+    std::string token;
+    for (size_t i = 0; i < raw.size(); ++i) {
+      if (raw[i] == '~' && i + 1 < raw.size() && (raw[i + 1] == '0' || raw[i + 1] == '1')) {
+        token += raw[i + 1] == '0' ? '~' : '/';
+        ++i;
+      } else {
+        token += raw[i];
+      }
+    }
+    tokens.push_back(std::move(token));
+    if (slash == std::string_view::npos) break;
+    pos = slash + 1;
+  }
+  Json* cur = &value;
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    const bool last = i + 1 == tokens.size();
+    if (cur->is_object()) {
+      auto it = cur->find(tokens[i]);
+      if (it == cur->end()) return;
+      if (last) {
+        cur->erase(it);
+        return;
+      }
+      cur = &*it;
+    } else if (cur->is_array()) {
+      const auto index = ParseIndex(tokens[i]);
+      if (!index || *index >= cur->size()) return;
+      if (last) {
+        cur->erase(*index);
+        return;
+      }
+      cur = &(*cur)[*index];
+    } else {
+      return;
+    }
+  }
+}
+
+}  // namespace fleetwave::engine
