@@ -1,5 +1,9 @@
 #include "engine/application.h"
 
+#include <bit>
+#include <cmath>
+#include <functional>
+#include <string_view>
 #include <unordered_set>
 
 namespace fleetwave::engine {
@@ -37,7 +41,91 @@ std::optional<Time> TimeAt(const Json& object, const char* key, const std::strin
   return std::nullopt;
 }
 
+// A streaming 64-bit hash: every value is a type tag followed by its content, sizes
+// included, so no two different documents feed the same sequence of words.
+class SpecHasher {
+ public:
+  // False when the document holds a NaN (no fingerprint).
+  bool Add(const Json& v) {
+    switch (v.type()) {
+      case Json::value_t::object:
+        Word(kObject, v.size());
+        for (auto it = v.begin(); it != v.end(); ++it) {
+          Text(it.key());
+          if (!Add(it.value())) return false;
+        }
+        return true;
+      case Json::value_t::array:
+        Word(kArray, v.size());
+        for (const auto& item : v) {
+          if (!Add(item)) return false;
+        }
+        return true;
+      case Json::value_t::string:
+        Word(kString, 0);
+        Text(v.get_ref<const std::string&>());
+        return true;
+      case Json::value_t::boolean:
+        Word(kBool, v.get<bool>() ? 1 : 0);
+        return true;
+      case Json::value_t::number_integer: {
+        // A non-negative integer hashes as the unsigned of the same value: JSON equality
+        // does not tell them apart.
+        const auto i = v.get<Json::number_integer_t>();
+        Word(i < 0 ? kNegative : kUnsigned, static_cast<uint64_t>(i));
+        return true;
+      }
+      case Json::value_t::number_unsigned:
+        Word(kUnsigned, v.get<Json::number_unsigned_t>());
+        return true;
+      case Json::value_t::number_float: {
+        const double d = v.get<double>();
+        if (std::isnan(d)) return false;
+        Word(kFloat, std::bit_cast<uint64_t>(d));
+        return true;
+      }
+      case Json::value_t::null:
+        Word(kNull, 0);
+        return true;
+      case Json::value_t::binary:
+      case Json::value_t::discarded:
+        return false;  // never in a decoded document; compare those in full
+    }
+    return false;
+  }
+
+  uint64_t Value() const { return h_ == 0 ? 1 : h_; }
+
+ private:
+  enum Tag : uint64_t { kObject = 1, kArray, kString, kBool, kNegative, kUnsigned, kFloat, kNull };
+
+  // MurmurHash3's 64-bit finaliser: every input bit reaches every output bit.
+  static uint64_t Mix(uint64_t x) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+  }
+  // Two bijective rounds per word, one per half, so (tag, value) pairs never alias by
+  // arithmetic (as tag * K + value would).
+  void Word(uint64_t tag, uint64_t value) {
+    h_ = Mix((h_ ^ tag) * 0x9e3779b97f4a7c15ULL);
+    h_ = Mix(h_ ^ value);
+  }
+  void Text(const std::string& s) { Word(s.size(), std::hash<std::string_view>{}(s)); }
+
+  uint64_t h_ = 0x6a09e667f3bcc908ULL;
+};
+
 }  // namespace
+
+uint64_t SpecFingerprint(const Json& spec) {
+  if (!spec.is_object()) return 0;
+  SpecHasher hasher;
+  return hasher.Add(spec) ? hasher.Value() : 0;
+}
 
 bool Application::IsMultiSource() const {
   const Json* sources = Find(spec, "sources");
@@ -81,6 +169,7 @@ std::optional<Application> DecodeApplication(const Json& object, const std::stri
     }
   }
   if (const Json* spec = Find(object, "spec"); spec && spec->is_object()) app.spec = *spec;
+  app.spec_fingerprint = SpecFingerprint(app.spec);
 
   const Json* status = Find(object, "status");
   if (!status || !status->is_object()) return app;

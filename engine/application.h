@@ -3,6 +3,7 @@
 // Everything else of the object is ignored. Values only; decoding never throws.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -27,11 +28,27 @@ struct ApplicationCondition {
   std::string message;
 };
 
+// A 64-bit hash of an Application spec's content, computed once when an app is decoded or
+// generated so that a reconcile compares a desired and a live spec as two integers
+// (SpecFingerprintsEqual) and walks both documents only when the integers differ. Equal
+// fingerprints mean equal specs up to a 2^-64 chance; different ones mean nothing (1 and 1.0
+// are equal JSON with different fingerprints) and the caller compares in full.
+// 0 is "no fingerprint": the spec is not an object, or holds a NaN, which never equals
+// itself, so only the full comparison may judge it.
+// Pinned by tests/engine/rollingsync/spec_fingerprint_test.cc.
+uint64_t SpecFingerprint(const Json& spec);
+
+// True only when both fingerprints exist and are equal: the specs are then equal.
+inline bool SpecFingerprintsEqual(uint64_t a, uint64_t b) { return a != 0 && a == b; }
+
 struct Application {
   std::string name;
   std::map<std::string, std::string> labels;
   Json spec = Json::object();  // spec as written (source(s), destination, syncPolicy, ...)
-  std::string sync_status;     // status.sync.status: Synced | OutOfSync | Unknown | ""
+  // SpecFingerprint(spec), set by DecodeApplication; 0 = none (always compared in full).
+  // Whoever changes `spec` afterwards recomputes it.
+  uint64_t spec_fingerprint = 0;
+  std::string sync_status;  // status.sync.status: Synced | OutOfSync | Unknown | ""
   // status.sync.revisions when non-empty, else [status.sync.revision] when set, else []:
   // the list RollingSync pins (Argo's ApplicationStatus.GetRevisions).
   std::vector<std::string> revisions;
