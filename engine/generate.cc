@@ -1,6 +1,7 @@
 #include "engine/generate.h"
 
 #include <algorithm>
+#include <functional>
 #include <memory>
 #include <regex>
 
@@ -364,6 +365,18 @@ bool SelectorMatches(const LabelSelector& selector,
     if (r.op != "In" && r.op != "NotIn" && r.op != "Exists" && r.op != "DoesNotExist") return false;
   }
   return true;
+}
+
+bool UsesClustersGenerator(const ApplicationSet& set) {
+  std::function<bool(const Generator&)> uses = [&](const Generator& g) {
+    if (g.kind == Generator::Kind::kClusters) return true;
+    for (const Generator& c : g.matrix.generators)
+      if (uses(c)) return true;
+    for (const Generator& c : g.merge.generators)
+      if (uses(c)) return true;
+    return false;
+  };
+  return std::any_of(set.generators.begin(), set.generators.end(), uses);
 }
 
 std::vector<GitRequest> GitRequestsOf(const ApplicationSet& set) {

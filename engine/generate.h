@@ -60,6 +60,9 @@ struct GitRequest {
 // inputs then reports it as not read.
 std::vector<GitRequest> GitRequestsOf(const ApplicationSet& appset);
 
+// True when a clusters generator appears anywhere in the set (nested in matrix/merge too).
+bool UsesClustersGenerator(const ApplicationSet& appset);
+
 // Runs the generators of `appset` and renders one Application per parameter set. With
 // `clusters` null the clusters are unknown: a `clusters` generator produces nothing and
 // destinations are not resolved. With clusters known, a destination matching none or several

@@ -46,12 +46,7 @@ std::optional<YAML::Node> TheApplicationSet(const LoadedDocuments& docs, const s
   return found.front();
 }
 
-bool NeedsClusters(const ApplicationSet& set) {
-  for (const auto& g : set.generators) {
-    if (g.kind == Generator::Kind::kClusters) return true;
-  }
-  return false;
-}
+bool NeedsClusters(const ApplicationSet& set) { return UsesClustersGenerator(set); }
 
 void DecodeApps(const std::string& text, const std::string& file, PlanInputs& out) {
   DecodedApplications apps;

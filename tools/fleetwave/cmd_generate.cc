@@ -6,6 +6,8 @@
 
 #include "engine/generate.h"
 #include "engine/yaml_json.h"
+#include "sources/generator_inputs.h"
+#include "sources/git_source.h"
 #include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"
 #include "tools/fleetwave/loaders.h"
@@ -35,16 +37,17 @@ int RunGenerate(const Argv& argv, std::ostream& out, std::ostream& err) {
     PrintIssues(issues, err);
     return 1;
   }
-  const bool has_cluster_generator = std::any_of(
-      loaded.appset->generators.begin(), loaded.appset->generators.end(),
-      [](const engine::Generator& g) { return g.kind == engine::Generator::Kind::kClusters; });
-  if (has_cluster_generator && !config) {
+  if (engine::UsesClustersGenerator(*loaded.appset) && !config) {
     err << *file
         << ": note: the clusters generator needs --config to know the clusters; it produced "
            "nothing\n";
   }
+  // Git generators read their repositories here, one snapshot per (repoURL, revision).
+  sources::GitSource source;
+  sources::ResolveOnce resolver(source);
+  const engine::GeneratorInputs inputs = sources::ReadGeneratorInputs(*loaded.appset, resolver);
   engine::GenerateResult result =
-      engine::GenerateApplications(*loaded.appset, config ? &config->clusters : nullptr);
+      engine::GenerateApplications(*loaded.appset, config ? &config->clusters : nullptr, &inputs);
   if (!result.issues.empty()) {
     PrintIssues(result.issues, err);
     return 1;

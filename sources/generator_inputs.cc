@@ -1,0 +1,133 @@
+#include "sources/generator_inputs.h"
+
+#include <git2.h>
+
+#include <memory>
+#include <mutex>
+
+#include "sources/git_source.h"
+
+namespace fleetwave::sources {
+namespace {
+
+template <typename T, void (*Free)(T*)>
+struct Deleter {
+  void operator()(T* p) const { Free(p); }
+};
+using RepoPtr = std::unique_ptr<git_repository, Deleter<git_repository, git_repository_free>>;
+using CommitPtr = std::unique_ptr<git_commit, Deleter<git_commit, git_commit_free>>;
+using TreePtr = std::unique_ptr<git_tree, Deleter<git_tree, git_tree_free>>;
+using BlobPtr = std::unique_ptr<git_blob, Deleter<git_blob, git_blob_free>>;
+
+std::string LastGitError() {
+  const git_error* e = git_error_last();
+  return e && e->message ? e->message : "unknown libgit2 error";
+}
+
+bool Wanted(const std::vector<engine::GitPathPattern>& patterns, const std::string& file) {
+  for (const auto& p : patterns) {
+    if (engine::GitPathMatches(p.path, file)) return true;
+  }
+  return false;
+}
+
+struct WalkState {
+  engine::GitRepoContent* out;
+  std::vector<std::pair<std::string, git_oid>> blobs;
+  const std::vector<engine::GitPathPattern>* patterns;
+};
+
+int Visit(const char* root, const git_tree_entry* entry, void* payload) {
+  auto* state = static_cast<WalkState*>(payload);
+  const std::string path = std::string(root) + git_tree_entry_name(entry);
+  const git_object_t type = git_tree_entry_type(entry);
+  if (type == GIT_OBJECT_TREE) {
+    state->out->directories.push_back(path);
+  } else if (type == GIT_OBJECT_BLOB && Wanted(*state->patterns, path)) {
+    state->blobs.emplace_back(path, *git_tree_entry_id(entry));
+  }
+  return 0;
+}
+
+engine::GitRepoContent ReadGit(const Snapshot& snapshot,
+                               const std::vector<engine::GitPathPattern>& patterns) {
+  engine::GitRepoContent out;
+  static std::once_flag once;
+  std::call_once(once, [] { git_libgit2_init(); });
+  const std::string where = snapshot.repo_url + "@" + snapshot.sha;
+  const std::optional<std::string> local = LocalPathOf(snapshot.repo_url);
+  git_repository* repo_raw = nullptr;
+  if (!local || git_repository_open_ext(&repo_raw, local->c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH,
+                                        nullptr) != 0) {
+    out.error = snapshot.repo_url + ": cannot open repository: " + LastGitError();
+    return out;
+  }
+  RepoPtr repo(repo_raw);
+  git_oid oid;
+  git_commit* commit_raw = nullptr;
+  if (git_oid_fromstr(&oid, snapshot.sha.c_str()) != 0 ||
+      git_commit_lookup(&commit_raw, repo.get(), &oid) != 0) {
+    out.error = where + ": cannot read commit: " + LastGitError();
+    return out;
+  }
+  CommitPtr commit(commit_raw);
+  git_tree* tree_raw = nullptr;
+  if (git_commit_tree(&tree_raw, commit.get()) != 0) {
+    out.error = where + ": cannot read tree: " + LastGitError();
+    return out;
+  }
+  TreePtr tree(tree_raw);
+  WalkState state{&out, {}, &patterns};
+  if (git_tree_walk(tree.get(), GIT_TREEWALK_PRE, Visit, &state) != 0) {
+    out.error = where + ": cannot list tree: " + LastGitError();
+    return out;
+  }
+  for (const auto& [path, id] : state.blobs) {
+    git_blob* blob_raw = nullptr;
+    if (git_blob_lookup(&blob_raw, repo.get(), &id) != 0) {
+      out.error = where + ":" + path + ": cannot read file: " + LastGitError();
+      return out;
+    }
+    BlobPtr blob(blob_raw);
+    out.files[path] = std::string(static_cast<const char*>(git_blob_rawcontent(blob.get())),
+                                  static_cast<size_t>(git_blob_rawsize(blob.get())));
+  }
+  return out;
+}
+
+}  // namespace
+
+engine::GitRepoContent ReadGitTree(const Snapshot& snapshot,
+                                   const std::vector<engine::GitPathPattern>& file_patterns) {
+  if (snapshot.is_git) return ReadGit(snapshot, file_patterns);
+  engine::GitRepoContent out;
+  if (!snapshot.directory) {
+    out.error = snapshot.repo_url + ": directory content was not captured";
+    return out;
+  }
+  // A plain directory's snapshot holds its manifests (*.yaml, *.yml, *.json) only: the files a
+  // files generator reads are among them.
+  out.directories.assign(snapshot.directory->directories.begin(),
+                         snapshot.directory->directories.end());
+  for (const auto& [path, text] : snapshot.directory->files) {
+    if (Wanted(file_patterns, path)) out.files[path] = text;
+  }
+  return out;
+}
+
+engine::GeneratorInputs ReadGeneratorInputs(const engine::ApplicationSet& set,
+                                            ResolveOnce& resolver) {
+  engine::GeneratorInputs inputs;
+  for (const engine::GitRequest& req : engine::GitRequestsOf(set)) {
+    engine::GitRepoContent& content = inputs.git[{req.repo_url, req.revision}];
+    Resolution r = resolver.Resolve(req.repo_url, req.revision);
+    if (!r.ok()) {
+      content.error = r.error ? r.error->message : req.repo_url + ": cannot resolve";
+      continue;
+    }
+    content = ReadGitTree(*r.snapshot, req.file_patterns);
+  }
+  return inputs;
+}
+
+}  // namespace fleetwave::sources
