@@ -18,6 +18,7 @@
 #include "engine/generate.h"
 #include "engine/issue.h"
 #include "engine/rollout_conditions.h"
+#include "engine/rollout_spec_diff.h"
 #include "engine/rollout_state.h"
 #include "engine/rollout_status.h"
 #include "engine/time.h"
@@ -60,20 +61,16 @@ struct PlanResult {
 // (product.md §5.1: an excerpt used only for planning).
 std::vector<GeneratedApplication> DesiredFromLive(const std::vector<Application>& live);
 
-// True when the desired and live Application specs differ, ignoring the set's
-// ignoreApplicationDifferences JSON pointers (relative to the Application, e.g.
-// "/spec/source/targetRevision") and a controller-written syncPolicy.automated.enabled=false.
-bool SpecDiffers(const Json& desired_spec, const Json& live_spec,
-                 const std::vector<std::string>& ignore_pointers);
-
 // One reconcile at `now`. `desired` are the generated apps (DesiredFromLive for a set without
 // generators); `live` the existing Applications. Names are unique in each.
 PlanResult Plan(const ApplicationSet& appset, const std::vector<GeneratedApplication>& desired,
                 const std::vector<Application>& live, Time now);
 
 // The same with the stored status already decoded (appset.status is not read): the daemon's
-// form, which skips re-reading a large status document every reconcile.
-PlanResult Plan(const ApplicationSet& appset, const StoredRolloutStatus& stored,
+// form, which skips re-reading a large status document every reconcile. The status is taken
+// by value: a caller that hands it over (std::move) has its entries moved into the result
+// instead of copied. The phases are in rollout_phases.h.
+PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
                 const std::vector<GeneratedApplication>& desired,
                 const std::vector<Application>& live, Time now);
 

@@ -181,8 +181,9 @@ bool AdvanceAppRolloutStatus(AppRolloutStatus& entry, const Application& live, T
   return false;
 }
 
-AppStatusUpdate UpdateAppRolloutStatus(const AppRolloutStatus* previous, const Application& live,
-                                       bool spec_differs, const std::string& step, Time now) {
+AppStatusUpdate UpdateAppRolloutStatus(std::optional<AppRolloutStatus> previous,
+                                       const Application& live, bool spec_differs,
+                                       const std::string& step, Time now) {
   AppStatusUpdate out;
   AppRolloutStatus& entry = out.entry;
   if (!previous) {
@@ -190,8 +191,9 @@ AppStatusUpdate UpdateAppRolloutStatus(const AppRolloutStatus* previous, const A
     entry.target_revisions = live.revisions;
     Transition(entry, RolloutAppState::kWaiting, kNoEntry, now);
   } else {
-    entry = *previous;
-    const PendingChange change = DetectChange(*previous, live, spec_differs);
+    entry = std::move(*previous);
+    // DetectChange reads the stored status and pin, which `entry` still holds here.
+    const PendingChange change = DetectChange(entry, live, spec_differs);
     if (change.Any()) {
       // The new pin is stored whatever status the entry ends in [fleetwave].
       entry.target_revisions = live.revisions;
@@ -208,6 +210,13 @@ AppStatusUpdate UpdateAppRolloutStatus(const AppRolloutStatus* previous, const A
   while (AdvanceAppRolloutStatus(entry, live, now)) {
   }
   return out;
+}
+
+AppStatusUpdate UpdateAppRolloutStatus(const AppRolloutStatus* previous, const Application& live,
+                                       bool spec_differs, const std::string& step, Time now) {
+  return UpdateAppRolloutStatus(
+      previous ? std::optional<AppRolloutStatus>(*previous) : std::nullopt, live, spec_differs,
+      step, now);
 }
 
 }  // namespace fleetwave::engine

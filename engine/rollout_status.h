@@ -63,6 +63,11 @@ struct AppStatusUpdate {
 // REQUIRES: `now` has second precision (callers truncate), as stored times do.
 AppStatusUpdate UpdateAppRolloutStatus(const AppRolloutStatus* previous, const Application& live,
                                        bool spec_differs, const std::string& step, Time now);
+// The same with the stored entry handed over (nullopt: none): its strings move into the
+// result instead of being copied, which matters in a reconcile of many thousand apps.
+AppStatusUpdate UpdateAppRolloutStatus(std::optional<AppRolloutStatus> previous,
+                                       const Application& live, bool spec_differs,
+                                       const std::string& step, Time now);
 
 // Moves an entry on from its current status using the live data (§3 step 4); returns true if
 // it changed. Used by UpdateAppRolloutStatus and again after a promotion to Pending.

@@ -95,6 +95,73 @@ bool StepSelects(const RolloutStep& step, const std::map<std::string, std::strin
   return true;
 }
 
+namespace {
+
+// The steps' selectors with every label key resolved to an index into the distinct keys, so
+// that AssignSteps, which tries every step on every app, looks each of an app's labels up
+// once rather than once per expression. Same answers as StepSelects (rollout_steps_test.cc).
+class CompiledSteps {
+ public:
+  explicit CompiledSteps(const std::vector<RolloutStep>& steps) {
+    steps_.reserve(steps.size());
+    for (const auto& step : steps) {
+      Step compiled;
+      for (const auto& expr : step.match_expressions) {
+        if (!IsSupportedOperator(expr.op)) {
+          compiled.never = true;  // an unknown operator never passes
+          break;
+        }
+        auto key = std::find(keys_.begin(), keys_.end(), expr.key);
+        if (key == keys_.end()) key = keys_.insert(keys_.end(), expr.key);
+        compiled.exprs.push_back(
+            {static_cast<size_t>(key - keys_.begin()), expr.op == "In", &expr.values});
+      }
+      steps_.push_back(std::move(compiled));
+    }
+    values_.resize(keys_.size());
+  }
+
+  // Appends to `out` every step selecting an app with these labels, in step order.
+  void Selecting(const std::map<std::string, std::string>& labels, std::vector<int>& out) {
+    for (size_t k = 0; k < keys_.size(); ++k) {
+      auto it = labels.find(keys_[k]);
+      values_[k] = it == labels.end() ? nullptr : &it->second;
+    }
+    for (size_t s = 0; s < steps_.size(); ++s) {
+      if (Selects(steps_[s])) out.push_back(static_cast<int>(s));
+    }
+  }
+
+ private:
+  struct Expr {
+    size_t key;
+    bool in;  // In; otherwise NotIn
+    const std::vector<std::string>* values;
+  };
+  struct Step {
+    bool never = false;
+    std::vector<Expr> exprs;
+  };
+
+  bool Selects(const Step& step) const {
+    if (step.never) return false;
+    for (const auto& expr : step.exprs) {
+      const std::string* value = values_[expr.key];
+      const bool in_values = value && std::find(expr.values->begin(), expr.values->end(), *value) !=
+                                          expr.values->end();
+      // An absent label fails In and passes NotIn: "NotIn wins" is just the AND.
+      if (expr.in ? !in_values : in_values) return false;
+    }
+    return true;
+  }
+
+  std::vector<std::string> keys_;
+  std::vector<Step> steps_;
+  std::vector<const std::string*> values_;  // the current app's value per key, or null
+};
+
+}  // namespace
+
 StepAssignment AssignSteps(const Strategy& strategy,
                            const std::vector<GeneratedApplication>& desired) {
   StepAssignment out;
@@ -112,23 +179,23 @@ StepAssignment AssignSteps(const Strategy& strategy,
       out.issues.invalid_max_updates.push_back({s, MaxUpdateAsWritten(*mu)});
     }
   }
+  CompiledSteps steps(strategy.steps);
   std::vector<int> selecting;
   out.steps.resize(desired.size(), -1);
   for (size_t i = 0; i < desired.size(); ++i) {
     const auto& app = desired[i];
     selecting.clear();
-    for (int s = 0; s < n; ++s) {
-      if (StepSelects(strategy.steps[s], app.labels)) selecting.push_back(s);
-    }
+    steps.Selecting(app.labels, selecting);
     const int step = selecting.empty() ? -1 : selecting.front();
     out.steps[i] = step;
     if (step >= 0) out.members[step].push_back(i);
     if (selecting.size() > 1) out.issues.duplicates[app.name] = selecting;
   }
+  auto by_name = [&](size_t a, size_t b) { return desired[a].name < desired[b].name; };
   for (int s = 0; s < n; ++s) {
     auto& m = out.members[s];
-    std::sort(m.begin(), m.end(),
-              [&](size_t a, size_t b) { return desired[a].name < desired[b].name; });
+    // Generated apps come sorted by name, and so does each step's list then.
+    if (!std::is_sorted(m.begin(), m.end(), by_name)) std::sort(m.begin(), m.end(), by_name);
     if (m.empty()) out.issues.empty_steps.push_back(s);
   }
   return out;

@@ -40,12 +40,26 @@ TEST(StepSelection, MatchExpressionsTable) {
        {Expr("tier", "Exists", {})},
        {{"tier", "a"}},
        false},
+      {"UnknownOperatorAfterAPassingExpression",
+       {Expr("env", "In", {"qa"}), Expr("tier", "Gt", {})},
+       {{"env", "qa"}},
+       false},
+      {"TwoExpressionsOnOneKey",
+       {Expr("env", "In", {"qa", "prod"}), Expr("env", "NotIn", {"prod"})},
+       {{"env", "qa"}},
+       true},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     RolloutStep step;
     step.match_expressions = c.exprs;
     EXPECT_EQ(StepSelects(step, c.labels), c.selected);
+    // AssignSteps evaluates the selectors its own (faster) way: same answers.
+    Strategy strategy;
+    strategy.type = "RollingSync";
+    strategy.steps = {StepIn("other", {"x"}), step};
+    const auto a = AssignSteps(strategy, {App("app", c.labels)});
+    EXPECT_EQ(a.steps[0], c.selected ? 1 : -1);
   }
 }
 

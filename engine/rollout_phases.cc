@@ -1,0 +1,237 @@
+#include "engine/rollout_phases.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "engine/max_update.h"
+#include "engine/rollout_spec_diff.h"
+#include "engine/sync_operation.h"
+
+namespace fleetwave::engine {
+namespace {
+
+constexpr const char* kPromoted =
+    "Application moved to Pending status, watching for the Application resource to start "
+    "Progressing";
+
+// Indices of `items` in name order (of equal names, input order); cheap when they are sorted
+// already, as stored entries and generated apps are.
+template <typename T, typename NameFn>
+std::vector<size_t> SortedByName(const std::vector<T>& items, NameFn name) {
+  std::vector<size_t> order(items.size());
+  std::iota(order.begin(), order.end(), 0);
+  auto less = [&](size_t a, size_t b) { return name(items[a]) < name(items[b]); };
+  if (!std::is_sorted(order.begin(), order.end(), less)) {
+    std::stable_sort(order.begin(), order.end(), less);
+  }
+  return order;
+}
+
+const std::string& LiveName(const Application& a) { return a.name; }
+const std::string& DesiredName(const GeneratedApplication& d) { return d.name; }
+
+bool Updating(RolloutAppState s) {
+  return s == RolloutAppState::kPending || s == RolloutAppState::kProgressing;
+}
+
+}  // namespace
+
+std::vector<AppSetCondition> WithoutRolloutError(std::vector<AppSetCondition> conditions) {
+  conditions.erase(std::remove_if(conditions.begin(), conditions.end(),
+                                  [](const AppSetCondition& c) {
+                                    return c.type == "ErrorOccurred" &&
+                                           c.reason == "ApplicationSetRolloutError";
+                                  }),
+                   conditions.end());
+  return conditions;
+}
+
+std::map<std::string, int> StepNumbers(const std::vector<GeneratedApplication>& desired,
+                                       const StepAssignment* assignment,
+                                       const std::vector<Application>& live) {
+  const std::vector<size_t> d_order = SortedByName(desired, DesiredName);
+  const std::vector<size_t> l_order = SortedByName(live, LiveName);
+  std::map<std::string, int> out;
+  size_t d = 0, l = 0;
+  while (d < d_order.size() || l < l_order.size()) {
+    const bool take_desired =
+        d < d_order.size() &&
+        (l == l_order.size() || !(live[l_order[l]].name < desired[d_order[d]].name));
+    if (take_desired) {
+      const size_t i = d_order[d++];
+      const int step = assignment ? assignment->steps[i] : -1;
+      // A later duplicate name finds its key present and changes nothing.
+      out.emplace_hint(out.end(), desired[i].name, step >= 0 ? step + 1 : -1);
+    } else {
+      out.emplace_hint(out.end(), live[l_order[l++]].name, -1);
+    }
+  }
+  return out;
+}
+
+JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
+                    const StepAssignment& assignment, const std::vector<Application>& live,
+                    std::vector<AppRolloutStatus> previous,
+                    const std::vector<std::string>& ignore_application_differences,
+                    std::map<std::string, std::string>& skipped, Time now) {
+  // Join by name through sorted lists: no per-app hashing or string copies, which dominate a
+  // reconcile of many thousand apps. Of two stored entries for one app the first counts.
+  const std::vector<size_t> live_order = SortedByName(live, LiveName);
+  const std::vector<size_t> desired_order = SortedByName(desired, DesiredName);
+  auto by_application = [](const AppRolloutStatus& a, const AppRolloutStatus& b) {
+    return a.application < b.application;
+  };
+  if (!std::is_sorted(previous.begin(), previous.end(), by_application)) {
+    std::stable_sort(previous.begin(), previous.end(), by_application);
+  }
+
+  JoinedApps out;
+  out.rows.resize(live.size());
+  out.row_of_desired.assign(desired.size(), JoinedApps::kNoRow);
+  size_t d = 0, p = 0;
+  for (size_t i = 0; i < out.rows.size(); ++i) {
+    PlanRow& row = out.rows[i];
+    row.live = &live[live_order[i]];
+    const Application& app = *row.live;
+    while (d < desired_order.size() && desired[desired_order[d]].name < app.name) ++d;
+    if (d < desired_order.size() && desired[desired_order[d]].name == app.name) {
+      row.desired = &desired[desired_order[d]];
+      row.step = assignment.steps[desired_order[d]];
+      out.row_of_desired[desired_order[d]] = i;
+    }
+    while (p < previous.size() && previous[p].application < app.name) ++p;
+    std::optional<AppRolloutStatus> stored;
+    if (p < previous.size() && previous[p].application == app.name) {
+      stored = std::move(previous[p++]);
+    }
+    // Only a synced entry reacts to a spec difference (DetectChange): skip the comparison
+    // for the others.
+    const bool spec_matters = stored && (stored->status == RolloutAppState::kProgressing ||
+                                         stored->status == RolloutAppState::kHealthy);
+    const bool spec_differs = spec_matters && row.desired &&
+                              AppSpecDiffers(*row.desired, app, ignore_application_differences);
+    // UpdateAppRolloutStatus stores the live revisions exactly when they differ from the pin.
+    const bool new_pin = stored && stored->target_revisions != app.revisions;
+    AppStatusUpdate update =
+        UpdateAppRolloutStatus(std::move(stored), app, spec_differs,
+                               std::to_string(row.step >= 0 ? row.step + 1 : -1), now);
+    out.new_generation = out.new_generation || update.changed;
+    row.entry = std::move(update.entry);
+    if (skipped.empty()) continue;
+    if (auto s = skipped.find(app.name); s != skipped.end()) {
+      if (new_pin) {
+        skipped.erase(s);
+      } else {
+        row.skipped = true;
+        row.entry.message = "Application skipped: " + s->second;
+      }
+    }
+  }
+  // Skips of apps that no longer exist go with their entries.
+  for (auto it = skipped.begin(); it != skipped.end();) {
+    auto at = std::lower_bound(
+        live_order.begin(), live_order.end(), it->first,
+        [&](size_t index, const std::string& name) { return live[index].name < name; });
+    const bool exists = at != live_order.end() && live[*at].name == it->first;
+    it = exists ? std::next(it) : skipped.erase(it);
+  }
+  return out;
+}
+
+Eligibility OpenSteps(const StepAssignment& assignment, const JoinedApps& joined) {
+  std::vector<std::vector<AppGateFacts>> facts(assignment.members.size());
+  for (size_t s = 0; s < facts.size(); ++s) {
+    facts[s].reserve(assignment.members[s].size());
+    for (size_t di : assignment.members[s]) {
+      AppGateFacts f;
+      if (const size_t ri = joined.row_of_desired[di]; ri != JoinedApps::kNoRow) {
+        const PlanRow& row = joined.rows[ri];
+        f.exists = true;
+        f.entry_healthy = row.entry.status == RolloutAppState::kHealthy;
+        f.live_health_ok = LiveHealthAllowsCompletion(row.live->health_status);
+        f.skipped = row.skipped;
+      }
+      facts[s].push_back(f);
+    }
+  }
+  return ComputeEligibility(facts);
+}
+
+Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignment, bool paused,
+                        JoinedApps& joined, Time now) {
+  std::vector<PlanRow>& rows = joined.rows;
+  const int step_count = static_cast<int>(strategy.steps.size());
+  std::vector<std::vector<size_t>> rows_by_step(step_count);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].step >= 0 && rows[i].step < step_count) rows_by_step[rows[i].step].push_back(i);
+  }
+  Eligibility open = OpenSteps(assignment, joined);
+  for (int round = 0; !paused && round <= step_count; ++round) {
+    bool completed_any = false;
+    for (int s = 0; s < step_count && open.StepOpen(s); ++s) {
+      const auto& in_step = rows_by_step[s];
+      const auto budget =
+          MaxUpdateLimit(strategy.steps[s].max_update, static_cast<long long>(in_step.size()));
+      long long updating = 0;
+      for (size_t i : in_step) {
+        if (Updating(rows[i].entry.status)) ++updating;
+      }
+      for (size_t i : in_step) {
+        PlanRow& row = rows[i];
+        if (row.entry.status != RolloutAppState::kWaiting || row.skipped) continue;
+        if (budget && updating >= *budget) break;
+        row.entry.status = RolloutAppState::kPending;
+        row.entry.message = kPromoted;
+        row.entry.last_transition_time = now;
+        ++updating;
+        while (AdvanceAppRolloutStatus(row.entry, *row.live, now)) {
+        }
+        completed_any = completed_any || row.entry.status == RolloutAppState::kHealthy;
+      }
+    }
+    if (!completed_any) break;
+    const Eligibility next = OpenSteps(assignment, joined);
+    if (next.first_incomplete_step == open.first_incomplete_step) break;
+    open = next;
+  }
+  return open;
+}
+
+SyncSelection SelectSyncs(const std::vector<PlanRow>& rows, const Eligibility& open, bool paused) {
+  SyncSelection out;
+  if (paused) return out;  // a pause blocks the start of syncs
+  for (const auto& row : rows) {
+    if (row.skipped || !open.StepOpen(row.step)) continue;
+    if (row.entry.status != RolloutAppState::kPending) continue;
+    out.apps.push_back(row.live->name);
+    const Json& spec = row.desired ? DesiredSpecOf(*row.desired) : row.live->spec;
+    auto sources = spec.find("sources");
+    const bool multi = sources != spec.end() && sources->is_array() && !sources->empty();
+    out.operations.emplace_hint(out.operations.end(), row.live->name,
+                                BuildSyncOperation(spec, row.entry.target_revisions, multi));
+  }
+  return out;
+}
+
+RolloutOutcome FinishRollout(const Strategy& strategy, RolloutState state,
+                             const std::vector<AppSetCondition>& previous_conditions,
+                             const RolloutConfigIssues& config_issues, bool new_generation,
+                             const Eligibility& open, Time now) {
+  RolloutOutcome out;
+  const int current = open.CurrentStep();
+  out.rollout = AdvanceRolloutState(state, strategy, new_generation, current, now);
+  if (current > 0 && current <= static_cast<int>(strategy.steps.size()) &&
+      !out.rollout.step_deadline_exceeded) {
+    out.step_deadline =
+        StepDeadline(out.rollout, strategy.steps[current - 1].progress_deadline_seconds, now);
+  }
+  const RolloutProgress progress{current, out.rollout.paused, out.rollout.step_deadline_exceeded};
+  out.conditions = MergeConditions(WithoutRolloutError(previous_conditions),
+                                   {RolloutProgressingCondition(progress),
+                                    InvalidRolloutConfigCondition(config_issues.ConditionMessage()),
+                                    ResourcesUpToDateCondition()},
+                                   {}, now);
+  return out;
+}
+
+}  // namespace fleetwave::engine

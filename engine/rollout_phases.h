@@ -1,0 +1,104 @@
+// The phases of one RollingSync reconcile (Plan in rollout_plan.h), each a function of values
+// so that a test can drive it alone (tests/engine/rollingsync/rollout_phases_test.cc):
+//   1. JoinApps      every live app joined by name with its desired app, its step and its
+//                    stored entry, and the entry moved on by the live data (§3);
+//   2. PromoteApps   Waiting apps of the open steps promoted to Pending within each step's
+//                    maxUpdate budget (§4, §5), opening the next step when one completes;
+//   3. SelectSyncs   the Pending apps of the open steps and the sync operation of each;
+//   4. FinishRollout status.rollout, the conditions and the step deadline (§7).
+// Rows point into the caller's desired and live vectors, which must outlive them.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/application.h"
+#include "engine/appset.h"
+#include "engine/generate.h"
+#include "engine/rollout_conditions.h"
+#include "engine/rollout_eligibility.h"
+#include "engine/rollout_state.h"
+#include "engine/rollout_status.h"
+#include "engine/rollout_steps.h"
+#include "engine/time.h"
+#include "engine/yaml_json.h"
+
+namespace fleetwave::engine {
+
+// One live app in a reconcile.
+struct PlanRow {
+  const Application* live = nullptr;
+  const GeneratedApplication* desired = nullptr;  // null: no longer generated
+  int step = -1;                                  // 0-based; -1: no step selects it
+  AppRolloutStatus entry;                         // its status entry after this reconcile
+  bool skipped = false;                           // an operator skipped it
+};
+
+struct JoinedApps {
+  static constexpr size_t kNoRow = static_cast<size_t>(-1);
+
+  std::vector<PlanRow> rows;           // one per live app, in name order
+  std::vector<size_t> row_of_desired;  // per desired app: its row, or kNoRow (not created yet)
+  // Some entry went back to Waiting on a revision or spec change (§3.2): a new generation.
+  bool new_generation = false;
+};
+
+// The `steps` of a plan: every desired or live app's 1-based step, -1 for none (for every app
+// when `assignment` is null: no enabled RollingSync). A desired app's own step wins over the
+// live app of the same name. Built in name order, so each insertion lands at the end.
+std::map<std::string, int> StepNumbers(const std::vector<GeneratedApplication>& desired,
+                                       const StepAssignment* assignment,
+                                       const std::vector<Application>& live);
+
+// Phase 1. `assignment` is AssignSteps of `desired`; `previous` are the stored entries (any
+// order), moved into the rows. `skipped` is status.rollout.skipped: a skip is an operator's
+// decision about one revision, so it is dropped when its app is pinned to a new revision or no
+// longer exists; a kept skip marks its row and sets its message.
+JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
+                    const StepAssignment& assignment, const std::vector<Application>& live,
+                    std::vector<AppRolloutStatus> previous,
+                    const std::vector<std::string>& ignore_application_differences,
+                    std::map<std::string, std::string>& skipped, Time now);
+
+// The gate over the joined apps (§4): which steps are open.
+Eligibility OpenSteps(const StepAssignment& assignment, const JoinedApps& joined);
+
+// Phase 2. Promotes Waiting, unskipped apps of the open steps to Pending in name order, up to
+// each step's maxUpdate budget, and moves each promoted entry on at once when the live data
+// already says so. A step completed that way opens the next one in the same reconcile, so
+// planning again changes nothing. Nothing is promoted while `paused`. Returns the open steps
+// after promotion.
+Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignment, bool paused,
+                        JoinedApps& joined, Time now);
+
+// What to sync now.
+struct SyncSelection {
+  std::vector<std::string> apps;           // in name order
+  std::map<std::string, Json> operations;  // per app: the Argo-shaped operation
+};
+
+// Phase 3. The Pending, unskipped apps of the open steps, each with the operation built from
+// its desired spec (the live one for an app no longer generated). Nothing while `paused`.
+SyncSelection SelectSyncs(const std::vector<PlanRow>& rows, const Eligibility& open, bool paused);
+
+struct RolloutOutcome {
+  RolloutState rollout;
+  std::vector<AppSetCondition> conditions;  // sorted by type
+  std::optional<Time> step_deadline;        // the current step's, while it runs
+};
+
+// Phase 4. `state` is the stored rollout state after JoinApps pruned its skips;
+// `previous_conditions` the stored conditions (a stale ApplicationSetRolloutError goes).
+RolloutOutcome FinishRollout(const Strategy& strategy, RolloutState state,
+                             const std::vector<AppSetCondition>& previous_conditions,
+                             const RolloutConfigIssues& config_issues, bool new_generation,
+                             const Eligibility& open, Time now);
+
+// Conditions without the ErrorOccurred/ApplicationSetRolloutError one, which a reconcile that
+// plans at all clears.
+std::vector<AppSetCondition> WithoutRolloutError(std::vector<AppSetCondition> conditions);
+
+}  // namespace fleetwave::engine
