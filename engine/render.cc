@@ -150,7 +150,7 @@ RenderResult Render(const RenderInput& input) {
     m["annotations"][kTrackingIdAnnotation] = r.tracking_id;
     m["annotations"].erase(kAppliedHashAnnotation);
     m["labels"][kAppLabel] = AppLabelValue(input.app);
-    r.applied_hash = Fnv1a64Hex(object.dump());
+    r.applied_hash = Fnv1a64Hex(CanonicalJson(object));
     m["annotations"][kAppliedHashAnnotation] = r.applied_hash;
     r.object = std::move(object);
     result.objects.push_back(std::move(r));

@@ -54,12 +54,18 @@ std::optional<ParsedTrackingId> ParseTrackingId(std::string_view id) {
 
 std::string AppLabelValue(const AppIdentity& app) { return Fnv1a64Hex(app.appset + "/" + app.app); }
 
+std::string CanonicalJson(const Json& value) {
+  return value.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
 std::string ObjectHash(const Json& object) {
-  if (AnnotationOf(object, kAppliedHashAnnotation).empty()) return Fnv1a64Hex(object.dump());
+  if (AnnotationOf(object, kAppliedHashAnnotation).empty()) {
+    return Fnv1a64Hex(CanonicalJson(object));
+  }
   Json copy = object;
   copy["metadata"]["annotations"].erase(kAppliedHashAnnotation);
   if (copy["metadata"]["annotations"].empty()) copy["metadata"].erase("annotations");
-  return Fnv1a64Hex(copy.dump());
+  return Fnv1a64Hex(CanonicalJson(copy));
 }
 
 std::string AnnotationOf(const Json& object, std::string_view key) {

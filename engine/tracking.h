@@ -51,8 +51,12 @@ std::optional<ParsedTrackingId> ParseTrackingId(std::string_view id);
 // label value whatever the names are).
 std::string AppLabelValue(const AppIdentity& app);
 
-// The applied hash of a rendered object: FNV-1a 64 hex of its canonical JSON (keys sorted,
-// no whitespace: nlohmann's dump()), taken with the applied-hash annotation itself absent.
+// The canonical JSON text hashes are taken of: keys sorted, no whitespace (nlohmann's dump()),
+// invalid UTF-8 replaced by U+FFFD instead of throwing.
+std::string CanonicalJson(const Json& value);
+
+// The applied hash of a rendered object: FNV-1a 64 hex of its canonical JSON, taken with the
+// applied-hash annotation itself absent.
 std::string ObjectHash(const Json& object);
 
 // metadata.annotations[key] when it is a string, else "".

@@ -110,6 +110,13 @@ TEST(RenderTest, HashIsStableAndContentSensitive) {
   Json with_stale = Obj(a);
   with_stale["metadata"]["annotations"]["fleetwave.io/applied-hash"] = "0000000000000000";
   EXPECT_EQ(Render(Input({with_stale})).objects.at(0).applied_hash, h);
+  // Invalid UTF-8 (YAML passes bytes through) is hashed, not thrown on.
+  Json bad_bytes = Obj(a);
+  bad_bytes["data"]["x"] = std::string("\xff\xfe");
+  RenderResult r;
+  EXPECT_NO_THROW(r = Render(Input({bad_bytes})));
+  ASSERT_EQ(r.objects.size(), 1u);
+  EXPECT_EQ(r.objects[0].applied_hash.size(), 16u);
 }
 
 TEST(RenderTest, NamespaceDefaulting) {
