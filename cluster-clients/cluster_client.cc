@@ -410,7 +410,16 @@ void ClusterClient::MergePatch(const ResourceRef& ref, const std::string& ns,
   RawRequest r;
   r.method = "PATCH";
   r.path = ResourcePath(ref, ns, name);
-  r.body = patch.dump();
+  std::optional<std::string> body = DumpJson(patch);
+  if (!body) {
+    auto self = shared_from_this();
+    transport_->Post([self, done = std::move(done), what = "merge-patch " + r.path] {
+      self->Deliver(done, ErrorResult(Outcome::kPermanent, Problem::kRequest,
+                                      what + ": the patch holds a string that is not UTF-8"));
+    });
+    return;
+  }
+  r.body = std::move(*body);
   r.content_type = "application/merge-patch+json";
   Request(std::move(r), std::move(done));
 }

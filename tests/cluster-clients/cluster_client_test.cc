@@ -521,6 +521,21 @@ TEST_F(ClientTest, ApplyRejectsMalformedObjects) {
   }
 }
 
+TEST_F(ClientTest, MergePatchThatIsNotUtf8IsAnError) {
+  auto c = Make();
+  std::optional<Result> got;
+  c->MergePatch(DeploymentsResource(), "shop", "web", {{"metadata", {{"labels", {{"a", "\xc3"}}}}}},
+                [&](Result r) { got = r; });
+  t_.RunUntilIdle();
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->outcome, Outcome::kPermanent);
+  EXPECT_EQ(got->message,
+            "merge-patch /apis/apps/v1/namespaces/shop/deployments/web: the patch holds a string "
+            "that is not UTF-8");
+  EXPECT_TRUE(t_.Outstanding().empty());
+  ExpectNextGetWorks(t_, *c);
+}
+
 TEST_F(ClientTest, ListRejectsMalformedPages) {
   const struct {
     const char* name;
