@@ -1,10 +1,13 @@
 // client_bench: one process watching Deployments and CloneSets on N clusters through
 // cluster-clients (informers over libcurl multi), as a fleetwave daemon would. Reports the
-// time to sync, open connections, RSS, CPU at rest, and the latency from a change (a
-// merge-patch sent to kubesim) to the informer's update callback (median, p99).
+// time to sync, open connections, RSS, CPU at rest, the latency from a change (a
+// merge-patch sent to kubesim) to the informer's update callback (median, p99), and the CPU
+// time per change (I/O threads' own CPU clock, and the whole process's) — CPU time, unlike
+// latency, does not depend on how busy the shared host is.
 //
 //   kubesim --clusters 1000 --ports --tls --listen 127.0.0.1:0 --kubeconfig-out /tmp/k.yaml
 //   client_bench --kubeconfig /tmp/k.yaml [--io-threads 1] [--changes 500] [--rest-seconds 10]
+//                [--http2 1]
 #include <sys/resource.h>
 
 #include <dirent.h>
@@ -89,11 +92,25 @@ Json Workload(const std::string& api_version, const std::string& kind) {
           {"spec", {{"containers", Json::array({{{"name", "c"}, {"image", "nginx:1"}}})}}}}}}}};
 }
 
+double IoCpuSeconds(const std::vector<std::unique_ptr<CurlTransport>>& transports) {
+  double s = 0;
+  for (const auto& t : transports) s += t->LoopCpuSeconds();
+  return s;
+}
+
+std::string LoadAverage() {
+  std::ifstream f("/proc/loadavg");
+  std::string a, b, c;
+  f >> a >> b >> c;
+  return a + "," + b + "," + c;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::string kubeconfig;
   int io_threads = 1, changes = 500, rest_seconds = 10, max_clusters = 0, in_flight = 20;
+  bool http2 = false;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string a = argv[i], v = argv[i + 1];
     if (a == "--kubeconfig")
@@ -108,6 +125,8 @@ int main(int argc, char** argv) {
       max_clusters = std::atoi(v.c_str());
     else if (a == "--in-flight")
       in_flight = std::max(1, std::atoi(v.c_str()));
+    else if (a == "--http2")
+      http2 = v == "1" || v == "true";
     else {
       std::cerr << "unknown flag " << a << "\n";
       return 2;
@@ -115,7 +134,7 @@ int main(int argc, char** argv) {
   }
   if (kubeconfig.empty()) {
     std::cerr << "usage: client_bench --kubeconfig F [--clusters N] [--io-threads K] "
-                 "[--changes M] [--rest-seconds S] [--in-flight P]\n";
+                 "[--changes M] [--rest-seconds S] [--in-flight P] [--http2 1]\n";
     return 2;
   }
   rlimit rl{};
@@ -125,7 +144,7 @@ int main(int argc, char** argv) {
 
   KubeconfigSet set = LoadKubeconfigs({kubeconfig});
   if (!set.errors.empty()) {
-    std::cerr << set.errors[0] << "\n";
+    std::cerr << fleetwave::engine::FormatIssue(set.errors[0]) << "\n";
     return 1;
   }
   if (max_clusters > 0 && static_cast<int>(set.clusters.size()) > max_clusters)
@@ -136,18 +155,24 @@ int main(int argc, char** argv) {
   SerialExecutor executor;  // outlives the transports (see executor.h on shutdown order)
   std::vector<std::unique_ptr<CurlTransport>> transports;
   for (int i = 0; i < io_threads; ++i) transports.push_back(std::make_unique<CurlTransport>());
-  std::vector<std::shared_ptr<ClusterClient>> clients;
+  // The bench's own writes (setup and the PATCHes) go through a separate transport and
+  // clients, so the watching I/O threads' CPU clock counts event delivery only.
+  auto writer_transport = std::make_unique<CurlTransport>();
+  std::vector<std::shared_ptr<ClusterClient>> clients, writers;
   for (int i = 0; i < n; ++i) {
     ClientOptions o;
     o.rate_limit = {50, 100};
+    o.http2 = http2;
     clients.push_back(ClusterClient::Create(set.clusters[i], transports[i % io_threads].get(),
                                             &executor, nullptr, o));
+    writers.push_back(
+        ClusterClient::Create(set.clusters[i], writer_transport.get(), &executor, nullptr, o));
   }
 
   // One Deployment and one CloneSet per cluster to change later.
   const auto t_setup = BenchClock::now();
   std::atomic<int> applied{0}, apply_failed{0};
-  for (auto& c : clients)
+  for (auto& c : writers)
     for (const Json& obj :
          {Workload("apps/v1", "Deployment"), Workload("apps.kruise.io/v1alpha1", "CloneSet")})
       c->Apply(obj, {"client-bench", true}, [&](Result r) { (r.ok() ? applied : apply_failed)++; });
@@ -194,9 +219,16 @@ int main(int argc, char** argv) {
   const long rss_synced = RssKb();
   const int sockets = OpenSockets();
 
-  const double cpu0 = CpuSeconds();
+  const double cpu0 = CpuSeconds(), io_cpu0 = IoCpuSeconds(transports);
   std::this_thread::sleep_for(std::chrono::seconds(rest_seconds));
   const double cpu_rest = (CpuSeconds() - cpu0) / rest_seconds * 100.0;
+  const double io_cpu_rest = (IoCpuSeconds(transports) - io_cpu0) / rest_seconds * 100.0;
+  const std::string load_at_rest = LoadAverage();
+
+  // CPU per change: from the first PATCH until every callback arrived. Per change the
+  // watching I/O thread reads one watch event, decodes and projects it (the PATCH itself is
+  // the writer transport's); the process figure includes the writer and the executor.
+  const double cpu_changes0 = CpuSeconds(), io_cpu_changes0 = IoCpuSeconds(transports);
 
   // Changes: merge-patch an annotation, at most `in_flight` outstanding.
   const auto t_changes = BenchClock::now();
@@ -211,7 +243,7 @@ int main(int argc, char** argv) {
                   [&] { return static_cast<int>(sent.size()) < in_flight; });
       sent[set.clusters[i].name + "/" + ref.kind + "/" + seq] = BenchClock::now();
     }
-    clients[i]->MergePatch(ref, "default", "bench",
+    writers[i]->MergePatch(ref, "default", "bench",
                            {{"metadata", {{"annotations", {{"bench-seq", seq}}}}}}, [](Result) {});
   }
   {
@@ -219,6 +251,8 @@ int main(int argc, char** argv) {
     cv.wait_for(lock, std::chrono::seconds(30), [&] { return sent.empty(); });
   }
   const double changes_s = std::chrono::duration<double>(BenchClock::now() - t_changes).count();
+  const double cpu_changes = CpuSeconds() - cpu_changes0;
+  const double io_cpu_changes = IoCpuSeconds(transports) - io_cpu_changes0;
   std::vector<double> l;
   std::size_t lost;
   {
@@ -232,6 +266,14 @@ int main(int argc, char** argv) {
                      : l[std::min(l.size() - 1,
                                   static_cast<std::size_t>(q * static_cast<double>(l.size())))];
   };
+  std::int64_t watch_sockets = 0, h2 = 0, h1 = 0;
+  for (const auto& t : transports) {
+    const auto st = t->stats();
+    watch_sockets += st.sockets_open;
+    h2 += st.responses_http2;
+    h1 += st.responses_http1;
+  }
+  const double per_change = l.empty() ? -1.0 : 1e6 / static_cast<double>(l.size());
   long watch_restarts = 0, expired = 0;
   for (auto& inf : informers) {
     watch_restarts += inf->stats().watch_restarts;
@@ -239,15 +281,21 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "clusters=%d informers=%zu io_threads=%d sync_ms=%lld sockets=%d rss_start_mb=%.1f "
-      "rss_synced_mb=%.1f cpu_at_rest_pct=%.2f changes=%zu lost=%zu changes_per_s=%.0f "
-      "latency_median_ms=%.2f latency_p99_ms=%.2f latency_max_ms=%.2f watch_restarts=%ld "
-      "expired=%ld\n",
+      "watch_sockets=%lld rss_synced_mb=%.1f cpu_at_rest_pct=%.2f io_cpu_at_rest_pct=%.2f "
+      "changes=%zu lost=%zu changes_per_s=%.0f latency_median_ms=%.2f latency_p99_ms=%.2f "
+      "latency_max_ms=%.2f io_cpu_us_per_event=%.1f process_cpu_us_per_change=%.1f "
+      "responses_h2=%lld responses_h1=%lld watch_restarts=%ld expired=%ld loadavg_rest=%s "
+      "loadavg_end=%s\n",
       n, informers.size(), io_threads, static_cast<long long>(sync_ms), sockets, rss_start / 1024.0,
-      rss_synced / 1024.0, cpu_rest, l.size(), lost, static_cast<double>(l.size()) / changes_s,
-      pct(0.5), pct(0.99), l.empty() ? -1.0 : l.back(), watch_restarts, expired);
+      static_cast<long long>(watch_sockets), rss_synced / 1024.0, cpu_rest, io_cpu_rest, l.size(),
+      lost, static_cast<double>(l.size()) / changes_s, pct(0.5), pct(0.99),
+      l.empty() ? -1.0 : l.back(), io_cpu_changes * per_change, cpu_changes * per_change,
+      static_cast<long long>(h2), static_cast<long long>(h1), watch_restarts, expired,
+      load_at_rest.c_str(), LoadAverage().c_str());
   std::fflush(stdout);
   for (auto& inf : informers) inf->Stop();
   executor.Shutdown();
   transports.clear();
+  writer_transport.reset();
   return lost == 0 ? 0 : 1;
 }

@@ -5,14 +5,21 @@
 // defined the entry. Certificate and key files are read at load time into PEM bytes; token
 // files are re-read by the credential provider at run time.
 //
-// Errors name the file and the context and never contain credentials. A broken context is
-// reported and skipped; the others still load. Plain functions and values; thread-safe.
+// Errors are issues naming the file, the position and the field (or the context) and never
+// contain credentials. A malformed file never throws: a wrong type, a null or a list where a
+// map belongs is an issue. A broken context is reported and skipped; the others still load.
+// This is the one kubeconfig loader: `fleetwave validate` hands ClusterValues() to the engine
+// and `fleetwave doctor` uses the full ClusterConfig, so both accept and reject the same
+// files. Plain functions and values; thread-safe.
 #pragma once
 
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "engine/generate.h"
+#include "engine/issue.h"
 
 namespace fleetwave::clients {
 
@@ -48,12 +55,15 @@ struct ClusterConfig {
 struct KubeconfigSet {
   std::vector<ClusterConfig> clusters;  // in the order contexts were first defined
   std::string current_context;
-  std::vector<std::string> errors;    // "<file>: context \"<name>\": <what>"
+  engine::Issues errors;              // file, position, field; "context \"<name>\": <what>"
   std::vector<std::string> warnings;  // e.g. insecure-skip-tls-verify in use
 };
 
 // Loads and merges the files in order. A missing or unparsable file is an error naming it.
 KubeconfigSet LoadKubeconfigs(const std::vector<std::string>& paths);
+
+// The loaded clusters as the engine sees them: name (the context) and server, no labels.
+std::vector<engine::ClusterInfo> ClusterValues(const KubeconfigSet& set);
 
 // Splits a KUBECONFIG value on ':' (empty entries dropped).
 std::vector<std::string> SplitKubeconfigPath(const std::string& value);

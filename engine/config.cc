@@ -189,46 +189,8 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
   return out;
 }
 
-KubeconfigClusters ClustersFromKubeconfig(const YAML::Node& doc, const std::string& file) {
-  KubeconfigClusters out;
-  Reader r(file, out.issues);
-  if (!r.Is(doc, "", "object")) return out;
-  std::map<std::string, std::string> servers;
-  if (const YAML::Node cl = doc["clusters"]; cl && r.Is(cl, "clusters", "array")) {
-    for (size_t i = 0; i < cl.size(); ++i) {
-      const YAML::Node e = cl[i];
-      const std::string p = "clusters[" + std::to_string(i) + "]";
-      if (!e.IsMap() || !e["name"] || !e["cluster"] || !e["cluster"]["server"]) {
-        r.Add(e, p, "a cluster entry needs name and cluster.server");
-        continue;
-      }
-      servers[e["name"].Scalar()] = e["cluster"]["server"].Scalar();
-    }
-  }
-  if (const YAML::Node ctx = doc["contexts"]; ctx && r.Is(ctx, "contexts", "array")) {
-    for (size_t i = 0; i < ctx.size(); ++i) {
-      const YAML::Node e = ctx[i];
-      const std::string p = "contexts[" + std::to_string(i) + "]";
-      if (!e.IsMap() || !e["name"] || !e["context"] || !e["context"]["cluster"]) {
-        r.Add(e, p, "a context entry needs name and context.cluster");
-        continue;
-      }
-      const std::string name = e["name"].Scalar();
-      const std::string cluster = e["context"]["cluster"].Scalar();
-      auto it = servers.find(cluster);
-      if (it == servers.end()) {
-        r.Add(e["context"]["cluster"], p + ".context.cluster",
-              "context \"" + name + "\" names unknown cluster \"" + cluster + "\"");
-        continue;
-      }
-      out.clusters.push_back({name, it->second, {}});
-    }
-  }
-  return out;
-}
-
 std::vector<ClusterInfo> LabelClusters(std::vector<ClusterInfo> clusters, const Config& config,
-                                       const std::string& config_file, Issues& issues) {
+                                       const std::string& config_file, Issues* issues) {
   for (size_t i = 0; i < config.clusters.size(); ++i) {
     const ClusterLabels& l = config.clusters[i];
     bool found = false;
@@ -239,8 +201,8 @@ std::vector<ClusterInfo> LabelClusters(std::vector<ClusterInfo> clusters, const 
       }
     }
     if (!found) {
-      issues.push_back({config_file, l.pos, "clusters[" + std::to_string(i) + "].name",
-                        "no kubeconfig context named \"" + l.name + "\""});
+      issues->push_back({config_file, l.pos, "clusters[" + std::to_string(i) + "].name",
+                         "no kubeconfig context named \"" + l.name + "\""});
     }
   }
   return clusters;

@@ -1,5 +1,5 @@
-// fleetwave.yaml: the daemon's configuration (product.md §2), and the cluster list that a
-// kubeconfig plus the config's `clusters:` labels describe. Every field has a default; unknown
+// fleetwave.yaml: the daemon's configuration, and the join of the clusters a kubeconfig
+// defines with the config's `clusters:` labels. Every field has a default; unknown
 // keys and wrong types are issues naming the key and file. Paths are kept as written; the
 // caller resolves relative ones against the config file's directory.
 #pragma once
@@ -49,17 +49,17 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file);
 // Parses a Go-style duration ("90s", "10m", "1h30m") into whole seconds.
 std::optional<long long> ParseDurationSeconds(const std::string& text);
 
-// One kubeconfig file's contexts as clusters: each context is a cluster named after it,
-// with the server URL of the cluster entry it points to.
+// The clusters a kubeconfig list defines, as plain values (every context is a cluster named
+// after it, with its cluster's server), and the problems found loading them. The engine
+// parses no kubeconfig: the caller loads it (cluster-clients' loader, kubectl's merge rules).
 struct KubeconfigClusters {
   std::vector<ClusterInfo> clusters;
   Issues issues;
 };
-KubeconfigClusters ClustersFromKubeconfig(const YAML::Node& doc, const std::string& file);
 
 // Joins kubeconfig clusters with the config's labels. A label entry naming no context is an
 // issue (a typo there would silently exclude a cluster from every generator).
 std::vector<ClusterInfo> LabelClusters(std::vector<ClusterInfo> clusters, const Config& config,
-                                       const std::string& config_file, Issues& issues);
+                                       const std::string& config_file, Issues* issues);
 
 }  // namespace fleetwave::engine

@@ -70,8 +70,9 @@ std::optional<HealthCode> ParseHealthCode(std::string_view name) {
   return std::nullopt;
 }
 
-Json HealthToJson(const HealthStatus& health) {
-  return Json{{"status", HealthCodeName(health.status)}, {"message", health.message}};
+nlohmann::ordered_json HealthToJson(const HealthStatus& health) {
+  return nlohmann::ordered_json{{"status", HealthCodeName(health.status)},
+                                {"message", health.message}};
 }
 
 DeadlineView DeadlineViewOf(const ProgressResult& result) {

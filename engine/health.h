@@ -31,8 +31,8 @@ struct HealthStatus {
   bool operator==(const HealthStatus&) const = default;
 };
 
-// {"status": "...", "message": "..."}
-Json HealthToJson(const HealthStatus& health);
+// {"status": "...", "message": "..."} in that order, as `fleetwave health` prints it.
+nlohmann::ordered_json HealthToJson(const HealthStatus& health);
 
 // What fleetwave itself decided about a workload's progress deadline (the daemon's stored
 // condition), overriding whatever the object's own status says.

@@ -118,13 +118,13 @@ std::optional<ProgressCondition> ConditionFromJson(const Json& value) {
   return c;
 }
 
-Json ConditionToJson(const ProgressCondition& c) {
-  return Json{{"type", c.type},
-              {"status", c.status},
-              {"reason", c.reason},
-              {"message", c.message},
-              {"lastUpdateTime", FormatRfc3339(c.last_update_time)},
-              {"lastTransitionTime", FormatRfc3339(c.last_transition_time)}};
+nlohmann::ordered_json ConditionToJson(const ProgressCondition& c) {
+  return nlohmann::ordered_json{{"type", c.type},
+                                {"status", c.status},
+                                {"reason", c.reason},
+                                {"message", c.message},
+                                {"lastUpdateTime", FormatRfc3339(c.last_update_time)},
+                                {"lastTransitionTime", FormatRfc3339(c.last_transition_time)}};
 }
 
 bool Workload::StatusIsCurrent() const {

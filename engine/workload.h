@@ -99,7 +99,8 @@ std::optional<WorkloadKind> WorkloadKindOf(const Json& object);
 // lastTransitionTime}). lastUpdateTime falls back to lastTransitionTime (v1beta1 CloneSet
 // conditions carry only the latter); nullopt when neither parses.
 std::optional<ProgressCondition> ConditionFromJson(const Json& value);
-Json ConditionToJson(const ProgressCondition& condition);
+// Fields in the order above, as `fleetwave progress` prints them (pinned by its CLI tests).
+nlohmann::ordered_json ConditionToJson(const ProgressCondition& condition);
 
 // Reads an integer field; nullopt when absent or not an integral number.
 std::optional<int64_t> IntAt(const Json& object, std::initializer_list<std::string_view> path);

@@ -2,6 +2,7 @@
 // fixtures and the shipped examples.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -32,6 +33,13 @@ CommandResult Generate(const Argv& args) {
 
 const std::string kData = FLEETWAVE_TESTDATA_DIR;
 const std::string kSource = FLEETWAVE_SOURCE_DIR;
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return buf.str();
+}
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
   const auto dir = std::filesystem::temp_directory_path() / "fleetwave-cli-test";
@@ -100,6 +108,7 @@ TEST(Validate, ConfigFileIsCheckedWithItsKubeconfig) {
   const std::string kc = WriteTemp("kubeconfig.yaml",
                                    "apiVersion: v1\nkind: Config\nclusters:\n"
                                    "- name: c1\n  cluster: {server: 'https://127.0.0.1:6443'}\n"
+                                   "users:\n- name: u\n  user: {token: t}\n"
                                    "contexts:\n- name: dev\n  context: {cluster: c1, user: u}\n");
   const std::string cfg =
       WriteTemp("fleetwave.yaml",
@@ -111,6 +120,41 @@ TEST(Validate, ConfigFileIsCheckedWithItsKubeconfig) {
                        ":7:15: listen.api: invalid address \"nowhere\" (expected host:port, e.g. "
                        "127.0.0.1:8089)\n" +
                        cfg + ":5:5: clusters[1].name: no kubeconfig context named \"typo\"\n");
+}
+
+// The configuration is found by its shape (no kind, no apiVersion), not by being first: a
+// config after an ApplicationSet was once decoded from the ApplicationSet's document.
+TEST(Validate, ConfigIsDecodedFromItsOwnDocumentWhereverItIs) {
+  WriteTemp("kc3.yaml",
+            "clusters:\n- name: c1\n  cluster: {server: 'https://1.2.3.4'}\n"
+            "contexts:\n- name: dev\n  context: {cluster: c1}\n");
+  const std::string appset = ReadFile(kData + "/appsets/seed001-guestbook.yaml");
+  const std::string config = "kubeconfig: kc3.yaml\nclusters:\n- name: dev\n  labels: {a: b}\n";
+  struct Case {
+    const char* name;
+    std::string text;
+    std::string want_out;  // after "<file>: valid ("
+  };
+  const Case cases[] = {
+      {"config first", config + "---\n" + appset, "1 ApplicationSet)\n"},
+      {"config second", appset + "---\n" + config, "1 ApplicationSet)\n"},
+      {"config only", config, "fleetwave configuration, 1 clusters)\n"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string file = WriteTemp("mixed.yaml", c.text);
+    CommandResult r = Validate({file});
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(r.code, 0);
+    EXPECT_EQ(r.out, file + ": valid (" + c.want_out);
+  }
+  // And a problem in the later config document is found there, with its own line numbers.
+  const std::string file = WriteTemp("mixed-bad.yaml", appset + "---\n" + config + "bogus: 1\n");
+  const int config_line = static_cast<int>(std::count(appset.begin(), appset.end(), '\n')) + 2;
+  CommandResult r = Validate({file});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_EQ(r.err,
+            file + ":" + std::to_string(config_line + 4) + ":1: bogus: unknown field \"bogus\"\n");
 }
 
 TEST(Generate, ResolvesDestinationsAgainstTheConfiguredClusters) {

@@ -29,7 +29,7 @@ std::string ReadAll(const std::string& path) {
 
 TEST(KubeconfigTest, KubectlBuiltFileLoadsEveryContext) {
   KubeconfigSet set = LoadKubeconfigs({kDir + "kubectl-built.yaml"});
-  ASSERT_TRUE(set.errors.empty()) << set.errors[0];
+  ASSERT_TRUE(set.errors.empty()) << engine::FormatIssue(set.errors[0]);
   EXPECT_EQ(set.clusters.size(), 5u);
   EXPECT_EQ(set.current_context, "prod-eu");
 
@@ -74,7 +74,7 @@ TEST(KubeconfigTest, KubectlBuiltFileLoadsEveryContext) {
 
 TEST(KubeconfigTest, FirstFileWinsWhenMerging) {
   KubeconfigSet set = LoadKubeconfigs({kDir + "merge-a.yaml", kDir + "merge-b.yaml"});
-  ASSERT_TRUE(set.errors.empty()) << set.errors[0];
+  ASSERT_TRUE(set.errors.empty()) << engine::FormatIssue(set.errors[0]);
   ASSERT_EQ(set.clusters.size(), 3u);
   EXPECT_EQ(set.clusters[0].name, "shared");
   EXPECT_EQ(set.clusters[1].name, "only-a");
@@ -95,7 +95,7 @@ TEST(KubeconfigTest, FirstFileWinsWhenMerging) {
 
 TEST(KubeconfigTest, ExecPluginCommandResolvesAgainstTheFile) {
   KubeconfigSet set = LoadKubeconfigs({kDir + "exec.yaml"});
-  ASSERT_TRUE(set.errors.empty()) << set.errors[0];
+  ASSERT_TRUE(set.errors.empty()) << engine::FormatIssue(set.errors[0]);
   const ClusterConfig* v1 = Find(set, "exec-v1");
   ASSERT_NE(v1, nullptr);
   EXPECT_EQ(v1->exec->command, kDir + "exec-plugin.sh");
@@ -132,9 +132,10 @@ TEST_P(KubeconfigErrorTest, NamesFileAndContextWithoutSecrets) {
   std::ofstream(path) << c.yaml;
   KubeconfigSet set = LoadKubeconfigs({path});
   ASSERT_EQ(set.errors.size(), 1u) << c.name;
-  EXPECT_THAT(set.errors[0], HasSubstr(path));
-  EXPECT_THAT(set.errors[0], HasSubstr(c.want));
-  EXPECT_THAT(set.errors[0], Not(HasSubstr("s3cr3t")));
+  const std::string error = engine::FormatIssue(set.errors[0]);
+  EXPECT_THAT(error, HasSubstr(path));
+  EXPECT_THAT(error, HasSubstr(c.want));
+  EXPECT_THAT(error, Not(HasSubstr("s3cr3t")));
   // The broken context is skipped; the good one still loads.
   ASSERT_EQ(set.clusters.size(), 1u);
   EXPECT_EQ(set.clusters[0].name, "good");
@@ -195,25 +196,140 @@ TEST(KubeconfigTest, InsecureWithCaIsRefusedAsKubectlDoes) {
                          "aGVsbG8=}\ncontexts:\n- name: bad\n  context: {cluster: x}\n";
   KubeconfigSet set = LoadKubeconfigs({path});
   ASSERT_EQ(set.errors.size(), 1u);
-  EXPECT_THAT(set.errors[0], HasSubstr("context \"bad\""));
-  EXPECT_THAT(set.errors[0], HasSubstr("insecure flag is not allowed"));
+  EXPECT_THAT(engine::FormatIssue(set.errors[0]), HasSubstr("context \"bad\""));
+  EXPECT_THAT(engine::FormatIssue(set.errors[0]), HasSubstr("insecure flag is not allowed"));
   std::filesystem::remove(path);
 }
 
 TEST(KubeconfigTest, UnreadableAndInvalidFilesAreNamed) {
   KubeconfigSet set = LoadKubeconfigs({"/nonexistent/kubeconfig"});
   ASSERT_EQ(set.errors.size(), 1u);
-  EXPECT_THAT(set.errors[0], HasSubstr("/nonexistent/kubeconfig: cannot read"));
+  EXPECT_EQ(engine::FormatIssue(set.errors[0]), "/nonexistent/kubeconfig: cannot read kubeconfig");
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("fw-invalid-" + std::to_string(::getpid()) + ".yaml"))
                                .string();
   std::ofstream(path) << "users:\n- name: u\n  user: {token: s3cr3t\n";
   set = LoadKubeconfigs({path});
   ASSERT_EQ(set.errors.size(), 1u);
-  EXPECT_THAT(set.errors[0], HasSubstr(path + ": invalid YAML at line"));
-  EXPECT_THAT(set.errors[0], Not(HasSubstr("s3cr3t")));
+  EXPECT_THAT(engine::FormatIssue(set.errors[0]), HasSubstr(path + ": invalid YAML at line"));
+  EXPECT_THAT(engine::FormatIssue(set.errors[0]), Not(HasSubstr("s3cr3t")));
   std::filesystem::remove(path);
 }
+
+TEST(KubeconfigTest, ContextErrorNamesFilePositionAndEntry) {
+  const std::string path =
+      (std::filesystem::temp_directory_path() / ("fw-ctx-" + std::to_string(::getpid()) + ".yaml"))
+          .string();
+  std::ofstream(path) << "clusters: []\ncontexts:\n- name: c\n  context: {cluster: nope}\n";
+  KubeconfigSet set = LoadKubeconfigs({path});
+  ASSERT_EQ(set.errors.size(), 1u);
+  EXPECT_EQ(engine::FormatIssue(set.errors[0]),
+            path + ":3:3: contexts[0]: context \"c\": cluster \"nope\" is not defined");
+  std::filesystem::remove(path);
+}
+
+TEST(KubeconfigTest, ClusterValuesAreWhatTheEngineSees) {
+  KubeconfigSet set = LoadKubeconfigs({kDir + "merge-a.yaml", kDir + "merge-b.yaml"});
+  const std::vector<engine::ClusterInfo> values = ClusterValues(set);
+  ASSERT_EQ(values.size(), 3u);
+  EXPECT_EQ(values[0].name, "shared");
+  EXPECT_EQ(values[0].server, "https://a.example.test");
+  EXPECT_EQ(values[2].name, "only-b");
+  EXPECT_EQ(values[2].server, "https://b-only.example.test/prefix");
+  EXPECT_TRUE(values[0].labels.empty());
+}
+
+// Malformed kubeconfigs never throw: every wrong shape is one issue naming the file, the
+// position and the field, and the well-formed context still loads.
+struct ShapeCase {
+  const char* name;
+  const char* yaml;  // appended after a good cluster, user and context
+  const char* want;  // the single issue, after "<file>:"
+};
+
+class KubeconfigShapeTest : public ::testing::TestWithParam<ShapeCase> {};
+
+TEST_P(KubeconfigShapeTest, WrongShapesAreIssuesNotExceptions) {
+  const ShapeCase& c = GetParam();
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("fw-kubeconfig-shape-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / (std::string(c.name) + ".yaml")).string();
+  std::ofstream(path) << c.yaml;
+  KubeconfigSet set;
+  ASSERT_NO_THROW(set = LoadKubeconfigs({path}));
+  ASSERT_EQ(set.errors.size(), 1u) << c.name;
+  EXPECT_EQ(engine::FormatIssue(set.errors[0]), path + ":" + c.want);
+  ASSERT_EQ(set.clusters.size(), 1u);
+  EXPECT_EQ(set.clusters[0].name, "good");
+  std::filesystem::remove_all(dir);
+}
+
+#define OK_CLUSTER "- name: ok\n  cluster: {server: 'https://ok.example.test'}\n"
+#define OK_USER "- name: u\n  user: {token: t}\n"
+#define OK_CONTEXT "- name: good\n  context: {cluster: ok, user: u}\n"
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases, KubeconfigShapeTest,
+    ::testing::Values(
+        ShapeCase{"server_is_a_map",
+                  "clusters:\n" OK_CLUSTER "- name: x\n  cluster: {server: {a: 1}}\n"
+                  "users:\n" OK_USER "contexts:\n" OK_CONTEXT,
+                  "5:21: clusters[1].cluster.server: wrong type: expected string, got object"},
+        ShapeCase{"cluster_is_a_list",
+                  "clusters:\n" OK_CLUSTER "- name: x\n  cluster: [a]\n"
+                  "users:\n" OK_USER "contexts:\n" OK_CONTEXT,
+                  "5:12: clusters[1].cluster: wrong type: expected object, got array"},
+        ShapeCase{"entry_is_a_string",
+                  "clusters:\n" OK_CLUSTER "- just-a-name\n"
+                  "users:\n" OK_USER "contexts:\n" OK_CONTEXT,
+                  "4:3: clusters[1]: wrong type: expected object, got string"},
+        ShapeCase{"name_is_a_list",
+                  "clusters:\n" OK_CLUSTER "- name: [x]\n  cluster: {}\n"
+                  "users:\n" OK_USER "contexts:\n" OK_CONTEXT,
+                  "4:9: clusters[1].name: wrong type: expected string, got array"},
+        ShapeCase{"users_is_a_map",
+                  "clusters:\n" OK_CLUSTER "users: {u: {token: t}}\ncontexts:\n"
+                  "- name: good\n  context: {cluster: ok}\n",
+                  "4:8: users: wrong type: expected array, got object"},
+        ShapeCase{"null_user_body_is_empty",
+                  "clusters:\n" OK_CLUSTER "users:\n" OK_USER "- name: n\n  user: null\n"
+                  "contexts:\n" OK_CONTEXT "- name: bad\n  context: {cluster: nope, user: n}\n",
+                  "12:3: contexts[1]: context \"bad\": cluster \"nope\" is not defined"},
+        ShapeCase{"exec_is_a_string",
+                  "clusters:\n" OK_CLUSTER "users:\n" OK_USER "- name: e\n  user: {exec: run-me}\n"
+                  "contexts:\n" OK_CONTEXT "- name: bad\n  context: {cluster: ok, user: e}\n",
+                  "8:16: users[1].user.exec: wrong type: expected object, got string"},
+        ShapeCase{
+            "exec_args_is_a_map",
+            "clusters:\n" OK_CLUSTER "users:\n" OK_USER
+            "- name: e\n  user:\n    exec: {apiVersion: client.authentication.k8s.io/v1beta1, "
+            "command: x, args: {a: b}}\n"
+            "contexts:\n" OK_CONTEXT "- name: bad\n  context: {cluster: ok, user: e}\n",
+            "9:80: users[1].user.exec.args: wrong type: expected array, got object"},
+        ShapeCase{
+            "exec_env_entry_is_a_string",
+            "clusters:\n" OK_CLUSTER "users:\n" OK_USER
+            "- name: e\n  user:\n    exec: {apiVersion: client.authentication.k8s.io/v1beta1, "
+            "command: x, env: [A=b]}\n"
+            "contexts:\n" OK_CONTEXT "- name: bad\n  context: {cluster: ok, user: e}\n",
+            "9:80: users[1].user.exec.env[0]: wrong type: expected object, got string"},
+        ShapeCase{
+            "insecure_is_not_a_boolean",
+            "clusters:\n" OK_CLUSTER
+            "- name: x\n  cluster: {server: 'https://x', insecure-skip-tls-verify: maybe}\n"
+            "users:\n" OK_USER "contexts:\n" OK_CONTEXT "- name: bad\n  context: {cluster: x}\n",
+            "5:60: clusters[1].cluster.insecure-skip-tls-verify: wrong type: expected boolean, "
+            "got string"},
+        ShapeCase{"context_cluster_is_a_map",
+                  "clusters:\n" OK_CLUSTER "users:\n" OK_USER "contexts:\n" OK_CONTEXT
+                  "- name: bad\n  context: {cluster: {name: ok}}\n",
+                  "11:22: contexts[1].context.cluster: wrong type: expected string, got object"},
+        ShapeCase{"current_context_is_a_list",
+                  "current-context: [a]\nclusters:\n" OK_CLUSTER "users:\n" OK_USER
+                  "contexts:\n" OK_CONTEXT,
+                  "1:18: current-context: wrong type: expected string, got array"}),
+    [](const auto& info) { return std::string(info.param.name); });
 
 }  // namespace
 }  // namespace fleetwave::clients

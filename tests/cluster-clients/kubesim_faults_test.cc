@@ -52,7 +52,7 @@ class Faults {
     if (!sim_.Start(clusters, std::move(args), error)) return false;
     set_ = LoadKubeconfigs({sim_.kubeconfig()});
     if (!set_.errors.empty()) {
-      *error = set_.errors[0];
+      *error = engine::FormatIssue(set_.errors[0]);
       return false;
     }
     ClusterConfig admin = set_.clusters[0];

@@ -10,7 +10,7 @@ std::optional<std::string> Args::Get(const std::string& flag) const {
 
 std::optional<Args> ParseArgs(const std::vector<std::string>& argv,
                               const std::set<std::string>& with_value,
-                              const std::set<std::string>& switches, std::string& error) {
+                              const std::set<std::string>& switches, std::string* error) {
   Args args;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& a = argv[i];
@@ -34,13 +34,13 @@ std::optional<Args> ParseArgs(const std::vector<std::string>& argv,
       } else if (i + 1 < argv.size()) {
         args.values[flag].push_back(argv[++i]);
       } else {
-        error = "flag " + flag + " needs a value";
+        *error = "flag " + flag + " needs a value";
         return std::nullopt;
       }
     } else if (switches.count(flag) && !inline_value) {
       args.switches.insert(flag);
     } else {
-      error = "unknown flag " + flag;
+      *error = "unknown flag " + flag;
       return std::nullopt;
     }
   }

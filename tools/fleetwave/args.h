@@ -20,10 +20,10 @@ struct Args {
 };
 
 // Parses argv[first..]. `with_value` lists the flags that take a value ("-f", "--now"); both
-// "--now T" and "--now=T" are accepted. Returns nullopt and sets `error` for an unknown flag
+// "--now T" and "--now=T" are accepted. Returns nullopt and sets `*error` for an unknown flag
 // or a missing value.
 std::optional<Args> ParseArgs(const std::vector<std::string>& argv,
                               const std::set<std::string>& with_value,
-                              const std::set<std::string>& switches, std::string& error);
+                              const std::set<std::string>& switches, std::string* error);
 
 }  // namespace fleetwave::cli

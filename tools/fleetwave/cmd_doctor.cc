@@ -2,7 +2,6 @@
 // Checks every cluster of the kubeconfig concurrently and prints one row per cluster; exits 1
 // when any cluster has a problem (or a context could not be loaded), 2 on usage errors.
 #include <cstdlib>
-#include <filesystem>
 #include <iomanip>
 
 #include <nlohmann/json.hpp>
@@ -17,7 +16,7 @@ namespace fleetwave::cli {
 
 int RunDoctor(const Argv& argv, std::ostream& out, std::ostream& err) {
   std::string error;
-  auto args = ParseArgs(argv, {"--config", "--kubeconfig", "-o", "--output"}, {}, error);
+  auto args = ParseArgs(argv, {"--config", "--kubeconfig", "-o", "--output"}, {}, &error);
   if (!args) {
     err << "fleetwave doctor: " << error << "\n";
     return 2;
@@ -32,14 +31,13 @@ int RunDoctor(const Argv& argv, std::ostream& out, std::ostream& err) {
 
   std::vector<std::string> paths;
   DoctorOptions options;
+  bool config_problem = false;
   if (auto config = args->Get("--config")) {
-    LoadedConfig loaded = LoadConfigFile(*config);
+    // The kubeconfigs are loaded once, below, by the same loader `validate` uses.
+    LoadedConfig loaded = LoadConfigFile(*config, /*with_clusters=*/false);
     PrintIssues(loaded.issues, err);
-    const auto base = std::filesystem::path(*config).parent_path();
-    for (const auto& k : loaded.config.kubeconfig) {
-      std::filesystem::path p(k);
-      paths.push_back(p.is_relative() ? (base / p).string() : p.string());
-    }
+    config_problem = !loaded.issues.empty();
+    paths = KubeconfigPaths(loaded.config, *config);
     options.kinds = loaded.config.workload_kinds;
   } else if (auto kc = args->Get("--kubeconfig")) {
     paths = clients::SplitKubeconfigPath(*kc);
@@ -51,14 +49,14 @@ int RunDoctor(const Argv& argv, std::ostream& out, std::ostream& err) {
 
   clients::KubeconfigSet set = clients::LoadKubeconfigs(paths);
   for (const auto& w : set.warnings) err << "warning: " << w << "\n";
-  for (const auto& e : set.errors) err << e << "\n";
+  PrintIssues(set.errors, err);
   if (set.clusters.empty()) {
     err << "fleetwave doctor: no clusters found in the kubeconfig\n";
     return 1;
   }
 
   const std::vector<DoctorReport> reports = CheckClusters(set.clusters, options);
-  bool any_problem = !set.errors.empty();
+  bool any_problem = config_problem || !set.errors.empty();
   for (const auto& r : reports) any_problem |= !r.ok;
 
   if (format && *format == "json") {

@@ -16,7 +16,7 @@ namespace fleetwave::cli {
 
 int RunGenerate(const Argv& argv, std::ostream& out, std::ostream& err) {
   std::string error;
-  auto args = ParseArgs(argv, {"-f", "--filename", "--config", "-o", "--output"}, {}, error);
+  auto args = ParseArgs(argv, {"-f", "--filename", "--config", "-o", "--output"}, {}, &error);
   const auto file =
       args ? (args->Get("-f") ? args->Get("-f") : args->Get("--filename")) : std::nullopt;
   const std::string format =
@@ -31,6 +31,7 @@ int RunGenerate(const Argv& argv, std::ostream& out, std::ostream& err) {
   std::optional<LoadedConfig> config;
   if (auto cfg = args->Get("--config")) {
     config = LoadConfigFile(*cfg);
+    for (const auto& w : config->warnings) err << "warning: " << w << "\n";
     issues.insert(issues.end(), config->issues.begin(), config->issues.end());
   }
   if (!issues.empty() || !loaded.appset) {

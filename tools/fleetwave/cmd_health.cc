@@ -10,7 +10,7 @@ namespace fleetwave::cli {
 
 int RunHealth(const Argv& argv, std::ostream& out, std::ostream& err) {
   std::string error;
-  auto args = ParseArgs(argv, {"-f", "--filename"}, {}, error);
+  auto args = ParseArgs(argv, {"-f", "--filename"}, {}, &error);
   if (!args) {
     err << "fleetwave health: " << error << "\n";
     return 2;
@@ -21,8 +21,9 @@ int RunHealth(const Argv& argv, std::ostream& out, std::ostream& err) {
     err << "usage: fleetwave health -f OBJECT\n";
     return 2;
   }
-  engine::Json object;
-  if (!LoadObject(*file, object, err)) return 1;
+  const std::optional<engine::Json> loaded = LoadObject(*file, err);
+  if (!loaded) return 1;
+  const engine::Json& object = *loaded;
   if (engine::StringAt(object, {"kind"}).empty() ||
       engine::StringAt(object, {"apiVersion"}).empty()) {
     err << (*file == "-" ? "<stdin>" : *file)
@@ -30,9 +31,7 @@ int RunHealth(const Argv& argv, std::ostream& out, std::ostream& err) {
     return 1;
   }
   const engine::HealthStatus health = engine::AssessHealth(object);
-  nlohmann::ordered_json json = {{"status", engine::HealthCodeName(health.status)},
-                                 {"message", health.message}};
-  out << json.dump(2) << "\n";
+  out << engine::HealthToJson(health).dump(2) << "\n";
   return 0;
 }
 

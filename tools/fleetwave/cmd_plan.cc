@@ -26,7 +26,7 @@ int Usage(std::ostream& err, const std::string& problem) {
 
 int RunPlan(const Argv& argv, std::ostream& out, std::ostream& err) {
   std::string error;
-  auto args = ParseArgs(argv, {"--appset", "--apps", "--now", "-o", "--output"}, {}, error);
+  auto args = ParseArgs(argv, {"--appset", "--apps", "--now", "-o", "--output"}, {}, &error);
   if (!args) return Usage(err, error);
   if (!args->positional.empty()) return Usage(err, "unexpected argument " + args->positional[0]);
   const auto appset_file = args->Get("--appset");
@@ -50,13 +50,17 @@ int RunPlan(const Argv& argv, std::ostream& out, std::ostream& err) {
     now = std::chrono::time_point_cast<engine::Duration>(std::chrono::system_clock::now());
   }
 
-  std::string appset_text, apps_text;
-  if (!ReadInput(*appset_file, appset_text, error) || !ReadInput(*apps_file, apps_text, error)) {
+  // The texts are parsed by the engine (RunPlanOnText, which the conformance vectors drive)
+  // with the same LoadYamlDocuments as every other user file.
+  const std::optional<std::string> appset_text = ReadInput(*appset_file, &error);
+  const std::optional<std::string> apps_text =
+      appset_text ? ReadInput(*apps_file, &error) : std::nullopt;
+  if (!appset_text || !apps_text) {
     err << "fleetwave plan: " << error << "\n";
     return 1;
   }
   engine::PlanRun run =
-      engine::RunPlanOnText(appset_text, *appset_file, apps_text, *apps_file, now);
+      engine::RunPlanOnText(*appset_text, *appset_file, *apps_text, *apps_file, now);
   if (!run.result) {
     for (const auto& issue : run.issues) err << engine::FormatIssue(issue) << "\n";
     return 1;

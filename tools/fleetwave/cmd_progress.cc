@@ -12,7 +12,7 @@ namespace fleetwave::cli {
 
 int RunProgress(const Argv& argv, std::ostream& out, std::ostream& err) {
   std::string error;
-  auto args = ParseArgs(argv, {"-f", "--filename", "--now"}, {}, error);
+  auto args = ParseArgs(argv, {"-f", "--filename", "--now"}, {}, &error);
   if (!args) {
     err << "fleetwave progress: " << error << "\n";
     return 2;
@@ -34,8 +34,9 @@ int RunProgress(const Argv& argv, std::ostream& out, std::ostream& err) {
     now = *parsed;
   }
 
-  engine::Json object;
-  if (!LoadObject(*file, object, err)) return 1;
+  const std::optional<engine::Json> loaded = LoadObject(*file, err);
+  if (!loaded) return 1;
+  const engine::Json& object = *loaded;
   const std::string name = *file == "-" ? "<stdin>" : *file;
   engine::WorkloadRead read = engine::ReadWorkload(object);
   if (!read.workload) {

@@ -1,12 +1,9 @@
 // fleetwave validate FILE...: every problem in every file, one line each; exit 1 if any.
-// A document with `kind: ApplicationSet` is checked as one (decoding, rollout config, and a
-// dry generation without clusters); a document without `kind` is checked as fleetwave.yaml.
+// The checks are engine::ValidateDocuments, the chain the daemon runs: a document with `kind:
+// ApplicationSet` is decoded, its rollout config checked and dry-generated without clusters; a
+// document without `kind` is a fleetwave.yaml, checked with the kubeconfigs it names.
 #include <ostream>
 
-#include "engine/appset.h"
-#include "engine/config.h"
-#include "engine/generate.h"
-#include "engine/yaml_json.h"
 #include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"
 #include "tools/fleetwave/input.h"
@@ -15,39 +12,21 @@
 namespace fleetwave::cli {
 namespace {
 
-engine::Issues ValidateFile(const std::string& path, std::string& summary) {
-  std::string text, error;
-  if (!ReadInput(path, text, error)) return {{"", {}, "", error}};
-  engine::LoadedDocuments docs = engine::LoadYamlDocuments(text, path);
-  if (!docs.issues.empty()) return docs.issues;
-  if (docs.documents.empty()) return {{path, {}, "", "no documents"}};
-  engine::Issues issues;
-  int appsets = 0;
-  for (const YAML::Node& doc : docs.documents) {
-    if (doc.IsMap() && !doc["kind"] && !doc["apiVersion"]) {
-      LoadedConfig config = LoadConfigFile(path);
-      issues.insert(issues.end(), config.issues.begin(), config.issues.end());
-      summary = "fleetwave configuration, " + std::to_string(config.clusters.size()) + " clusters";
-      continue;
-    }
-    engine::DecodedApplicationSet decoded = engine::DecodeApplicationSet(doc, path);
-    issues.insert(issues.end(), decoded.issues.begin(), decoded.issues.end());
-    if (!decoded.appset || !decoded.issues.empty()) continue;
-    ++appsets;
-    for (auto& i : engine::ValidateRolloutConfig(*decoded.appset)) issues.push_back(i);
-    for (auto& i : engine::GenerateApplications(*decoded.appset, nullptr).issues)
-      issues.push_back(i);
-  }
+// The one-line summary of a valid file.
+std::string Summary(const engine::ValidatedDocuments& v) {
+  const std::size_t appsets = v.appsets.size();
   if (appsets > 0)
-    summary = std::to_string(appsets) + (appsets == 1 ? " ApplicationSet" : " ApplicationSets");
-  return issues;
+    return std::to_string(appsets) + (appsets == 1 ? " ApplicationSet" : " ApplicationSets");
+  if (v.config)
+    return "fleetwave configuration, " + std::to_string(v.clusters.size()) + " clusters";
+  return "";
 }
 
 }  // namespace
 
 int RunValidate(const Argv& argv, std::ostream& out, std::ostream& err) {
   std::string error;
-  auto args = ParseArgs(argv, {}, {}, error);
+  auto args = ParseArgs(argv, {}, {}, &error);
   if (!args || args->positional.empty()) {
     if (!error.empty()) err << "fleetwave validate: " << error << "\n";
     err << "usage: fleetwave validate FILE...\n";
@@ -55,11 +34,19 @@ int RunValidate(const Argv& argv, std::ostream& out, std::ostream& err) {
   }
   int problems = 0;
   for (const std::string& file : args->positional) {
-    std::string summary;
-    engine::Issues issues = ValidateFile(file, summary);
-    PrintIssues(issues, err);
-    problems += static_cast<int>(issues.size());
-    if (issues.empty()) out << file << ": valid (" << summary << ")\n";
+    engine::LoadedDocuments docs = ReadDocuments(file);
+    if (docs.issues.empty() && docs.documents.empty())
+      docs.issues.push_back({InputName(file), {}, "", "no documents"});
+    if (!docs.issues.empty()) {
+      PrintIssues(docs.issues, err);
+      problems += static_cast<int>(docs.issues.size());
+      continue;
+    }
+    ValidatedFile v = ValidateLoaded(docs.documents, file);
+    for (const auto& w : v.warnings) err << "warning: " << w << "\n";
+    PrintIssues(v.result.issues, err);
+    problems += static_cast<int>(v.result.issues.size());
+    if (v.result.issues.empty()) out << file << ": valid (" << Summary(v.result) << ")\n";
   }
   return problems == 0 ? 0 : 1;
 }

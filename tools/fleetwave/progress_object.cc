@@ -1,49 +1,35 @@
 #include "tools/fleetwave/progress_object.h"
 
 #include "engine/issue.h"
+#include "engine/workload.h"
 #include "tools/fleetwave/input.h"
 
 namespace fleetwave::cli {
 
-bool LoadObject(const std::string& path, engine::Json& object, std::ostream& err) {
-  std::string text;
-  std::string error;
-  if (!ReadInput(path, text, error)) {
-    err << error << "\n";
-    return false;
-  }
-  const std::string name = path == "-" ? "<stdin>" : path;
-  engine::LoadedDocuments docs = engine::LoadYamlDocuments(text, name);
+std::optional<engine::Json> LoadObject(const std::string& path, std::ostream& err) {
+  const std::string name = InputName(path);
+  engine::LoadedDocuments docs = ReadDocuments(path);
   if (!docs.issues.empty()) {
     for (const auto& issue : docs.issues) err << engine::FormatIssue(issue) << "\n";
-    return false;
+    return std::nullopt;
   }
   if (docs.documents.size() != 1) {
     err << name << ": expected one Kubernetes object, found " << docs.documents.size()
         << " documents\n";
-    return false;
+    return std::nullopt;
   }
-  object = engine::YamlToJson(docs.documents.front());
+  engine::Json object = engine::YamlToJson(docs.documents.front());
   if (!object.is_object()) {
     err << name << ": expected a Kubernetes object (a mapping with apiVersion and kind)\n";
-    return false;
+    return std::nullopt;
   }
-  return true;
+  return object;
 }
 
 nlohmann::ordered_json ProgressResultToJson(const engine::ProgressResult& result) {
   nlohmann::ordered_json out = nlohmann::ordered_json::object();
-  if (result.condition) {
-    const engine::ProgressCondition& c = *result.condition;
-    out["condition"] = {{"type", c.type},
-                        {"status", c.status},
-                        {"reason", c.reason},
-                        {"message", c.message},
-                        {"lastUpdateTime", engine::FormatRfc3339(c.last_update_time)},
-                        {"lastTransitionTime", engine::FormatRfc3339(c.last_transition_time)}};
-  } else {
-    out["condition"] = nullptr;
-  }
+  out["condition"] =
+      result.condition ? engine::ConditionToJson(*result.condition) : nlohmann::ordered_json();
   if (result.requeue_after) {
     out["requeueAfterSeconds"] = result.RequeueAfterSeconds();
   } else {

@@ -3,6 +3,7 @@
 // printing the progress result in the JSON shape of product.md §5.1.
 #pragma once
 
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -12,8 +13,8 @@
 namespace fleetwave::cli {
 
 // Reads and decodes one object. On failure writes one line per problem to `err`, each naming
-// the file (with line:col for syntax errors), and returns false.
-bool LoadObject(const std::string& path, engine::Json& object, std::ostream& err);
+// the file (with line:col for syntax errors), and returns nullopt.
+std::optional<engine::Json> LoadObject(const std::string& path, std::ostream& err);
 
 // {"condition": {...} | null, "requeueAfterSeconds": N}, fields in the order product.md lists
 // them (type, status, reason, message, lastUpdateTime, lastTransitionTime).

@@ -1,4 +1,4 @@
-// fleetwave.yaml decoding: defaults, every field, durations, and kubeconfig contexts.
+// fleetwave.yaml decoding: defaults, every field and durations.
 #include "engine/config.h"
 
 #include <gtest/gtest.h>
@@ -105,32 +105,6 @@ TEST(Duration, GoStyle) {
   EXPECT_FALSE(ParseDurationSeconds("10"));
   EXPECT_FALSE(ParseDurationSeconds("5d"));
   EXPECT_FALSE(ParseDurationSeconds("m10"));
-}
-
-TEST(Kubeconfig, EveryContextIsAClusterNamedAfterIt) {
-  auto docs = LoadYamlDocuments(R"(apiVersion: v1
-kind: Config
-clusters:
-- name: c1
-  cluster: {server: https://127.0.0.1:6443/clusters/sim-0}
-contexts:
-- name: sim-0
-  context: {cluster: c1, user: u}
-- name: sim-0-admin
-  context: {cluster: c1, user: admin}
-- name: broken
-  context: {cluster: missing}
-)",
-                                "kc.yaml");
-  auto r = ClustersFromKubeconfig(docs.documents[0], "kc.yaml");
-  ASSERT_EQ(r.clusters.size(), 2u);
-  EXPECT_EQ(r.clusters[0].name, "sim-0");
-  EXPECT_EQ(r.clusters[0].server, "https://127.0.0.1:6443/clusters/sim-0");
-  EXPECT_EQ(r.clusters[1].name, "sim-0-admin");
-  ASSERT_EQ(r.issues.size(), 1u);
-  EXPECT_EQ(FormatIssue(r.issues[0]),
-            "kc.yaml:12:22: contexts[2].context.cluster: context \"broken\" names unknown cluster "
-            "\"missing\"");
 }
 
 }  // namespace
