@@ -58,7 +58,8 @@ ReadResult FakeSource::Read(const Snapshot& snapshot, const std::string& raw_pat
   auto it = files_.find({snapshot.repo_url, snapshot.sha});
   if (!path || it == files_.end()) {
     out.errors.push_back(
-        {ErrorKind::kMissingPath, FormatAt(snapshot, raw_path, {}, "path not found")});
+        {ErrorKind::kMissingPath,
+         FormatAt(snapshot, raw_path, {}, path ? "path not found" : "path leaves the repository")});
     return out;
   }
   const std::string prefix = path->empty() ? "" : *path + "/";

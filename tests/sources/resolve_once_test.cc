@@ -93,6 +93,9 @@ TEST(FakeSource, ReadsLikeTheRealSource) {
   ReadResult missing = fake.Read(snap, "apps/nope");
   ASSERT_EQ(missing.errors.size(), 1u);
   EXPECT_EQ(missing.errors[0].message, "repo@sha-1:apps/nope: path not found");
+  ReadResult outside = fake.Read(snap, "../etc");
+  ASSERT_EQ(outside.errors.size(), 1u);
+  EXPECT_EQ(outside.errors[0].message, "repo@sha-1:../etc: path leaves the repository");
 }
 
 }  // namespace
