@@ -13,6 +13,7 @@ using Argv = std::vector<std::string>;
 
 int RunValidate(const Argv& args, std::ostream& out, std::ostream& err);
 int RunGenerate(const Argv& args, std::ostream& out, std::ostream& err);
+int RunRender(const Argv& args, std::ostream& out, std::ostream& err);
 int RunPlan(const Argv& args, std::ostream& out, std::ostream& err);
 int RunProgress(const Argv& args, std::ostream& out, std::ostream& err);
 int RunHealth(const Argv& args, std::ostream& out, std::ostream& err);

@@ -17,6 +17,7 @@ struct Command {
 constexpr Command kCommands[] = {
     {"validate", fleetwave::cli::RunValidate, "validate ApplicationSet and config files"},
     {"generate", fleetwave::cli::RunGenerate, "print the Applications a set generates"},
+    {"render", fleetwave::cli::RunRender, "print the objects an app would apply"},
     {"plan", fleetwave::cli::RunPlan, "offline RollingSync planner"},
     {"progress", fleetwave::cli::RunProgress, "offline progress-deadline calculator"},
     {"health", fleetwave::cli::RunHealth, "health of any Kubernetes object"},
