@@ -567,6 +567,22 @@ void DecodeTemplate(Decoder& d, const YAML::Node& n, const std::string& path, Ap
     } else if (spec["source"] && spec["sources"]) {
       d.Add(spec, Field(sp, "sources"), "source and sources are mutually exclusive");
     }
+    // Helm sources are refused until supported, rather than applied as if they were plain
+    // directories (generators_test HelmSourcesAreRefused; Chart.yaml paths: sources/kustomize).
+    const auto refuse_helm = [&](const YAML::Node& src, const std::string& path) {
+      if (!src.IsMap()) return;
+      for (const char* key : {"helm", "chart"}) {
+        if (src[key]) {
+          d.Add(src[key], Field(path, key),
+                "Helm sources are not supported by fleetwave yet (use a directory of manifests "
+                "or a kustomization)");
+        }
+      }
+    };
+    if (spec["source"]) refuse_helm(spec["source"], Field(sp, "source"));
+    if (const YAML::Node many = spec["sources"]; many && many.IsSequence()) {
+      for (size_t i = 0; i < many.size(); ++i) refuse_helm(many[i], Index(Field(sp, "sources"), i));
+    }
     if (const YAML::Node id = spec["ignoreDifferences"];
         id && d.Expect(id, Field(sp, "ignoreDifferences"), "array")) {
       for (size_t i = 0; i < id.size(); ++i) {

@@ -312,5 +312,19 @@ INSTANTIATE_TEST_SUITE_P(
                    "\"scmProvider\" (supported: list, clusters, git, matrix, merge)"}}),
     [](const auto& info) { return info.param.name; });
 
+TEST(HelmSources, AreRefusedWithAClearMessage) {
+  auto d = DecodeSpec(
+      "spec:\n  generators: []\n  template:\n    metadata: {name: x}\n    spec:\n"
+      "      destination: {server: s, namespace: n}\n"
+      "      sources:\n        - {repoURL: r, path: p}\n"
+      "        - {repoURL: https://charts.example.com, chart: web, helm: {releaseName: w}}\n");
+  EXPECT_EQ(Messages(d.issues),
+            (std::vector<std::string>{
+                "set.yaml:12:56: spec.template.spec.sources[1].chart: Helm sources are not "
+                "supported by fleetwave yet (use a directory of manifests or a kustomization)",
+                "set.yaml:12:67: spec.template.spec.sources[1].helm: Helm sources are not "
+                "supported by fleetwave yet (use a directory of manifests or a kustomization)"}));
+}
+
 }  // namespace
 }  // namespace fleetwave::engine
