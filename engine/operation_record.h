@@ -53,7 +53,8 @@ OperationRecord StartOperation(std::string id, Json operation, std::vector<std::
 // The end of an attempt at `now`: `error` set (the attempt could not run: render failed,
 // cluster unreachable) → Error; any object SyncFailed → Failed; else Succeeded. A Failed or
 // Error attempt the operation's `retry` allows to retry stays Running with retry_count + 1,
-// `next_attempt_at` set and Argo's message `<message>. Retrying attempt #<n> at <time>.`;
+// `next_attempt_at` set and Argo's message `<message>. Retrying attempt #<n> at <time>.`
+// (the time in RFC 3339, where Argo prints only the clock time);
 // a final failure after retries says `<message> (retried <n> times).`
 OperationRecord FinishAttempt(const OperationRecord& running, std::vector<ObjectResult> results,
                               const std::optional<std::string>& error, Time now);
