@@ -1,17 +1,46 @@
 #include "cluster-clients/curl_transport.h"
 
 #include <curl/curl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cerrno>
+#include <exception>
+#include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 namespace fleetwave::clients {
 namespace {
 
 std::once_flag g_curl_init;
+
+// A dead peer that sends nothing back (host gone, cable cut) is noticed by TCP keepalive
+// probes on idle connections and by the user timeout on connections with unacknowledged
+// data: 30 s idle + 3 probes 15 s apart, or 75 s of unacknowledged data. Far below the
+// client's watch stall timeout, well above the ~60 s between bookmarks on an idle watch's
+// connection (keepalive probes are answered by a live peer's kernel, so a quiet but live
+// watch is never cut). This is the connection upkeep for HTTP/2 as well: libcurl 7.88's
+// curl_easy_upkeep() only walks the easy interface's own cache, never a multi handle's, so it
+// cannot ping our connections.
+constexpr int kKeepIdleS = 30;
+constexpr int kKeepIntervalS = 15;
+constexpr int kKeepCount = 3;
+constexpr unsigned kUserTimeoutMs = 75'000;
+
+constexpr std::size_t kMaxBody = 256u << 20;
 
 struct Req {
   RequestId id = 0;
@@ -23,6 +52,8 @@ struct Req {
   bool headers_reported = false;
   bool canceled = false;
   bool added = false;
+  std::string handler_failure;  // set when one of its handlers threw
+  CurlTransport::Impl* owner = nullptr;
   char errbuf[CURL_ERROR_SIZE] = {0};
 };
 
@@ -66,7 +97,12 @@ NetError MapCurlError(CURLcode rc) {
 }  // namespace
 
 struct CurlTransport::Impl {
+  explicit Impl(CurlTransportOptions o) : options(std::move(o)) {}
+
+  CurlTransportOptions options;
   CURLM* multi = nullptr;
+  int epoll_fd = -1;
+  int wake_fd = -1;  // eventfd: Post() and the destructor wake the loop with it
   std::thread thread;
   std::atomic<bool> stop{false};
 
@@ -79,35 +115,76 @@ struct CurlTransport::Impl {
   std::unordered_map<RequestId, std::unique_ptr<Req>> requests;
   std::vector<RequestId> pending_adds;
   std::vector<RequestId> pending_removals;
-  bool in_perform = false;
+  std::optional<SteadyTime> curl_deadline;  // from CURLMOPT_TIMERFUNCTION
   TimerId next_timer = 1;
   RequestId next_request = 1;
   std::atomic<std::size_t> in_flight{0};
 
+  std::atomic<std::int64_t> sockets_open{0}, sockets_opened{0}, responses_http2{0},
+      responses_http1{0}, handler_exceptions{0}, loop_wakeups{0};
+
+  // The one catch-all around everything the loop calls that is not ours: request handlers,
+  // timers, posted tasks. An exception must not unwind through libcurl's C frames nor end
+  // the I/O thread (std::terminate): it costs the request it belongs to (if any), is logged
+  // once here, and the loop goes on. Returns false if `fn` threw. Pinned by
+  // CurlTransportTest.HandlerExceptionFailsOnlyItsRequest.
+  template <typename Fn>
+  bool Guarded(const char* where, Req* r, Fn&& fn) noexcept {
+    std::string what;
+    try {
+      fn();
+      return true;
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+      what = "unknown exception";
+    }
+    ++handler_exceptions;
+    std::string msg = std::string("transport: ") + where + " threw: " + what;
+    if (r) {
+      msg += "; request " + std::to_string(r->id) + " (" + r->request.method + " " +
+             r->request.url + ") ends with a permanent error";
+      if (r->handler_failure.empty()) r->handler_failure = std::string(where) + " threw: " + what;
+    } else {
+      msg += "; dropped";
+    }
+    try {
+      if (options.log) {
+        options.log(msg);
+      } else {
+        std::cerr << "fleetwave: error: " << msg << "\n";
+      }
+    } catch (...) {  // a throwing logger must not take the loop down either
+    }
+    return false;
+  }
+
+  // --- libcurl callbacks (loop thread, inside curl_multi_socket_action) ---
+
   static size_t OnWrite(char* data, size_t size, size_t n, void* user) {
     Req* r = static_cast<Req*>(user);
+    Impl* self = r->owner;
     const size_t len = size * n;
-    if (r->canceled) return 0;
+    if (r->canceled || !r->handler_failure.empty()) return 0;
     long code = 0;
     curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
     if (r->request.stream && code >= 200 && code < 300) {
-      if (!r->headers_reported) {
-        r->headers_reported = true;
-        if (r->handlers.on_headers) r->handlers.on_headers(static_cast<int>(code));
-        if (r->canceled) return 0;
-      }
-      if (r->handlers.on_data) r->handlers.on_data(std::string_view(data, len));
+      if (!r->headers_reported && !self->ReportHeaders(r, code)) return 0;
+      if (r->handlers.on_data &&
+          !self->Guarded("on_data", r, [&] { r->handlers.on_data(std::string_view(data, len)); }))
+        return 0;
       return r->canceled ? 0 : len;
     }
     // Error bodies (Status objects) and ordinary responses are collected; the cap keeps a
     // misbehaving server from exhausting memory.
-    if (r->response.body.size() + len > (256u << 20)) return 0;
+    if (r->response.body.size() + len > kMaxBody) return 0;
     r->response.body.append(data, len);
     return len;
   }
 
   static size_t OnHeader(char* data, size_t size, size_t n, void* user) {
     Req* r = static_cast<Req*>(user);
+    Impl* self = r->owner;
     const size_t len = size * n;
     std::string_view line(data, len);
     if (line.rfind("HTTP/", 0) == 0) {
@@ -121,13 +198,87 @@ struct CurlTransport::Impl {
     } else if (line == "\r\n" || line == "\n") {
       long code = 0;
       curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
-      if (code >= 200 && !r->headers_reported && r->request.stream && code < 300) {
-        r->headers_reported = true;
-        if (r->handlers.on_headers) r->handlers.on_headers(static_cast<int>(code));
-        if (r->canceled) return 0;
+      if (code >= 200) {
+        long version = 0;
+        curl_easy_getinfo(r->easy, CURLINFO_HTTP_VERSION, &version);
+        r->response.http_version = version == CURL_HTTP_VERSION_2_0 ? 2 : 1;
+        ++(version == CURL_HTTP_VERSION_2_0 ? self->responses_http2 : self->responses_http1);
       }
+      if (code >= 200 && code < 300 && r->request.stream && !r->headers_reported &&
+          !self->ReportHeaders(r, code))
+        return 0;
     }
     return len;
+  }
+
+  // Runs on_headers once for a 2xx stream; false = stop the transfer.
+  bool ReportHeaders(Req* r, long code) {
+    r->headers_reported = true;
+    if (r->handlers.on_headers &&
+        !Guarded("on_headers", r, [&] { r->handlers.on_headers(static_cast<int>(code)); }))
+      return false;
+    return !r->canceled;
+  }
+
+  // CURLMOPT_SOCKETFUNCTION: libcurl says which sockets to watch for what; mirror it in epoll.
+  // `socketp` (set by curl_multi_assign) marks a socket already registered.
+  static int OnSocket(CURL*, curl_socket_t s, int what, void* user, void* socketp) {
+    Impl* self = static_cast<Impl*>(user);
+    if (what == CURL_POLL_REMOVE) {
+      // The socket may already be closed (then epoll dropped it itself): ignore errors.
+      epoll_ctl(self->epoll_fd, EPOLL_CTL_DEL, s, nullptr);
+      curl_multi_assign(self->multi, s, nullptr);
+      return 0;
+    }
+    epoll_event ev{};
+    ev.data.fd = s;
+    if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) ev.events |= EPOLLIN;
+    if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) ev.events |= EPOLLOUT;
+    if (socketp) {
+      if (epoll_ctl(self->epoll_fd, EPOLL_CTL_MOD, s, &ev) != 0 && errno == ENOENT)
+        epoll_ctl(self->epoll_fd, EPOLL_CTL_ADD, s, &ev);
+    } else {
+      if (epoll_ctl(self->epoll_fd, EPOLL_CTL_ADD, s, &ev) != 0 && errno == EEXIST)
+        epoll_ctl(self->epoll_fd, EPOLL_CTL_MOD, s, &ev);
+      curl_multi_assign(self->multi, s, self);  // any non-null marker
+    }
+    return 0;
+  }
+
+  // CURLMOPT_TIMERFUNCTION: one deadline for all of libcurl's timeouts; -1 removes it. Never
+  // call back into libcurl from here: the loop acts on it.
+  static int OnCurlTimer(CURLM*, long timeout_ms, void* user) {
+    Impl* self = static_cast<Impl*>(user);
+    if (timeout_ms < 0) {
+      self->curl_deadline.reset();
+    } else {
+      self->curl_deadline =
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
+    }
+    return 0;
+  }
+
+  // CURLOPT_OPENSOCKETFUNCTION / CLOSESOCKETFUNCTION: count the connections we hold (tests
+  // assert one per cluster with HTTP/2), and set the dead-peer timeouts above.
+  static curl_socket_t OnOpenSocket(void* user, curlsocktype, curl_sockaddr* addr) {
+    Impl* self = static_cast<Impl*>(user);
+    const curl_socket_t s = ::socket(addr->family, addr->socktype | SOCK_CLOEXEC, addr->protocol);
+    if (s == CURL_SOCKET_BAD) return s;
+    if (addr->family == AF_INET || addr->family == AF_INET6) {
+      const int cnt = kKeepCount;
+      const unsigned uto = kUserTimeoutMs;
+      setsockopt(s, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
+      setsockopt(s, IPPROTO_TCP, TCP_USER_TIMEOUT, &uto, sizeof uto);
+    }
+    ++self->sockets_open;
+    ++self->sockets_opened;
+    return s;
+  }
+
+  static int OnCloseSocket(void* user, curl_socket_t s) {
+    Impl* self = static_cast<Impl*>(user);
+    --self->sockets_open;
+    return ::close(s);
   }
 
   void Setup(Req* r) {
@@ -143,15 +294,23 @@ struct CurlTransport::Impl {
     curl_easy_setopt(e, CURLOPT_WRITEDATA, r);
     curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, &Impl::OnHeader);
     curl_easy_setopt(e, CURLOPT_HEADERDATA, r);
-    // Watches idle for minutes: keepalive probes find dead peers, and the watch's own
-    // timeoutSeconds plus the client's stall detection bound the rest.
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, &Impl::OnOpenSocket);
+    curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, this);
+    curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, &Impl::OnCloseSocket);
+    curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, this);
+    // Watches idle for minutes: keepalive probes find dead peers (see kKeepIdleS), and the
+    // watch's own timeoutSeconds plus the client's stall detection bound the rest.
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, 30L);
-    curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, 15L);
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, static_cast<long>(kKeepIdleS));
+    curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, static_cast<long>(kKeepIntervalS));
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(ToMillis(ep.connect_timeout)));
     if (q.timeout > Duration::zero())
       curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
                        static_cast<long>(std::max<long long>(1, ToMillis(q.timeout))));
+    // HTTP/2 only where ALPN offers it (2TLS: HTTP/1.1 for cleartext and for servers that do
+    // not offer h2). PIPEWAIT makes a new request wait for the origin's connection to show
+    // whether it multiplexes instead of opening a second one, so all of a cluster's watches
+    // share one connection. Pinned by CurlHttp2Test.OneConnectionPerCluster.
     curl_easy_setopt(e, CURLOPT_HTTP_VERSION,
                      ep.http2 ? CURL_HTTP_VERSION_2TLS : CURL_HTTP_VERSION_1_1);
     if (ep.http2) curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
@@ -191,6 +350,18 @@ struct CurlTransport::Impl {
     if (r->headers) curl_slist_free_all(r->headers);
     r->easy = nullptr;
     r->headers = nullptr;
+    r->added = false;
+  }
+
+  // Ends a request that libcurl no longer drives and runs its on_done (unless cancelled).
+  void Finish(std::unordered_map<RequestId, std::unique_ptr<Req>>::iterator it, HttpResponse resp) {
+    std::unique_ptr<Req> r = std::move(it->second);
+    requests.erase(it);
+    Release(r.get());
+    --in_flight;
+    if (r->canceled || !r->handlers.on_done) return;
+    auto done = std::move(r->handlers.on_done);
+    Guarded("on_done", nullptr, [&] { done(std::move(resp)); });
   }
 
   void ProcessRemovals() {
@@ -198,10 +369,7 @@ struct CurlTransport::Impl {
     ids.swap(pending_removals);
     for (RequestId id : ids) {
       auto it = requests.find(id);
-      if (it == requests.end()) continue;
-      Release(it->second.get());
-      requests.erase(it);
-      --in_flight;
+      if (it != requests.end()) Finish(it, {});
     }
   }
 
@@ -219,11 +387,7 @@ struct CurlTransport::Impl {
         HttpResponse resp;
         resp.error = NetError::kOther;
         resp.error_message = "cannot start request";
-        auto done = std::move(r->handlers.on_done);
-        Release(r);
-        requests.erase(it);
-        --in_flight;
-        if (done) done(std::move(resp));
+        Finish(it, std::move(resp));
       }
     }
   }
@@ -232,31 +396,37 @@ struct CurlTransport::Impl {
     int left = 0;
     while (CURLMsg* msg = curl_multi_info_read(multi, &left)) {
       if (msg->msg != CURLMSG_DONE) continue;
+      const CURLcode rc = msg->data.result;
       Req* r = nullptr;
       curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, reinterpret_cast<char**>(&r));
       if (!r) continue;
-      const CURLcode rc = msg->data.result;
-      const RequestId id = r->id;
-      if (r->canceled) {
-        pending_removals.push_back(id);
-        continue;
-      }
+      auto it = requests.find(r->id);
+      if (it == requests.end()) continue;
       HttpResponse resp = std::move(r->response);
       long code = 0;
       curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
       resp.status = static_cast<int>(code);
-      resp.error = MapCurlError(rc);
-      if (rc != CURLE_OK) {
-        resp.error_message = r->errbuf[0] ? std::string(r->errbuf) : curl_easy_strerror(rc);
-        resp.error_message += " (curl " + std::to_string(static_cast<int>(rc)) + ")";
+      if (!r->handler_failure.empty()) {
+        resp.error = NetError::kHandlerFailed;
+        resp.error_message = r->handler_failure;
+      } else {
+        resp.error = MapCurlError(rc);
+        if (rc != CURLE_OK) {
+          resp.error_message = r->errbuf[0] ? std::string(r->errbuf) : curl_easy_strerror(rc);
+          resp.error_message += " (curl " + std::to_string(static_cast<int>(rc)) + ")";
+        }
       }
-      auto done = std::move(r->handlers.on_done);
-      auto it = requests.find(id);
-      Release(r);
-      requests.erase(it);
-      --in_flight;
-      if (done) done(std::move(resp));
+      Finish(it, std::move(resp));
     }
+  }
+
+  void RunPosted() {
+    std::vector<std::function<void()>> tasks;
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      tasks.swap(posted);
+    }
+    for (auto& t : tasks) Guarded("posted task", nullptr, t);
   }
 
   void RunTimers() {
@@ -264,62 +434,110 @@ struct CurlTransport::Impl {
     while (!timers.empty() && timers.begin()->first.first <= now) {
       auto node = timers.extract(timers.begin());
       timer_index.erase(node.key().second);
-      node.mapped()();
+      Guarded("timer", nullptr, node.mapped());
     }
   }
 
+  void SocketAction(curl_socket_t s, int flags) {
+    int running = 0;
+    curl_multi_socket_action(multi, s, flags, &running);
+  }
+
+  // Milliseconds until the earliest of libcurl's deadline and our first timer (rounded up,
+  // so the loop never spins on a sub-millisecond remainder); -1 = nothing scheduled.
+  int WaitMillis() {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!posted.empty()) return 0;
+    }
+    if (!pending_adds.empty() || !pending_removals.empty()) return 0;
+    std::optional<SteadyTime> next = curl_deadline;
+    if (!timers.empty() && (!next || timers.begin()->first.first < *next))
+      next = timers.begin()->first.first;
+    if (!next) return -1;
+    const auto left = *next - std::chrono::steady_clock::now();
+    if (left <= Duration::zero()) return 0;
+    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+    return static_cast<int>(std::min<long long>(ms, 24 * 3600 * 1000));
+  }
+
+  // One turn: our own work first (tasks, timers, handle changes, which may schedule libcurl
+  // work), then libcurl's due timeout, then sleep in epoll until a socket is ready, a deadline
+  // passes or Post() writes the eventfd, and hand libcurl exactly the sockets that are ready.
+  // Cost per turn is O(ready sockets + due timers), independent of idle transfers.
   void Loop() {
+    std::vector<epoll_event> events(256);
     while (!stop.load()) {
-      std::vector<std::function<void()>> tasks;
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        tasks.swap(posted);
-      }
-      for (auto& t : tasks) t();
+      RunPosted();
       RunTimers();
       ProcessRemovals();
       ProcessAdds();
-      int running = 0;
-      in_perform = true;
-      curl_multi_perform(multi, &running);
-      in_perform = false;
-      ProcessRemovals();
+      if (curl_deadline && *curl_deadline <= std::chrono::steady_clock::now()) {
+        curl_deadline.reset();
+        SocketAction(CURL_SOCKET_TIMEOUT, 0);
+        ProcessDone();
+        ProcessRemovals();
+      }
+      const int wait_ms = WaitMillis();
+      const int n = epoll_wait(epoll_fd, events.data(), static_cast<int>(events.size()), wait_ms);
+      ++loop_wakeups;
+      for (int i = 0; i < n; ++i) {
+        const int fd = events[static_cast<std::size_t>(i)].data.fd;
+        const std::uint32_t ev = events[static_cast<std::size_t>(i)].events;
+        if (fd == wake_fd) {
+          std::uint64_t v = 0;
+          [[maybe_unused]] ssize_t got = ::read(wake_fd, &v, sizeof v);
+          continue;
+        }
+        int flags = 0;
+        if (ev & EPOLLIN) flags |= CURL_CSELECT_IN;
+        if (ev & EPOLLOUT) flags |= CURL_CSELECT_OUT;
+        if (ev & (EPOLLERR | EPOLLHUP)) flags |= CURL_CSELECT_ERR;
+        SocketAction(fd, flags);
+      }
       ProcessDone();
       ProcessRemovals();
-
-      long timeout_ms = 1000;
-      long curl_timeout = -1;
-      curl_multi_timeout(multi, &curl_timeout);
-      if (curl_timeout >= 0) timeout_ms = std::min(timeout_ms, curl_timeout);
-      if (!timers.empty()) {
-        const auto until = timers.begin()->first.first - std::chrono::steady_clock::now();
-        timeout_ms = std::min<long>(timeout_ms, std::max<long long>(0, ToMillis(until) + 1));
-      }
-      {
-        std::lock_guard<std::mutex> lock(mu);
-        if (!posted.empty()) timeout_ms = 0;
-      }
-      if (!pending_adds.empty() || !pending_removals.empty()) timeout_ms = 0;
-      if (timeout_ms > 0) curl_multi_poll(multi, nullptr, 0, static_cast<int>(timeout_ms), nullptr);
     }
+  }
+
+  void Wake() {
+    const std::uint64_t one = 1;
+    [[maybe_unused]] ssize_t put = ::write(wake_fd, &one, sizeof one);
   }
 };
 
-CurlTransport::CurlTransport(CurlTransportOptions options) : impl_(std::make_unique<Impl>()) {
+CurlTransport::CurlTransport(CurlTransportOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {
   std::call_once(g_curl_init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  impl_->multi = curl_multi_init();
-  if (options.max_connections > 0)
-    curl_multi_setopt(impl_->multi, CURLMOPT_MAXCONNECTS, options.max_connections);
-  impl_->thread = std::thread([this] { impl_->Loop(); });
+  Impl& m = *impl_;
+  m.epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+  m.wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = m.wake_fd;
+  epoll_ctl(m.epoll_fd, EPOLL_CTL_ADD, m.wake_fd, &ev);
+  m.multi = curl_multi_init();
+  curl_multi_setopt(m.multi, CURLMOPT_SOCKETFUNCTION, &Impl::OnSocket);
+  curl_multi_setopt(m.multi, CURLMOPT_SOCKETDATA, &m);
+  curl_multi_setopt(m.multi, CURLMOPT_TIMERFUNCTION, &Impl::OnCurlTimer);
+  curl_multi_setopt(m.multi, CURLMOPT_TIMERDATA, &m);
+  curl_multi_setopt(m.multi, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
+  if (m.options.max_connections > 0)
+    curl_multi_setopt(m.multi, CURLMOPT_MAXCONNECTS, m.options.max_connections);
+  if (m.options.max_host_connections > 0)
+    curl_multi_setopt(m.multi, CURLMOPT_MAX_HOST_CONNECTIONS, m.options.max_host_connections);
+  m.thread = std::thread([this] { impl_->Loop(); });
 }
 
 CurlTransport::~CurlTransport() {
   impl_->stop = true;
-  curl_multi_wakeup(impl_->multi);
+  impl_->Wake();
   impl_->thread.join();
   for (auto& [id, r] : impl_->requests) impl_->Release(r.get());
   impl_->requests.clear();
   curl_multi_cleanup(impl_->multi);
+  ::close(impl_->wake_fd);
+  ::close(impl_->epoll_fd);
 }
 
 SteadyTime CurlTransport::Now() const { return std::chrono::steady_clock::now(); }
@@ -329,7 +547,7 @@ void CurlTransport::Post(std::function<void()> fn) {
     std::lock_guard<std::mutex> lock(impl_->mu);
     impl_->posted.push_back(std::move(fn));
   }
-  curl_multi_wakeup(impl_->multi);
+  impl_->Wake();
 }
 
 TimerId CurlTransport::RunAt(SteadyTime when, std::function<void()> fn) {
@@ -349,6 +567,7 @@ void CurlTransport::CancelTimer(TimerId id) {
 RequestId CurlTransport::Start(HttpRequest request, HttpHandlers handlers) {
   auto r = std::make_unique<Req>();
   r->id = impl_->next_request++;
+  r->owner = impl_.get();
   r->request = std::move(request);
   r->handlers = std::move(handlers);
   const RequestId id = r->id;
@@ -364,11 +583,31 @@ void CurlTransport::Cancel(RequestId id) {
   if (it == impl_->requests.end() || it->second->canceled) return;
   // Handlers are kept (not destroyed) here: Cancel may be called from inside one of them.
   it->second->canceled = true;
-  // Never remove a handle from inside curl_multi_perform; the write callback's 0 or the
-  // next loop turn finishes the job.
+  // Never remove a handle from inside curl_multi_socket_action; the write callback's 0 or
+  // the next loop turn finishes the job.
   impl_->pending_removals.push_back(id);
 }
 
 std::size_t CurlTransport::InFlight() const { return impl_->in_flight.load(); }
+
+CurlTransport::Stats CurlTransport::stats() const {
+  Stats s;
+  s.sockets_open = impl_->sockets_open.load();
+  s.sockets_opened = impl_->sockets_opened.load();
+  s.responses_http2 = impl_->responses_http2.load();
+  s.responses_http1 = impl_->responses_http1.load();
+  s.handler_exceptions = impl_->handler_exceptions.load();
+  s.loop_wakeups = impl_->loop_wakeups.load();
+  return s;
+}
+
+double CurlTransport::LoopCpuSeconds() const {
+  clockid_t cid;
+  if (pthread_getcpuclockid(const_cast<std::thread&>(impl_->thread).native_handle(), &cid) != 0)
+    return -1;
+  timespec ts{};
+  if (clock_gettime(cid, &ts) != 0) return -1;
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) / 1e9;
+}
 
 }  // namespace fleetwave::clients

@@ -5,6 +5,8 @@
 // Threading contract: `Post` may be called from any thread. Everything else (`Now` aside) is
 // called on the loop thread only, and every handler and timer runs on the loop thread. So the
 // client state machines built on a transport need no locks. Handlers must not block.
+// Handlers should not throw; if one does anyway, the transport ends that handler's request
+// with `NetError::kHandlerFailed` (a permanent error) and keeps serving every other request.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +44,9 @@ enum class NetError {
   kTls,
   kConnection,  // reset / closed / send or receive error (curl 52, 55, 56)
   kOther,
+  // One of the request's own handlers threw: the transport ended the request so the bug
+  // costs this request, not the process. Permanent: retrying would run the same code.
+  kHandlerFailed,
 };
 
 struct HttpRequest {
@@ -61,6 +66,7 @@ struct HttpResponse {
   std::string error_message;  // from the transport; never contains headers
   std::string body;           // empty for a 2xx stream
   std::string retry_after;    // the Retry-After header, if any
+  int http_version = 0;       // 2 = HTTP/2, 1 = HTTP/1.x, 0 = no response
 };
 
 struct HttpHandlers {
