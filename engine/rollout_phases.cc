@@ -52,6 +52,13 @@ std::map<std::string, int> StepNumbers(const std::vector<GeneratedApplication>& 
   const std::vector<size_t> d_order = SortedByName(desired, DesiredName);
   const std::vector<size_t> l_order = SortedByName(live, LiveName);
   std::map<std::string, int> out;
+  // Appends in name order; a name already present (the same app desired and live, or a
+  // duplicate) changes nothing. Checking the last key first keeps every insertion O(1): a
+  // map's emplace_hint would search the whole tree for a key equal to the last one.
+  auto append = [&](const std::string& name, int step) {
+    if (!out.empty() && !(out.rbegin()->first < name)) return;
+    out.emplace_hint(out.end(), name, step);
+  };
   size_t d = 0, l = 0;
   while (d < d_order.size() || l < l_order.size()) {
     const bool take_desired =
@@ -60,10 +67,9 @@ std::map<std::string, int> StepNumbers(const std::vector<GeneratedApplication>& 
     if (take_desired) {
       const size_t i = d_order[d++];
       const int step = assignment ? assignment->steps[i] : -1;
-      // A later duplicate name finds its key present and changes nothing.
-      out.emplace_hint(out.end(), desired[i].name, step >= 0 ? step + 1 : -1);
+      append(desired[i].name, step >= 0 ? step + 1 : -1);
     } else {
-      out.emplace_hint(out.end(), live[l_order[l++]].name, -1);
+      append(live[l_order[l++]].name, -1);
     }
   }
   return out;
@@ -87,6 +93,7 @@ JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
 
   JoinedApps out;
   out.rows.resize(live.size());
+  out.entries.reserve(live.size());
   out.row_of_desired.assign(desired.size(), JoinedApps::kNoRow);
   size_t d = 0, p = 0;
   for (size_t i = 0; i < out.rows.size(); ++i) {
@@ -116,14 +123,14 @@ JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
         UpdateAppRolloutStatus(std::move(stored), app, spec_differs,
                                std::to_string(row.step >= 0 ? row.step + 1 : -1), now);
     out.new_generation = out.new_generation || update.changed;
-    row.entry = std::move(update.entry);
+    AppRolloutStatus& entry = out.entries.emplace_back(std::move(update.entry));
     if (skipped.empty()) continue;
     if (auto s = skipped.find(app.name); s != skipped.end()) {
       if (new_pin) {
         skipped.erase(s);
       } else {
         row.skipped = true;
-        row.entry.message = "Application skipped: " + s->second;
+        entry.message = "Application skipped: " + s->second;
       }
     }
   }
@@ -147,7 +154,7 @@ Eligibility OpenSteps(const StepAssignment& assignment, const JoinedApps& joined
       if (const size_t ri = joined.row_of_desired[di]; ri != JoinedApps::kNoRow) {
         const PlanRow& row = joined.rows[ri];
         f.exists = true;
-        f.entry_healthy = row.entry.status == RolloutAppState::kHealthy;
+        f.entry_healthy = joined.entries[ri].status == RolloutAppState::kHealthy;
         f.live_health_ok = LiveHealthAllowsCompletion(row.live->health_status);
         f.skipped = row.skipped;
       }
@@ -159,7 +166,7 @@ Eligibility OpenSteps(const StepAssignment& assignment, const JoinedApps& joined
 
 Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignment, bool paused,
                         JoinedApps& joined, Time now) {
-  std::vector<PlanRow>& rows = joined.rows;
+  const std::vector<PlanRow>& rows = joined.rows;
   const int step_count = static_cast<int>(strategy.steps.size());
   std::vector<std::vector<size_t>> rows_by_step(step_count);
   for (size_t i = 0; i < rows.size(); ++i) {
@@ -174,19 +181,20 @@ Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignme
           MaxUpdateLimit(strategy.steps[s].max_update, static_cast<long long>(in_step.size()));
       long long updating = 0;
       for (size_t i : in_step) {
-        if (Updating(rows[i].entry.status)) ++updating;
+        if (Updating(joined.entries[i].status)) ++updating;
       }
       for (size_t i : in_step) {
-        PlanRow& row = rows[i];
-        if (row.entry.status != RolloutAppState::kWaiting || row.skipped) continue;
+        const PlanRow& row = rows[i];
+        AppRolloutStatus& entry = joined.entries[i];
+        if (entry.status != RolloutAppState::kWaiting || row.skipped) continue;
         if (budget && updating >= *budget) break;
-        row.entry.status = RolloutAppState::kPending;
-        row.entry.message = kPromoted;
-        row.entry.last_transition_time = now;
+        entry.status = RolloutAppState::kPending;
+        entry.message = kPromoted;
+        entry.last_transition_time = now;
         ++updating;
-        while (AdvanceAppRolloutStatus(row.entry, *row.live, now)) {
+        while (AdvanceAppRolloutStatus(entry, *row.live, now)) {
         }
-        completed_any = completed_any || row.entry.status == RolloutAppState::kHealthy;
+        completed_any = completed_any || entry.status == RolloutAppState::kHealthy;
       }
     }
     if (!completed_any) break;
@@ -197,18 +205,20 @@ Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignme
   return open;
 }
 
-SyncSelection SelectSyncs(const std::vector<PlanRow>& rows, const Eligibility& open, bool paused) {
+SyncSelection SelectSyncs(const JoinedApps& joined, const Eligibility& open, bool paused) {
   SyncSelection out;
   if (paused) return out;  // a pause blocks the start of syncs
-  for (const auto& row : rows) {
+  for (size_t i = 0; i < joined.rows.size(); ++i) {
+    const PlanRow& row = joined.rows[i];
+    const AppRolloutStatus& entry = joined.entries[i];
     if (row.skipped || !open.StepOpen(row.step)) continue;
-    if (row.entry.status != RolloutAppState::kPending) continue;
+    if (entry.status != RolloutAppState::kPending) continue;
     out.apps.push_back(row.live->name);
     const Json& spec = row.desired ? DesiredSpecOf(*row.desired) : row.live->spec;
     auto sources = spec.find("sources");
     const bool multi = sources != spec.end() && sources->is_array() && !sources->empty();
     out.operations.emplace_hint(out.operations.end(), row.live->name,
-                                BuildSyncOperation(spec, row.entry.target_revisions, multi));
+                                BuildSyncOperation(spec, entry.target_revisions, multi));
   }
   return out;
 }

@@ -33,14 +33,16 @@ struct PlanRow {
   const Application* live = nullptr;
   const GeneratedApplication* desired = nullptr;  // null: no longer generated
   int step = -1;                                  // 0-based; -1: no step selects it
-  AppRolloutStatus entry;                         // its status entry after this reconcile
   bool skipped = false;                           // an operator skipped it
 };
 
 struct JoinedApps {
   static constexpr size_t kNoRow = static_cast<size_t>(-1);
 
-  std::vector<PlanRow> rows;           // one per live app, in name order
+  std::vector<PlanRow> rows;  // one per live app, in name order
+  // Per row, its status entry after this reconcile: kept apart from the rows so that the
+  // plan's result takes the whole vector over.
+  std::vector<AppRolloutStatus> entries;
   std::vector<size_t> row_of_desired;  // per desired app: its row, or kNoRow (not created yet)
   // Some entry went back to Waiting on a revision or spec change (§3.2): a new generation.
   bool new_generation = false;
@@ -82,7 +84,7 @@ struct SyncSelection {
 
 // Phase 3. The Pending, unskipped apps of the open steps, each with the operation built from
 // its desired spec (the live one for an app no longer generated). Nothing while `paused`.
-SyncSelection SelectSyncs(const std::vector<PlanRow>& rows, const Eligibility& open, bool paused);
+SyncSelection SelectSyncs(const JoinedApps& joined, const Eligibility& open, bool paused);
 
 struct RolloutOutcome {
   RolloutState rollout;

@@ -107,7 +107,7 @@ PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
   JoinedApps joined = JoinApps(desired, assignment, live, std::move(stored.application_status),
                                appset.ignore_application_differences, state.skipped, now);
   const Eligibility open = PromoteApps(strategy, assignment, state.paused, joined, now);
-  SyncSelection syncs = SelectSyncs(joined.rows, open, state.paused);
+  SyncSelection syncs = SelectSyncs(joined, open, state.paused);
   r.apps_to_sync = std::move(syncs.apps);
   r.operations = std::move(syncs.operations);
   RolloutOutcome outcome = FinishRollout(strategy, std::move(state), stored.conditions,
@@ -115,8 +115,7 @@ PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
   r.rollout = std::move(outcome.rollout);
   r.conditions = std::move(outcome.conditions);
   r.step_deadline = outcome.step_deadline;
-  r.application_status.reserve(joined.rows.size());
-  for (auto& row : joined.rows) r.application_status.push_back(std::move(row.entry));
+  r.application_status = std::move(joined.entries);
   return r;
 }
 

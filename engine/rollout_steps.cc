@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include "engine/max_update.h"
 
@@ -121,15 +122,31 @@ class CompiledSteps {
     values_.resize(keys_.size());
   }
 
-  // Appends to `out` every step selecting an app with these labels, in step order.
-  void Selecting(const std::map<std::string, std::string>& labels, std::vector<int>& out) {
+  // Every step selecting an app with these labels, in step order. The answer depends only on
+  // the values of the keys the steps name, which few distinct apps differ in (a wave, a
+  // region): it is computed once per distinct combination.
+  const std::vector<int>& Selecting(const std::map<std::string, std::string>& labels) {
+    combination_.clear();
     for (size_t k = 0; k < keys_.size(); ++k) {
       auto it = labels.find(keys_[k]);
       values_[k] = it == labels.end() ? nullptr : &it->second;
+      // Absent, or present with its length: no two combinations write the same text.
+      if (!values_[k]) {
+        combination_ += '-';
+      } else {
+        combination_ += '+';
+        combination_ += std::to_string(it->second.size());
+        combination_ += ':';
+        combination_ += it->second;
+      }
     }
+    auto known = memo_.find(combination_);
+    if (known != memo_.end()) return known->second;
+    std::vector<int> selecting;
     for (size_t s = 0; s < steps_.size(); ++s) {
-      if (Selects(steps_[s])) out.push_back(static_cast<int>(s));
+      if (Selects(steps_[s])) selecting.push_back(static_cast<int>(s));
     }
+    return memo_.emplace(combination_, std::move(selecting)).first->second;
   }
 
  private:
@@ -158,6 +175,8 @@ class CompiledSteps {
   std::vector<std::string> keys_;
   std::vector<Step> steps_;
   std::vector<const std::string*> values_;  // the current app's value per key, or null
+  std::string combination_;                 // the same, as one text (the memo's key)
+  std::unordered_map<std::string, std::vector<int>> memo_;
 };
 
 }  // namespace
@@ -180,12 +199,10 @@ StepAssignment AssignSteps(const Strategy& strategy,
     }
   }
   CompiledSteps steps(strategy.steps);
-  std::vector<int> selecting;
   out.steps.resize(desired.size(), -1);
   for (size_t i = 0; i < desired.size(); ++i) {
     const auto& app = desired[i];
-    selecting.clear();
-    steps.Selecting(app.labels, selecting);
+    const std::vector<int>& selecting = steps.Selecting(app.labels);
     const int step = selecting.empty() ? -1 : selecting.front();
     out.steps[i] = step;
     if (step >= 0) out.members[step].push_back(i);

@@ -54,7 +54,7 @@ std::vector<std::string> Names(const JoinedApps& joined) {
 
 std::vector<S> States(const JoinedApps& joined) {
   std::vector<S> out;
-  for (const auto& row : joined.rows) out.push_back(row.entry.status);
+  for (const auto& entry : joined.entries) out.push_back(entry.status);
   return out;
 }
 
@@ -89,10 +89,10 @@ TEST(JoinApps, RowsInNameOrderWithTheirDesiredAppStepAndEntry) {
   EXPECT_EQ(j.rows[0].step, 0);
   EXPECT_EQ(j.rows[1].step, 1);
   EXPECT_EQ(j.rows[2].step, -1);
-  EXPECT_EQ(j.rows[0].entry.step, "1");
-  EXPECT_EQ(j.rows[2].entry.step, "-1");
-  EXPECT_EQ(j.rows[1].entry.status, S::kPending);
-  EXPECT_EQ(j.rows[1].entry.message, "earlier message");
+  EXPECT_EQ(j.entries[0].step, "1");
+  EXPECT_EQ(j.entries[2].step, "-1");
+  EXPECT_EQ(j.entries[1].status, S::kPending);
+  EXPECT_EQ(j.entries[1].message, "earlier message");
   ASSERT_EQ(j.row_of_desired.size(), 4u);
   EXPECT_EQ(j.row_of_desired[0], 1u);                  // c
   EXPECT_EQ(j.row_of_desired[1], 0u);                  // a
@@ -106,8 +106,8 @@ TEST(JoinApps, AnAppWithoutAnEntryStartsWaiting) {
   const Reconcile rc = TwoSteps();
   const JoinedApps j = rc.Join({});
   EXPECT_EQ(States(j), (std::vector<S>{S::kWaiting, S::kWaiting, S::kWaiting}));
-  EXPECT_EQ(j.rows[0].entry.message, "No Application status found, defaulting status to Waiting");
-  EXPECT_EQ(j.rows[0].entry.target_revisions, std::vector<std::string>{"r1"});
+  EXPECT_EQ(j.entries[0].message, "No Application status found, defaulting status to Waiting");
+  EXPECT_EQ(j.entries[0].target_revisions, std::vector<std::string>{"r1"});
   EXPECT_FALSE(j.new_generation);
 }
 
@@ -155,9 +155,9 @@ TEST(JoinApps, ChangesSendSyncedEntriesBackToWaitingAndStartAGeneration) {
     if (c.new_spec) rc.desired[0].object["spec"]["source"]["targetRevision"] = "v2";
     rc.desired[0].spec_fingerprint = SpecFingerprint(DesiredSpecOf(rc.desired[0]));
     const JoinedApps j = rc.Join({Entry("a", c.stored, "1")}, nullptr, c.ignore);
-    EXPECT_EQ(j.rows[0].entry.status, c.expected);
-    EXPECT_EQ(j.rows[0].entry.message, c.message ? c.message : "earlier message");
-    EXPECT_EQ(j.rows[0].entry.target_revisions, std::vector<std::string>{c.live_revision});
+    EXPECT_EQ(j.entries[0].status, c.expected);
+    EXPECT_EQ(j.entries[0].message, c.message ? c.message : "earlier message");
+    EXPECT_EQ(j.entries[0].target_revisions, std::vector<std::string>{c.live_revision});
     EXPECT_EQ(j.new_generation, c.message != nullptr);
   }
 }
@@ -169,7 +169,7 @@ TEST(JoinApps, TheFirstOfTwoStoredEntriesForOneAppCounts) {
   const JoinedApps j = rc.Join({Entry("b", S::kPending, "1"), Entry("a", S::kPending, "1"), second,
                                 Entry("c", S::kWaiting, "2")});
   EXPECT_EQ(States(j), (std::vector<S>{S::kPending, S::kPending, S::kWaiting}));
-  EXPECT_EQ(j.rows[0].entry.message, "earlier message");
+  EXPECT_EQ(j.entries[0].message, "earlier message");
 }
 
 TEST(JoinApps, SkipsLastForOneRevisionAndOnlyWhileTheAppExists) {
@@ -181,7 +181,7 @@ TEST(JoinApps, SkipsLastForOneRevisionAndOnlyWhileTheAppExists) {
       {Entry("a", S::kWaiting, "1"), Entry("b", S::kWaiting, "1"), Entry("c", S::kWaiting, "2")},
       &skipped);
   EXPECT_TRUE(j.rows[0].skipped);
-  EXPECT_EQ(j.rows[0].entry.message, "Application skipped: cluster retired");
+  EXPECT_EQ(j.entries[0].message, "Application skipped: cluster retired");
   EXPECT_FALSE(j.rows[1].skipped);
   EXPECT_FALSE(j.rows[2].skipped);
   EXPECT_EQ(skipped, (std::map<std::string, std::string>{{"a", "cluster retired"}}));
@@ -208,8 +208,8 @@ TEST(OpenSteps, AStepHoldsTheNextUntilEveryAppCompletesIt) {
     Reconcile rc = TwoSteps();
     rc.live[1].health_status = c.b_health;
     JoinedApps j = rc.Join({});
-    j.rows[0].entry.status = c.a;
-    j.rows[1].entry.status = c.b;
+    j.entries[0].status = c.a;
+    j.entries[1].status = c.b;
     j.rows[1].skipped = c.skip_b;
     EXPECT_EQ(OpenSteps(rc.assignment, j).CurrentStep(), c.current_step);
   }
@@ -220,7 +220,7 @@ TEST(OpenSteps, ADesiredAppNotCreatedYetHoldsItsStep) {
   rc.desired.push_back(Desired(Live("b2", "1")));
   rc.assignment = AssignSteps(rc.strategy, rc.desired);
   const JoinedApps j = rc.Join({});  // a and b are Synced and Healthy: Healthy at once
-  EXPECT_EQ(j.rows[0].entry.status, S::kHealthy);
+  EXPECT_EQ(j.entries[0].status, S::kHealthy);
   EXPECT_EQ(OpenSteps(rc.assignment, j).CurrentStep(), 1);
 }
 
@@ -251,10 +251,10 @@ TEST(PromoteApps, WaitingAppsOfOpenStepsWithinTheBudgetInNameOrder) {
     EXPECT_EQ(States(j), c.expected);
     EXPECT_EQ(open.CurrentStep(), 1);
     if (c.expected[1] == S::kPending) {
-      EXPECT_EQ(j.rows[1].entry.message,
+      EXPECT_EQ(j.entries[1].message,
                 "Application moved to Pending status, watching for the Application resource to "
                 "start Progressing");
-      EXPECT_EQ(j.rows[1].entry.last_transition_time, kNow);
+      EXPECT_EQ(j.entries[1].last_transition_time, kNow);
     }
   }
 }
@@ -275,7 +275,7 @@ TEST(PromoteApps, AStepCompletedByPromotionOpensTheNextInTheSameReconcile) {
   rc.live[0].reconciled_at = kNow;
   rc.live[0].operation_state = OperationState{"Succeeded", kNow, Json::object()};
   JoinedApps j = rc.Join({});
-  j.rows[0].entry.status = S::kWaiting;  // as stored before the sync started
+  j.entries[0].status = S::kWaiting;  // as stored before the sync started
   const Eligibility open = PromoteApps(rc.strategy, rc.assignment, false, j, kNow);
   EXPECT_EQ(States(j), (std::vector<S>{S::kHealthy, S::kPending}));
   EXPECT_EQ(open.CurrentStep(), 2);
@@ -289,15 +289,15 @@ TEST(SelectSyncs, PendingAppsOfOpenStepsWithTheirOperation) {
   // spec it was built from.
   for (auto& d : rc.desired) d.object["spec"]["syncPolicy"] = {{"syncOptions", {"Validate=false"}}};
   JoinedApps j = rc.Join({});
-  for (auto& row : j.rows) row.entry.status = S::kPending;
+  for (auto& entry : j.entries) entry.status = S::kPending;
   j.rows[0].desired = nullptr;  // a is no longer generated: its live spec is synced
   const Eligibility step_one{0};
   const Eligibility all{-1};
 
-  EXPECT_EQ(SelectSyncs(j.rows, step_one, false).apps, (std::vector<std::string>{"a", "b"}));
-  EXPECT_TRUE(SelectSyncs(j.rows, all, true).apps.empty());
+  EXPECT_EQ(SelectSyncs(j, step_one, false).apps, (std::vector<std::string>{"a", "b"}));
+  EXPECT_TRUE(SelectSyncs(j, all, true).apps.empty());
   j.rows[1].skipped = true;
-  const SyncSelection s = SelectSyncs(j.rows, all, false);
+  const SyncSelection s = SelectSyncs(j, all, false);
   EXPECT_EQ(s.apps, (std::vector<std::string>{"a", "c"}));
   ASSERT_EQ(s.operations.size(), 2u);
   EXPECT_EQ(s.operations.at("c")["sync"]["revision"], "r1");
