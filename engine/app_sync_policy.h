@@ -29,6 +29,13 @@ const char* ApplicationsSyncName(ApplicationsSync policy);
 // True when `policy` lets fleetwave take `action` on a generated Application.
 bool ApplicationsSyncAllows(ApplicationsSync policy, AppAction action);
 
+// spec.syncPolicy.preserveResourcesOnDeletion: when a generated Application is deleted (the
+// set no longer generates it, or the set is deleted), are the objects it deployed deleted
+// with it? False when the set preserves them: the Application goes, its objects stay.
+inline bool DeleteResourcesWithApplication(const ApplicationSet& set) {
+  return !set.preserve_resources_on_deletion;
+}
+
 // The log line for an action the policy holds back, e.g.
 //   appset argocd/web: applicationsSync create-only holds back update of Application web-dev
 std::string HeldBackMessage(const ApplicationSet& set, ApplicationsSync policy, AppAction action,

@@ -36,6 +36,7 @@ TEST(ApplicationsSync, EachPolicyAllowsItsActions) {
     const ApplicationsSync p = d.appset->applications_sync;
     EXPECT_STREQ(ApplicationsSyncName(p), c.policy);
     EXPECT_TRUE(d.appset->preserve_resources_on_deletion);
+    EXPECT_FALSE(DeleteResourcesWithApplication(*d.appset));
     EXPECT_EQ(ApplicationsSyncAllows(p, AppAction::kCreate), c.create);
     EXPECT_EQ(ApplicationsSyncAllows(p, AppAction::kUpdate), c.update);
     EXPECT_EQ(ApplicationsSyncAllows(p, AppAction::kDelete), c.del);
@@ -47,6 +48,7 @@ TEST(ApplicationsSync, AbsentMeansSync) {
   ASSERT_TRUE(d.issues.empty());
   EXPECT_EQ(d.appset->applications_sync, ApplicationsSync::kSync);
   EXPECT_FALSE(d.appset->preserve_resources_on_deletion);
+  EXPECT_TRUE(DeleteResourcesWithApplication(*d.appset));
 }
 
 TEST(ApplicationsSync, UnknownPolicyIsAnError) {
