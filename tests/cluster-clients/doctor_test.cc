@@ -146,12 +146,86 @@ TEST(DoctorTest, UsageErrors) {
   EXPECT_EQ(RunDoctor({"--bogus"}, out, err), 2);
 }
 
+// Every kind of failure gets a line written for a person: what went wrong first, then the
+// attempted action and what the server said; never the client's outcome classes.
 TEST(DoctorTest, ProblemLinesByKind) {
-  clients::Result forbidden = clients::ResultFromHttp(
-      403, R"({"kind":"Status","reason":"Forbidden","message":"deployments.apps is forbidden"})",
-      std::nullopt);
-  EXPECT_EQ(ProblemLine(forbidden, "list deployments.apps"),
-            "forbidden: may not list deployments.apps: deployments.apps is forbidden");
+  using clients::ErrorResult;
+  using clients::Outcome;
+  using clients::Problem;
+  using clients::ResultFromHttp;
+  struct Case {
+    const char* name;
+    clients::Result result;
+    const char* what;
+    const char* want;
+  };
+  const Case cases[] = {
+      {"forbidden",
+       ResultFromHttp(
+           403,
+           R"({"kind":"Status","reason":"Forbidden","message":"deployments.apps is forbidden"})",
+           std::nullopt),
+       "list deployments.apps",
+       "forbidden: may not list deployments.apps: deployments.apps is forbidden"},
+      {"unauthorized", ResultFromHttp(401, "", std::nullopt), "get /version",
+       "unauthorized: the server rejected the credentials (401); check the token, client "
+       "certificate or exec plugin"},
+      {"tls",
+       ErrorResult(Outcome::kPermanent, Problem::kTls,
+                   "TLS: cannot verify or establish a secure connection to https://x"),
+       "get /version",
+       "TLS/CA: the server's certificate is not trusted or the handshake failed; check "
+       "certificate-authority(-data) in the kubeconfig: TLS: cannot verify or establish a secure "
+       "connection to https://x"},
+      {"client timeout",
+       ErrorResult(Outcome::kTransient, Problem::kTimeout, "timeout: no answer from https://x"),
+       "get /version", "timeout: no answer from https://x"},
+      {"gateway timeout", ResultFromHttp(504, "upstream timed out", std::nullopt),
+       "list statefulsets.apps",
+       "timeout: the server or a proxy gave up on list statefulsets.apps (HTTP 504): upstream "
+       "timed out"},
+      {"refused",
+       ErrorResult(Outcome::kTransient, Problem::kConnectionRefused,
+                   "connection refused: https://127.0.0.1:1"),
+       "get /version", "connection refused: https://127.0.0.1:1"},
+      {"dns",
+       ErrorResult(Outcome::kTransient, Problem::kDns,
+                   "DNS: cannot resolve the host of https://no.invalid"),
+       "get /version", "DNS: cannot resolve the host of https://no.invalid"},
+      {"connection reset",
+       ErrorResult(Outcome::kTransient, Problem::kConnection,
+                   "connection to https://x broken (Connection reset by peer)"),
+       "get /version",
+       "connection broken: the connection closed during get /version (a proxy, load balancer or "
+       "the server dropped it): connection to https://x broken (Connection reset by peer)"},
+      {"throttled", ResultFromHttp(429, R"({"kind":"Status","message":"slow down"})", std::nullopt),
+       "list deployments.apps",
+       "throttled: the server asks fleetwave to slow down (HTTP 429) on list deployments.apps: "
+       "slow down"},
+      {"server error", ResultFromHttp(500, "", std::nullopt), "get /version",
+       "server error: the API server failed to get /version (HTTP 500)"},
+      {"expired", ResultFromHttp(410, "", std::nullopt), "watch deployments.apps",
+       "expired: the server no longer has the version asked for in watch deployments.apps (HTTP "
+       "410)"},
+      {"not found", ResultFromHttp(404, "", std::nullopt), "get /version",
+       "not found: get /version does not exist on this server (HTTP 404); is the server URL a "
+       "Kubernetes API server?"},
+      {"bad request", ResultFromHttp(400, R"({"kind":"Status","message":"bad"})", std::nullopt),
+       "list deployments.apps",
+       "request rejected: the server refused to list deployments.apps (HTTP 400): bad"},
+      {"credentials",
+       ErrorResult(Outcome::kPermanent, Problem::kCredentials, "exec plugin exited with 1"),
+       "get /version", "credentials: exec plugin exited with 1"},
+      {"other", ErrorResult(Outcome::kTransient, Problem::kOther, "request canceled"),
+       "get /version", "failed: could not get /version: request canceled"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string line = ProblemLine(c.result, c.what);
+    EXPECT_EQ(line, c.want);
+    for (const char* internal : {"transient", "permanent", "not_found", "conflict"})
+      EXPECT_THAT(line, ::testing::Not(HasSubstr(internal)));
+  }
 }
 
 }  // namespace

@@ -42,8 +42,14 @@ std::optional<clients::ResourceRef> WorkloadResource(const std::string& kind) {
   return std::nullopt;
 }
 
+// Every line starts with what went wrong in plain words, then what was attempted and what
+// the server or network said; none prints the client's internal outcome classes
+// ("transient", "permanent"). Pinned line by line by DoctorTest.ProblemLinesByKind.
 std::string ProblemLine(const Result& r, const std::string& what) {
   const std::string detail = r.message.empty() ? "" : ": " + r.message;
+  const std::string http =
+      r.http_status > 0 ? " (HTTP " + std::to_string(r.http_status) + ")" : std::string();
+  auto starts_with = [&r](const char* prefix) { return r.message.rfind(prefix, 0) == 0; };
   switch (r.problem) {
     case Problem::kTls:
       return "TLS/CA: the server's certificate is not trusted or the handshake failed; check "
@@ -55,13 +61,35 @@ std::string ProblemLine(const Result& r, const std::string& what) {
     case Problem::kForbidden:
       return "forbidden: may not " + what + detail;
     case Problem::kTimeout:
+      // The client's own timeouts already read "timeout: no answer from <server>"; a 408 or
+      // 504 comes from the server or a proxy in front of it.
+      if (starts_with("timeout:")) return r.message;
+      return "timeout: the server or a proxy gave up on " + what + http + detail;
     case Problem::kConnectionRefused:
+      if (starts_with("connection refused:")) return r.message;
+      return "connection refused: nothing answers for " + what + detail;
     case Problem::kDns:
-      return r.message;  // the client's message already starts with the problem's name
+      if (starts_with("DNS:")) return r.message;
+      return "DNS: cannot resolve the server's host for " + what + detail;
+    case Problem::kConnection:
+      return "connection broken: the connection closed during " + what +
+             " (a proxy, load balancer or the server dropped it)" + detail;
+    case Problem::kThrottled:
+      return "throttled: the server asks fleetwave to slow down" + http + " on " + what + detail;
+    case Problem::kServerError:
+      return "server error: the API server failed to " + what + http + detail;
+    case Problem::kExpired:
+      return "expired: the server no longer has the version asked for in " + what + http + detail;
     case Problem::kCredentials:
       return "credentials: " + r.message;
+    case Problem::kRequest:
+      if (r.http_status == 404)
+        return "not found: " + what +
+               " does not exist on this server (HTTP 404); is the server URL a Kubernetes API "
+               "server?";
+      return "request rejected: the server refused to " + what + http + detail;
     default:
-      return what + ": " + r.ToString();
+      return "failed: could not " + what + detail;
   }
 }
 
