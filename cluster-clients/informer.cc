@@ -193,16 +193,21 @@ void Informer::OnList(ListResult lr) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     const auto& h = handlers_;
-    for (const auto& [k, old] : cache_) {
-      if (!fresh.count(k) && h.on_delete) events.push_back([f = h.on_delete, old] { f(old); });
+    // Named copies, not structured bindings, in the captures: clang 14 (the fuzz build)
+    // cannot capture a structured binding.
+    for (const auto& entry : cache_) {
+      if (!fresh.count(entry.first) && h.on_delete)
+        events.push_back([f = h.on_delete, old = entry.second] { f(old); });
     }
-    for (const auto& [k, now] : fresh) {
+    for (const auto& entry : fresh) {
+      const std::string& k = entry.first;
+      const Projection& now = entry.second;
       auto it = cache_.find(k);
       if (it == cache_.end()) {
-        if (h.on_add) events.push_back([f = h.on_add, now] { f(now); });
+        if (h.on_add) events.push_back([f = h.on_add, now = now] { f(now); });
       } else if (it->second.resource_version != now.resource_version || it->second.uid != now.uid) {
         if (h.on_update)
-          events.push_back([f = h.on_update, old = it->second, now] { f(old, now); });
+          events.push_back([f = h.on_update, old = it->second, now = now] { f(old, now); });
       }
     }
     cache_ = std::move(fresh);

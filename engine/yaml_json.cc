@@ -136,9 +136,20 @@ void Emit(YAML::Emitter& out, const Json& v) {
     case Json::value_t::number_unsigned:
       out << v.get<unsigned long long>();
       break;
-    case Json::value_t::number_float:
-      out << v.dump();
+    case Json::value_t::number_float: {
+      // JSON has no infinities (dump() writes them as null), but YamlToJson reads `.inf`:
+      // write YAML's spelling so the value reads back as itself. Found by yaml_json_fuzz;
+      // pinned by yaml_json_test.cc, InfinitiesRoundTrip.
+      const double d = v.get<double>();
+      if (std::isinf(d)) {
+        out << (d > 0 ? ".inf" : "-.inf");
+      } else if (std::isnan(d)) {
+        out << ".nan";
+      } else {
+        out << v.dump();
+      }
       break;
+    }
     default:
       out << YAML::Null;
   }

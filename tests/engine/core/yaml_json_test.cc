@@ -53,6 +53,23 @@ TEST(JsonToYaml, RoundTripsTypesAndQuotesAmbiguousStrings) {
   EXPECT_EQ(YamlToJson(docs.documents[0]), in);
 }
 
+// Found by yaml_json_fuzz: `.inf` read as a float was written back as the string "null".
+TEST(JsonToYaml, InfinitiesRoundTrip) {
+  const struct {
+    const char* name;
+    const char* yaml;
+  } cases[] = {{"plus", "a: .inf\n"}, {"minus", "a: -.Inf\n"}, {"in_a_list", "- [+.inf, 1.5]\n"}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto docs = LoadYamlDocuments(c.yaml, "in.yaml");
+    ASSERT_EQ(docs.documents.size(), 1u);
+    const Json in = YamlToJson(docs.documents[0]);
+    auto again = LoadYamlDocuments(JsonToYaml(in), "out.yaml");
+    ASSERT_EQ(again.documents.size(), 1u);
+    EXPECT_EQ(YamlToJson(again.documents[0]), in) << JsonToYaml(in);
+  }
+}
+
 TEST(LoadYamlDocuments, SyntaxErrorsCarryTheirPosition) {
   auto docs = LoadYamlDocuments("a: 1\nb: [1, 2\n", "bad.yaml");
   ASSERT_EQ(docs.issues.size(), 1u);
