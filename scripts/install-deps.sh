@@ -12,7 +12,7 @@ packages=(
   libcaf-dev libcurl4-openssl-dev libsqlite3-dev libgit2-dev libsystemd-dev
   prometheus-cpp-dev libboost-dev libssl-dev
   python3-kubernetes python3-yaml git
-  nghttp2-proxy
+  nghttp2-proxy openssl
 )
 
 missing=()
