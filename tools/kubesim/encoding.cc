@@ -1,19 +1,10 @@
 #include "tools/kubesim/encoding.h"
 
+#include <openssl/evp.h>
+
 namespace fleetwave::kubesim {
 
 namespace {
-constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-int Sextet(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+' || c == '-') return 62;
-  if (c == '/' || c == '_') return 63;
-  return -1;
-}
-
 int Hex(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
@@ -22,45 +13,39 @@ int Hex(char c) {
 }
 }  // namespace
 
+// base64 is OpenSSL's (already linked for TLS) rather than a third hand-written copy.
 std::string Base64Encode(std::string_view data) {
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
-  std::size_t i = 0;
-  for (; i + 2 < data.size(); i += 3) {
-    unsigned v = (static_cast<unsigned char>(data[i]) << 16) |
-                 (static_cast<unsigned char>(data[i + 1]) << 8) |
-                 static_cast<unsigned char>(data[i + 2]);
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += kAlphabet[(v >> 6) & 63];
-    out += kAlphabet[v & 63];
-  }
-  if (i < data.size()) {
-    unsigned v = static_cast<unsigned char>(data[i]) << 16;
-    if (i + 1 < data.size()) v |= static_cast<unsigned char>(data[i + 1]) << 8;
-    out += kAlphabet[(v >> 18) & 63];
-    out += kAlphabet[(v >> 12) & 63];
-    out += i + 1 < data.size() ? kAlphabet[(v >> 6) & 63] : '=';
-    out += '=';
-  }
+  std::string out(4 * ((data.size() + 2) / 3) + 1, '\0');  // + the NUL EVP writes
+  const int n = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(data.data()),
+                                static_cast<int>(data.size()));
+  out.resize(static_cast<std::size_t>(n));
   return out;
 }
 
 std::optional<std::string> Base64Decode(std::string_view text) {
-  std::string out;
-  unsigned buffer = 0;
-  int bits = 0;
+  // EVP_DecodeBlock takes the standard alphabet in whole padded quanta: map the URL-safe
+  // alphabet onto it, drop whatever padding came, and pad again.
+  std::string in;
+  in.reserve(text.size() + 3);
   for (char c : text) {
     if (c == '=') break;
-    int s = Sextet(c);
-    if (s < 0) return std::nullopt;
-    buffer = (buffer << 6) | static_cast<unsigned>(s);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out += static_cast<char>((buffer >> bits) & 0xff);
-    }
+    if (c == '-') c = '+';
+    if (c == '_') c = '/';
+    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                    c == '+' || c == '/';
+    if (!ok) return std::nullopt;
+    in += c;
   }
+  if (in.size() % 4 == 1) return std::nullopt;  // no whole byte in the last quantum
+  const std::size_t pad = (4 - in.size() % 4) % 4;
+  in.append(pad, '=');
+  std::string out(in.size() / 4 * 3, '\0');
+  const int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                                reinterpret_cast<const unsigned char*>(in.data()),
+                                static_cast<int>(in.size()));
+  if (n < 0) return std::nullopt;
+  out.resize(static_cast<std::size_t>(n) - pad);  // EVP counts the padding as zero bytes
   return out;
 }
 
