@@ -526,7 +526,7 @@ void CheckTemplateStrings(Decoder& d, const YAML::Node& n, const std::string& pa
   } else if (n.IsSequence()) {
     for (size_t i = 0; i < n.size(); ++i) CheckTemplateStrings(d, n[i], Index(path, i), opts);
   } else if (n.IsScalar()) {
-    if (auto err = CheckTemplate(n.Scalar(), opts); !err.empty()) d.Add(n, path, err);
+    if (auto err = CheckTemplate(n.Scalar(), opts)) d.Add(n, path, *err);
   }
 }
 

@@ -141,10 +141,12 @@ class Runner {
     switch (g.kind) {
       case Generator::Kind::kList:
         for (Json& e : g.list.elements) {
-          Json out;
-          std::string path;
-          if (!RenderTemplateDocument(e, params, opts_, out, error, path)) break;
-          e = out;
+          RenderedDocument r = RenderTemplateDocument(e, params, opts_);
+          if (!r.document) {
+            error = r.error;
+            break;
+          }
+          e = std::move(*r.document);
         }
         break;
       case Generator::Kind::kClusters:
@@ -397,14 +399,14 @@ GenerateResult GenerateApplications(const ApplicationSet& set,
   const TemplateOptions opts{set.go_template, set.MissingKeyIsError()};
   std::map<std::string, std::string> origin_of;  // app name -> generator entry
   for (const ParamSet& ps : RunGenerators(set, clusters, inputs, opts, result.issues)) {
-    Json rendered;
-    std::string error, error_path;
     const Json& tmpl = ps.tmpl ? *ps.tmpl : set.template_;
-    if (!RenderTemplateDocument(tmpl, ps.params, opts, rendered, error, error_path)) {
-      result.issues.push_back({set.file, set.template_pos, "spec.template." + error_path,
-                               error + " (parameters from " + ps.origin + ")"});
+    RenderedDocument r = RenderTemplateDocument(tmpl, ps.params, opts);
+    if (!r.document) {
+      result.issues.push_back({set.file, set.template_pos, "spec.template." + r.error_path,
+                               r.error + " (parameters from " + ps.origin + ")"});
       continue;
     }
+    const Json& rendered = *r.document;
     GeneratedApplication app;
     const Json& md = rendered.value("metadata", Json::object());
     app.name = md.value("name", "");

@@ -633,10 +633,12 @@ class Executor {
 
 }  // namespace
 
-std::string CheckTemplate(std::string_view text, const TemplateOptions& options) {
-  if (!options.go_template) return "";
+std::optional<std::string> CheckTemplate(std::string_view text, const TemplateOptions& options) {
+  if (!options.go_template) return std::nullopt;
   NodeList nodes;
-  return TemplateParser(text).Parse(nodes);
+  std::string error = TemplateParser(text).Parse(nodes);
+  if (error.empty()) return std::nullopt;
+  return error;
 }
 
 TemplateResult RenderTemplate(std::string_view text, const Json& params,
@@ -654,8 +656,9 @@ TemplateResult RenderTemplate(std::string_view text, const Json& params,
   return r;
 }
 
-bool RenderTemplateDocument(const Json& in, const Json& params, const TemplateOptions& options,
-                            Json& out, std::string& error, std::string& error_path) {
+RenderedDocument RenderTemplateDocument(const Json& in, const Json& params,
+                                        const TemplateOptions& options) {
+  RenderedDocument result;
   std::function<bool(const Json&, Json&, const std::string&)> walk = [&](const Json& src, Json& dst,
                                                                          const std::string& path) {
     if (src.is_object()) {
@@ -673,8 +676,8 @@ bool RenderTemplateDocument(const Json& in, const Json& params, const TemplateOp
     } else if (src.is_string()) {
       TemplateResult r = RenderTemplate(src.get_ref<const std::string&>(), params, options);
       if (!r.ok()) {
-        error = r.error;
-        error_path = path;
+        result.error = r.error;
+        result.error_path = path;
         return false;
       }
       dst = std::move(r.text);
@@ -683,7 +686,9 @@ bool RenderTemplateDocument(const Json& in, const Json& params, const TemplateOp
     }
     return true;
   };
-  return walk(in, out, "");
+  Json out;
+  if (walk(in, out, "")) result.document = std::move(out);
+  return result;
 }
 
 }  // namespace fleetwave::engine

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,17 +29,23 @@ struct TemplateResult {
 };
 
 // Checks a template string without rendering it: syntax and supported functions.
-// Returns an empty string when the template is usable, else what is wrong.
-std::string CheckTemplate(std::string_view text, const TemplateOptions& options);
+// Returns what is wrong, or nullopt when the template is usable.
+std::optional<std::string> CheckTemplate(std::string_view text, const TemplateOptions& options);
 
 // Renders one template string. For fasttemplate, `params` may be nested: keys are flattened
 // with dots ("metadata.labels.env") as Argo CD's generators flatten them.
 TemplateResult RenderTemplate(std::string_view text, const Json& params,
                               const TemplateOptions& options);
 
+struct RenderedDocument {
+  std::optional<Json> document;  // set when every string rendered
+  std::string error_path;        // otherwise: the dotted path of the field that failed
+  std::string error;             // and what is wrong with it
+};
+
 // Renders every string (values, not keys) of a JSON document. The first error stops
-// rendering; `error_path` receives the dotted path of the field that failed.
-bool RenderTemplateDocument(const Json& in, const Json& params, const TemplateOptions& options,
-                            Json& out, std::string& error, std::string& error_path);
+// rendering.
+RenderedDocument RenderTemplateDocument(const Json& in, const Json& params,
+                                        const TemplateOptions& options);
 
 }  // namespace fleetwave::engine

@@ -24,9 +24,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
               {"values", {{"replicas", 3}, {"list", {1, "two", nullptr}}}}};
   (void)CheckTemplate(text, options);
   (void)RenderTemplate(text, params, options);
-  Json out;
-  std::string error, error_path;
-  (void)RenderTemplateDocument(Json{{"a", text}, {"b", {text, 1}}}, params, options, out, error,
-                               error_path);
+  (void)RenderTemplateDocument(Json{{"a", text}, {"b", {text, 1}}}, params, options);
   return 0;
 }

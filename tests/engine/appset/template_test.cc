@@ -91,11 +91,11 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& info) { return info.param.name; });
 
 TEST(TemplateCheck, FasttemplateAcceptsAnything) {
-  EXPECT_EQ(CheckTemplate("{{ whatever | x }}", {false, false}), "");
+  EXPECT_EQ(CheckTemplate("{{ whatever | x }}", {false, false}), std::nullopt);
 }
 
 TEST(TemplateCheck, GoTemplateChecksWithoutParameters) {
-  EXPECT_EQ(CheckTemplate("{{ .a | lower }}", {true, true}), "");
+  EXPECT_EQ(CheckTemplate("{{ .a | lower }}", {true, true}), std::nullopt);
   EXPECT_EQ(CheckTemplate("{{ toYaml .a }}", {true, false}),
             "unsupported template function toYaml");
 }
@@ -103,12 +103,13 @@ TEST(TemplateCheck, GoTemplateChecksWithoutParameters) {
 TEST(TemplateDocument, RendersStringValuesAndNamesTheFailingField) {
   Json doc = Json::parse(R"({"metadata": {"name": "{{.cluster}}", "labels": {"n": "{{.replicas}}"}},
                              "spec": {"list": ["{{.nope}}"], "count": 2}})");
-  Json out;
-  std::string error, path;
-  EXPECT_FALSE(RenderTemplateDocument(doc, kParams, {true, true}, out, error, path));
-  EXPECT_EQ(path, "spec.list[0]");
-  EXPECT_EQ(error, "map has no entry for key \"nope\"");
-  ASSERT_TRUE(RenderTemplateDocument(doc, kParams, {true, false}, out, error, path));
+  RenderedDocument failed = RenderTemplateDocument(doc, kParams, {true, true});
+  EXPECT_FALSE(failed.document.has_value());
+  EXPECT_EQ(failed.error_path, "spec.list[0]");
+  EXPECT_EQ(failed.error, "map has no entry for key \"nope\"");
+  RenderedDocument rendered = RenderTemplateDocument(doc, kParams, {true, false});
+  ASSERT_TRUE(rendered.document.has_value()) << rendered.error;
+  const Json& out = *rendered.document;
   EXPECT_EQ(out["metadata"]["name"], "Prod-East");
   EXPECT_EQ(out["metadata"]["labels"]["n"], "3");
   EXPECT_EQ(out["spec"]["count"], 2) << "non-string values are copied";
