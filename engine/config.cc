@@ -1,5 +1,6 @@
 #include "engine/config.h"
 
+#include <limits>
 #include <regex>
 #include <set>
 
@@ -82,9 +83,19 @@ std::optional<long long> ParseDurationSeconds(const std::string& text) {
   for (; it != std::sregex_iterator(); ++it) {
     if (static_cast<size_t>(it->position()) != consumed) return std::nullopt;
     consumed += it->length();
-    const long long n = std::stoll((*it)[1]);
+    // Digits are summed by hand: std::stoll throws on overflow, and a config value must never
+    // end the process (Duration.OverflowIsInvalid).
+    const std::string digits = (*it)[1];
     const char unit = (*it)[2].str()[0];
-    total += unit == 'h' ? n * 3600 : unit == 'm' ? n * 60 : n;
+    const long long scale = unit == 'h' ? 3600 : unit == 'm' ? 60 : 1;
+    const long long limit = std::numeric_limits<long long>::max() / 3600;
+    long long n = 0;
+    for (char d : digits) {
+      if (n > (limit - (d - '0')) / 10) return std::nullopt;
+      n = n * 10 + (d - '0');
+    }
+    if (total > limit - n) return std::nullopt;
+    total += n * scale;
   }
   if (consumed != text.size()) return std::nullopt;
   return total;

@@ -107,5 +107,11 @@ TEST(Duration, GoStyle) {
   EXPECT_FALSE(ParseDurationSeconds("m10"));
 }
 
+TEST(Duration, OverflowIsInvalid) {
+  EXPECT_FALSE(ParseDurationSeconds("99999999999999999999s"));
+  EXPECT_FALSE(ParseDurationSeconds("9999999999999999h"));
+  EXPECT_EQ(ParseDurationSeconds("1000000h"), 3600000000LL);
+}
+
 }  // namespace
 }  // namespace fleetwave::engine
