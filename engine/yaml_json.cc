@@ -204,11 +204,43 @@ SourcePos PosOf(const YAML::Node& node) {
   return {m.line + 1, m.column + 1};
 }
 
+namespace {
+
+// Aliases let a few hundred bytes stand for a billion nodes ("billion laughs"); every reader
+// walks the expanded tree (YamlToJson copies it), so such a document would exhaust memory.
+// Counts the nodes a document expands to, aliases each time they are used, and stops as soon
+// as `budget` is spent. Found by the fuzz targets; pinned by yaml_json_test.cc, AliasBombs.
+bool ExpandsWithin(const YAML::Node& node, std::size_t* budget) {
+  if (*budget == 0) return false;
+  --*budget;
+  if (node.IsSequence()) {
+    for (const YAML::Node& child : node)
+      if (!ExpandsWithin(child, budget)) return false;
+  } else if (node.IsMap()) {
+    for (const auto& kv : node)
+      if (!ExpandsWithin(kv.first, budget) || !ExpandsWithin(kv.second, budget)) return false;
+  }
+  return true;
+}
+
+// Far above any real manifest or configuration (tens of thousands of nodes).
+constexpr std::size_t kMaxExpandedNodes = 1000000;
+
+}  // namespace
+
 LoadedDocuments LoadYamlDocuments(const std::string& text, const std::string& file) {
   LoadedDocuments result;
   try {
     for (auto& doc : YAML::LoadAll(text)) {
       if (doc.IsNull() || !doc.IsDefined()) continue;
+      std::size_t budget = kMaxExpandedNodes;
+      if (!ExpandsWithin(doc, &budget)) {
+        result.issues.push_back({file, PosOf(doc), "",
+                                 "the document expands to more than " +
+                                     std::to_string(kMaxExpandedNodes) +
+                                     " nodes through aliases; refusing to read it"});
+        continue;
+      }
       result.documents.push_back(doc);
     }
   } catch (const YAML::Exception& e) {

@@ -4,7 +4,8 @@
 #   scripts/fuzz.sh SECONDS   each target fuzzes for SECONDS, one after the other.
 # Prints per target the executions, the coverage (cov:) and the crashes; exits non-zero when
 # any target crashes (the reproducer is left in build-fuzz/crashes/<target>/).
-# Environment: FUZZ_TARGETS="appset workload" runs a subset; FUZZ_JOBS sets build parallelism.
+# Environment: FUZZ_TARGETS="appset workload" runs a subset; FUZZ_JOBS sets build parallelism;
+# FUZZ_SKIP_BUILD=1 runs the binaries already in build-fuzz/.
 set -euo pipefail
 
 seconds=${1:-0}
@@ -12,11 +13,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
 targets=${FUZZ_TARGETS:-"appset config kubeconfig template watch_decoder workload yaml_json"}
 
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_CXX_COMPILER=clang++ -DFLEETWAVE_FUZZ=ON -DFLEETWAVE_BUILD_KUBESIM=OFF >/dev/null
-exes=()
-for t in $targets; do exes+=("${t}_fuzz"); done
-cmake --build "$build" -j"${FUZZ_JOBS:-2}" --target "${exes[@]}"
+if [[ -z ${FUZZ_SKIP_BUILD:-} ]]; then  # FUZZ_SKIP_BUILD=1 reuses the binaries already built
+  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_COMPILER=clang++ -DFLEETWAVE_FUZZ=ON -DFLEETWAVE_BUILD_KUBESIM=OFF >/dev/null
+  exes=()
+  for t in $targets; do exes+=("${t}_fuzz"); done
+  cmake --build "$build" -j"${FUZZ_JOBS:-2}" --target "${exes[@]}"
+fi
 
 failed=0
 printf '%-14s %12s %8s %8s %s\n' target executions cov crashes result

@@ -70,6 +70,29 @@ TEST(JsonToYaml, InfinitiesRoundTrip) {
   }
 }
 
+// Found by the fuzz targets: nested aliases ("billion laughs") made every reader expand 10^9
+// nodes and exhaust memory. Such a document is an issue; a normal use of aliases still loads.
+TEST(LoadYamlDocuments, AliasBombs) {
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i < 9; ++i) {
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int j = 0; j < 10; ++j) bomb += (j ? ", *a" : "*a") + std::to_string(i - 1);
+    bomb += "]\n";
+  }
+  auto docs = LoadYamlDocuments(bomb + "---\nb: 1\n", "bomb.yaml");
+  ASSERT_EQ(docs.issues.size(), 1u);
+  EXPECT_EQ(FormatIssue(docs.issues[0]),
+            "bomb.yaml:1:1: the document expands to more than 1000000 nodes through aliases; "
+            "refusing to read it");
+  ASSERT_EQ(docs.documents.size(), 1u);  // the next document still loads
+  EXPECT_EQ(YamlToJson(docs.documents[0]), Json({{"b", 1}}));
+
+  auto fine = LoadYamlDocuments("base: &b {x: 1}\nuse: *b\n", "ok.yaml");
+  EXPECT_TRUE(fine.issues.empty());
+  ASSERT_EQ(fine.documents.size(), 1u);
+  EXPECT_EQ(YamlToJson(fine.documents[0])["use"], Json({{"x", 1}}));
+}
+
 TEST(LoadYamlDocuments, SyntaxErrorsCarryTheirPosition) {
   auto docs = LoadYamlDocuments("a: 1\nb: [1, 2\n", "bad.yaml");
   ASSERT_EQ(docs.issues.size(), 1u);
