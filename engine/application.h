@@ -1,5 +1,5 @@
 // A live Argo CD Application as the rollout engine sees it: the few fields of
-// `kubectl get applications -o yaml` that RollingSync decisions read (rollingsync.md §3-§6).
+// `kubectl get applications -o yaml` that RollingSync decisions read.
 // Everything else of the object is ignored. Values only; decoding never throws.
 #pragma once
 

@@ -51,7 +51,7 @@ struct Strategy {
   std::vector<RolloutStep> steps;
 
   bool IsRollingSync() const { return type == "RollingSync"; }
-  // RollingSync is enabled only with at least one step (rollingsync.md §1).
+  // RollingSync is enabled only with at least one step, as in Argo CD.
   bool RollingSyncEnabled() const { return IsRollingSync() && !steps.empty(); }
   bool ReverseDeletion() const;  // deletionOrder equals "Reverse" ignoring case, and enabled
 };

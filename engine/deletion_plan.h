@@ -1,4 +1,5 @@
-// Which Applications to delete now when an ApplicationSet is deleted (rollingsync.md §8).
+// Which Applications to delete now when an ApplicationSet is deleted
+// (pinned by tests/engine/rollingsync/deletion_plan_test.cc).
 // With deletionOrder Reverse (RollingSync enabled) the apps go step by step from the last step
 // to the first, all apps of one step together, and an earlier step starts only once every app
 // of the later one is gone; apps no step selects go last. Otherwise everything goes at once.

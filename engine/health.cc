@@ -28,7 +28,7 @@ bool PendingDeletion(const Json& object) {
 
 // The stateless reading of a workload's deadline: its own Progressing condition says the
 // current revision timed out, and a deadline is still in force (switching it off removes the
-// timeout, per progress-deadline.md §1).
+// timeout).
 DeadlineView DeadlineFromObject(const Workload& w) {
   DeadlineView view;
   if (!w.progressing_condition || w.progressing_condition->reason != kReasonDeadlineExceeded) {

@@ -1,9 +1,9 @@
 // Health of Kubernetes objects and of the Applications that own them, as Argo CD judges it:
 // gitops-engine's built-in rules for Deployment, StatefulSet, DaemonSet, ReplicaSet, Pod,
-// Service, PersistentVolumeClaim, Job and Ingress (same outcomes, same messages); CloneSet per
-// product.md §3.4; anything else Healthy once it exists. On top of that, a workload whose
-// progress deadline is exceeded (progress-deadline.md) is Degraded whatever its kind.
-// Pure functions of the object as the API server returns it.
+// Service, PersistentVolumeClaim, Job and Ingress (same outcomes, same messages); CloneSet as
+// Argo's Lua customization for it, with fleetwave's deadline rule; anything else Healthy once it
+// exists. On top of that, a workload whose progress deadline is exceeded (progress_deadline.h) is
+// Degraded whatever its kind. Pure functions of the object as the API server returns it.
 #pragma once
 
 #include <optional>

@@ -22,7 +22,8 @@ HealthStatus PersistentVolumeClaim(const Json& object);
 HealthStatus Job(const Json& object);
 HealthStatus Ingress(const Json& object);
 
-// product.md §3.4.
+// CloneSet: stale status Progressing, deadline exceeded Degraded, paused Suspended, partition
+// reached Suspended (or Healthy with complete-on-partition), fully updated Healthy.
 HealthStatus CloneSet(const Json& object, const Workload& workload, const DeadlineView& deadline);
 
 // An integer field, 0 when absent (Go's zero value).

@@ -1,7 +1,7 @@
 // Health rules for the controllers that roll pods: Argo CD's for Deployment, StatefulSet,
-// DaemonSet and ReplicaSet (kubectl's rollout-status logic underneath), product.md §3.4 for
-// CloneSet. Messages match gitops-engine's word for word, misspellings included ("less
-// then"), because users grep for them.
+// DaemonSet and ReplicaSet (kubectl's rollout-status logic underneath), fleetwave's table
+// for CloneSet (health_kinds.h). Messages match gitops-engine's word for word, misspellings
+// included ("less then"), because users grep for them.
 #include <string>
 
 #include "engine/health_kinds.h"

@@ -1,5 +1,5 @@
-// maxUpdate of a RollingSync step (rollingsync.md §5): how many apps of the step may be
-// Pending or Progressing at once.
+// maxUpdate of a RollingSync step (tests/engine/rollingsync/max_update_test.cc): how many apps of
+// the step may be Pending or Progressing at once.
 #pragma once
 
 #include <optional>

@@ -1,4 +1,4 @@
-// The inputs of `fleetwave plan` (product.md §5.1) decoded from their text: an ApplicationSet
+// The inputs of `fleetwave plan` decoded from their text: an ApplicationSet
 // (optionally with its stored status) and the live Applications, in the forms `kubectl get
 // ... -o yaml|json` prints (a `kind: List`, a bare list, a single object, multi-document
 // YAML). Pure: the caller reads the files; this is the whole path from text to PlanResult, so

@@ -1,8 +1,8 @@
-// The progress-deadline state machine (../shared/spec/progress-deadline.md): from a workload
-// as observed, the `Progressing` condition it had before (and the revision that condition
+// The progress-deadline state machine (tests/engine/progress/ and tests/vectors/progress): from a
+// workload as observed, the `Progressing` condition it had before (and the revision that condition
 // belongs to) and `now`, computes the condition fleetwave holds for it and when to look again.
 // It is OpenKruise CloneSet's progressDeadlineSeconds logic evaluated from outside the
-// cluster, with the clock-baseline fixes marked [fleetwave] in the spec, and extended to
+// cluster, with fleetwave's clock-baseline fixes, and extended to
 // StatefulSets and DaemonSets. Pure function of its inputs; the caller owns the clock and the
 // persistence of the result (the daemon stores condition + revision; the CLI prints them).
 #pragma once

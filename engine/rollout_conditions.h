@@ -1,7 +1,7 @@
-// ApplicationSet conditions written by the rollout (rollingsync.md §7): which
-// RolloutProgressing / InvalidRolloutConfig / ResourcesUpToDate / ErrorOccurred condition
-// holds, and how a new set of conditions replaces the previous one without moving
-// lastTransitionTime when nothing about a condition changed.
+// ApplicationSet conditions written by the rollout (tests/engine/rollingsync/rollout_steps_test.cc
+// pins their priority): which RolloutProgressing / InvalidRolloutConfig / ResourcesUpToDate /
+// ErrorOccurred condition holds, and how a new set of conditions replaces the previous one without
+// moving lastTransitionTime when nothing about a condition changed.
 #pragma once
 
 #include <optional>

@@ -1,6 +1,6 @@
-// Which steps of a RollingSync rollout are open (rollingsync.md §4): walk the steps in order;
-// every app of the current step may sync; the walk continues past a step only when it is
-// complete. Completion looks at the live health as well as the sticky status entry
+// Which steps of a RollingSync rollout are open (tests/engine/rollingsync/rollout_plan_test.cc):
+// walk the steps in order; every app of the current step may sync; the walk continues past a step
+// only when it is complete. Completion looks at the live health as well as the sticky status entry
 // [fleetwave], so a Healthy app whose cluster died or whose pods crash holds later steps.
 #pragma once
 

@@ -1,8 +1,9 @@
-// One RollingSync reconcile of an ApplicationSet as a pure function (rollingsync.md, the
-// `fleetwave plan` of product.md §5.1): from the set (with its stored status), the desired
-// Applications and the live ones, compute the next status (per-app entries, conditions,
-// `status.rollout`), the apps whose sync starts now and the operation for each. The daemon and
-// `fleetwave plan` both call Plan; nothing here reads a clock or does I/O.
+// One RollingSync reconcile of an ApplicationSet as a pure function (what `fleetwave plan`
+// prints; pinned by the conformance vectors in tests/vectors/plan and rollout_plan_test.cc): from
+// the set (with its stored status), the desired Applications and the live ones, compute the next
+// status (per-app entries, conditions, `status.rollout`), the apps whose sync starts now and the
+// operation for each. The daemon and `fleetwave plan` both call Plan; nothing here reads a clock or
+// does I/O.
 //
 // Idempotent: planning again with the result's status at the same `now` and the same live
 // apps yields the same result.
@@ -58,7 +59,7 @@ struct PlanResult {
 };
 
 // The desired Applications of a set without generators: the live ones, as they are
-// (product.md §5.1: an excerpt used only for planning).
+// (a set given as an excerpt, used only for planning).
 std::vector<GeneratedApplication> DesiredFromLive(const std::vector<Application>& live);
 
 // One reconcile at `now`. `desired` are the generated apps (DesiredFromLive for a set without

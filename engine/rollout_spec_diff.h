@@ -1,7 +1,7 @@
 // Whether an app's desired spec differs from its live one, the "spec differs" input of
-// change detection (rollingsync.md §3.2). Called for every synced app on every reconcile,
-// so the common case (no difference) is two integers compared: the fingerprints computed
-// when the apps were decoded or generated (SpecFingerprint in application.h).
+// change detection (a spec change sends an app back to Waiting). Called for every synced app on
+// every reconcile, so the common case (no difference) is two integers compared: the fingerprints
+// computed when the apps were decoded or generated (SpecFingerprint in application.h).
 #pragma once
 
 #include <string>

@@ -1,7 +1,8 @@
-// The fleetwave rollout state of an ApplicationSet, `status.rollout` (rollingsync.md §7,
-// [fleetwave]): the rollout generation, the current step and when it started, operator pause
-// and skips, and whether the current step ran past its progressDeadlineSeconds. It is stored
-// with the rest of the status, so a restart (or the next `plan`) continues the same clocks.
+// The fleetwave rollout state of an ApplicationSet, `status.rollout` (a fleetwave
+// extension of Argo's status): the rollout generation, the current step and when it started,
+// operator pause and skips, and whether the current step ran past its progressDeadlineSeconds. It
+// is stored with the rest of the status, so a restart (or the next `plan`) continues the same
+// clocks.
 #pragma once
 
 #include <map>

@@ -1,6 +1,7 @@
 // The per-Application RollingSync status (`status.applicationStatus[]` of an ApplicationSet)
-// and its state machine (rollingsync.md §3): Waiting -> Pending -> Progressing -> Healthy,
-// back to Waiting on any revision or spec change. Messages are exact: users alert on them.
+// and its state machine (tests/engine/rollingsync/rollout_status_test.cc): Waiting -> Pending ->
+// Progressing -> Healthy, back to Waiting on any revision or spec change. Messages are exact: users
+// alert on them.
 #pragma once
 
 #include <optional>

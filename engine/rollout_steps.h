@@ -1,5 +1,6 @@
-// Step assignment for a RollingSync strategy (rollingsync.md §2) and the validation issues it
-// finds, with their exact InvalidRolloutConfig messages and priority (§7). Steps are 0-based
+// Step assignment for a RollingSync strategy and the validation issues it finds, with their
+// exact InvalidRolloutConfig messages and priority (pinned by
+// tests/engine/rollingsync/rollout_steps_test.cc). Steps are 0-based
 // here and 1-based in every message and output.
 #pragma once
 

@@ -1,7 +1,7 @@
 // The sync operations fleetwave starts on an Application, shaped as Argo CD's `operation`
 // field so it can be written to the Application or executed by fleetwave's own sync:
 // initiatedBy, info, sync (with the revision(s), prune, syncOptions) and retry. The
-// RollingSync rollout (rollingsync.md §6), AllAtOnce automated sync and a person's manual
+// RollingSync rollout, AllAtOnce automated sync and a person's manual
 // sync all build theirs with the same function, so they differ only in who started them and
 // at which revision.
 #pragma once

@@ -1,4 +1,4 @@
-// `fleetwave plan`: the offline RollingSync planner (product.md §5.1). Reading the files and
+// `fleetwave plan`: the offline RollingSync planner. Reading the files and
 // the wall clock happens here; everything else is engine::RunPlanOnText, which the
 // conformance tests call too.
 #include <chrono>

@@ -1,6 +1,6 @@
 // Loading the single Kubernetes object that `fleetwave progress` and `fleetwave health` take
 // (-f FILE, "-" for standard input, YAML or JSON as `kubectl get -o yaml|json` prints it), and
-// printing the progress result in the JSON shape of product.md §5.1.
+// printing the progress result in its documented JSON shape (README, `fleetwave progress`).
 #pragma once
 
 #include <optional>
@@ -16,8 +16,8 @@ namespace fleetwave::cli {
 // the file (with line:col for syntax errors), and returns nullopt.
 std::optional<engine::Json> LoadObject(const std::string& path, std::ostream& err);
 
-// {"condition": {...} | null, "requeueAfterSeconds": N}, fields in the order product.md lists
-// them (type, status, reason, message, lastUpdateTime, lastTransitionTime).
+// {"condition": {...} | null, "requeueAfterSeconds": N}, fields in the documented
+// order (type, status, reason, message, lastUpdateTime, lastTransitionTime).
 nlohmann::ordered_json ProgressResultToJson(const engine::ProgressResult& result);
 
 }  // namespace fleetwave::cli

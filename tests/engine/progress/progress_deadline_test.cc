@@ -1,4 +1,4 @@
-// Table tests for the progress-deadline state machine (progress-deadline.md), for what the
+// Table tests for the progress-deadline state machine, for what the
 // conformance vectors do not reach: the [fleetwave] clock fixes, requeue edges, v1beta1
 // layouts, StatefulSet/DaemonSet predicates, OnDelete, annotation vs field, stale status.
 #include "engine/progress_deadline.h"

@@ -1,4 +1,4 @@
-// rollingsync.md §8: which apps an ApplicationSet deletion removes now.
+// deletionOrder: which apps an ApplicationSet deletion removes now.
 #include "engine/deletion_plan.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// rollingsync.md §5: maxUpdate values and the budget they give a step.
+// RollingSync maxUpdate values and the budget they give a step.
 #include "engine/max_update.h"
 
 #include <gtest/gtest.h>

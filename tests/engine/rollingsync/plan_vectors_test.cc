@@ -35,7 +35,7 @@ TEST_P(PlanVector, MatchesExpect) {
   ExpectMatches(vector["expect"], PlanOutputJson(*run.result));
 }
 
-// Idempotence (rollingsync.md, issue 3): the plan's own status fed back with the same live
+// Idempotence: the plan's own status fed back with the same live
 // apps at the same `now` yields the same output, for every conformance input.
 TEST_P(PlanVector, PlanningAgainOnItsOwnOutputChangesNothing) {
   Json vector = ReadJson(GetParam());

@@ -1,4 +1,4 @@
-// Plan-level rules of rollingsync.md that the conformance vectors do not reach: pause, skip,
+// Plan-level RollingSync rules that the conformance vectors do not reach: pause, skip,
 // step deadline, rollout generation, the live-health gate, idempotence, condition priority
 // and lastTransitionTime, AllAtOnce and zero-step sets, pinned operations.
 #include "engine/rollout_plan.h"

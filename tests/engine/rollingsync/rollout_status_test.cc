@@ -1,4 +1,4 @@
-// rollingsync.md §3: the per-app state machine, one reconcile of one entry.
+// The per-app state machine, one reconcile of one entry.
 #include "engine/rollout_status.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// rollingsync.md §2 (step assignment) and §7 (InvalidRolloutConfig messages and priority).
+// Step assignment, and InvalidRolloutConfig messages and their priority.
 #include "engine/rollout_steps.h"
 
 #include <gtest/gtest.h>

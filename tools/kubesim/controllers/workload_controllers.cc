@@ -228,7 +228,7 @@ void SyncDaemonSet(ControllerContext& ctx, const Json& stored) {
 
 // ---- CloneSet ----------------------------------------------------------------------------
 
-// The Progressing condition of progress-deadline.md section 2, written only with
+// The Progressing condition newer Kruise versions write themselves, written only with
 // --kruise-progress-conditions (newer Kruise versions write one; fleetwave must cope).
 void CloneSetProgress(Json& st, const Json& spec, long long replicas, const Counts& n,
                       long long expected, bool paused, const std::string& now_s, TimePoint now) {
