@@ -23,12 +23,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (const YAML::Node& doc : loaded.documents) {
     (void)PosOf(doc);
     const Json json = YamlToJson(doc);
+    // YAML must be UTF-8; bytes that are not are carried through but not promised to
+    // round-trip (yaml-cpp's emitter re-escapes them), so the property below skips them.
+    bool utf8 = true;
+    try {
+      (void)json.dump();
+    } catch (const Json::exception&) {
+      utf8 = false;
+    }
     const std::string yaml = JsonToYaml(json);
     const LoadedDocuments again = LoadYamlDocuments(yaml, "again.yaml");
     if (!again.issues.empty()) __builtin_trap();  // JsonToYaml wrote YAML it cannot read
     const Json back = again.documents.empty() ? Json() : YamlToJson(again.documents[0]);
     // NaN never equals itself; everything else must survive the round trip.
-    if (back != json && !HasNaN(json)) __builtin_trap();
+    if (utf8 && back != json && !HasNaN(json)) __builtin_trap();
   }
   return 0;
 }
