@@ -441,6 +441,17 @@ struct CurlTransport::Impl {
   void SocketAction(curl_socket_t s, int flags) {
     int running = 0;
     curl_multi_socket_action(multi, s, flags, &running);
+    // libcurl calls the timer callback only when its earliest deadline changes; if we fired
+    // a hair before libcurl deems that deadline due, it stays the same, no callback comes and
+    // the deadline we cleared would be lost (a connect or request timeout that never fires).
+    // Asking libcurl afterwards is O(1) and always right.
+    long ms = -1;
+    curl_multi_timeout(multi, &ms);
+    if (ms < 0) {
+      curl_deadline.reset();
+    } else {
+      curl_deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(ms);
+    }
   }
 
   // Milliseconds until the earliest of libcurl's deadline and our first timer (rounded up,
