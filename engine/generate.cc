@@ -35,7 +35,7 @@ Json ClusterParams(const ClusterInfo& c, const ClustersGenerator& g, const Templ
   Json values = Json::object();
   for (const auto& [k, v] : g.values) {
     TemplateResult r = RenderTemplate(v, p, opts);
-    values[k] = r.ok() ? r.text : v;
+    values[k] = r.ok() ? *r.text : v;
   }
   p["values"] = values;
   return p;
@@ -133,7 +133,7 @@ class Runner {
       if (!error.empty()) return;
       TemplateResult r = RenderTemplate(s, params, opts_);
       if (r.ok()) {
-        s = r.text;
+        s = *r.text;
       } else {
         error = r.error;
       }

@@ -113,7 +113,7 @@ void AddValues(const GitGenerator& git, const TemplateOptions& opts, Json& param
   Json values = Json::object();
   for (const auto& [k, v] : git.values) {
     TemplateResult r = RenderTemplate(v, params, opts);
-    values[k] = r.ok() ? r.text : v;
+    values[k] = r.ok() ? *r.text : v;
   }
   if (opts.go_template) {
     params["values"] = values;

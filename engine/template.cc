@@ -33,29 +33,29 @@ void Flatten(const Json& value, const std::string& prefix,
   }
 }
 
-TemplateResult RenderFast(std::string_view text, const Json& params) {
+std::string RenderFast(std::string_view text, const Json& params) {
   std::map<std::string, std::string> flat;
   Flatten(params, "", flat);
-  TemplateResult r;
+  std::string out;
   size_t pos = 0;
   while (pos < text.size()) {
     const size_t open = text.find("{{", pos);
     if (open == std::string_view::npos) break;
     const size_t close = text.find("}}", open + 2);
     if (close == std::string_view::npos) break;
-    r.text.append(text.substr(pos, open - pos));
+    out.append(text.substr(pos, open - pos));
     std::string key(text.substr(open + 2, close - open - 2));
     key.erase(0, key.find_first_not_of(" \t"));
     key.erase(key.find_last_not_of(" \t") + 1);
     if (auto it = flat.find(key); it != flat.end()) {
-      r.text += it->second;
+      out += it->second;
     } else {
-      r.text.append(text.substr(open, close + 2 - open));  // unknown: left as written
+      out.append(text.substr(open, close + 2 - open));  // unknown: left as written
     }
     pos = close + 2;
   }
-  r.text.append(text.substr(std::min(pos, text.size())));
-  return r;
+  out.append(text.substr(std::min(pos, text.size())));
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -643,16 +643,20 @@ std::optional<std::string> CheckTemplate(std::string_view text, const TemplateOp
 
 TemplateResult RenderTemplate(std::string_view text, const Json& params,
                               const TemplateOptions& options) {
-  if (!options.go_template) return RenderFast(text, params);
   TemplateResult r;
+  if (!options.go_template) {
+    r.text = RenderFast(text, params);
+    return r;
+  }
   if (text.find("{{") == std::string_view::npos) {
     r.text = std::string(text);
     return r;
   }
   NodeList nodes;
+  std::string out;
   r.error = TemplateParser(text).Parse(nodes);
-  if (r.ok()) r.error = Executor(params, options.missing_key_error).Run(nodes, r.text);
-  if (!r.ok()) r.text.clear();
+  if (r.error.empty()) r.error = Executor(params, options.missing_key_error).Run(nodes, out);
+  if (r.error.empty()) r.text = std::move(out);
   return r;
 }
 
@@ -680,7 +684,7 @@ RenderedDocument RenderTemplateDocument(const Json& in, const Json& params,
         result.error_path = path;
         return false;
       }
-      dst = std::move(r.text);
+      dst = std::move(*r.text);
     } else {
       dst = src;
     }

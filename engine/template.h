@@ -23,9 +23,9 @@ struct TemplateOptions {
 };
 
 struct TemplateResult {
-  std::string text;
-  std::string error;  // empty on success
-  bool ok() const { return error.empty(); }
+  std::optional<std::string> text;  // set when the template rendered
+  std::string error;                // otherwise: what is wrong
+  bool ok() const { return text.has_value(); }
 };
 
 // Checks a template string without rendering it: syntax and supported functions.
