@@ -24,7 +24,7 @@ trap cleanup EXIT
 "$kubesim" --clusters "$n" --tls --listen 127.0.0.1:0 --kubeconfig-out "$dir/k.yaml" >"$dir/ks.out" &
 ks_pid=$!
 for _ in $(seq 600); do grep -q "kubesim ready" "$dir/ks.out" && break; sleep 0.1; done
-kport=$(sed -n 's|.*server: https://127.0.0.1:\([0-9]*\)/.*|\1|p' "$dir/k.yaml" | head -1)
+kport=$(grep -m1 'server: https' "$dir/k.yaml" | sed 's|.*127.0.0.1:\([0-9]*\)/.*|\1|')
 
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 2 \
   -subj /CN=127.0.0.1 -addext subjectAltName=IP:127.0.0.1 \
