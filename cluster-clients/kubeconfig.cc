@@ -7,6 +7,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "cluster-clients/base64.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::clients {
@@ -240,7 +241,7 @@ void Collect(Reader& r, const YAML::Node& doc, const char* list, const char* inn
 bool DataOrFile(const std::string& data, const std::string& file, const std::string& defining_file,
                 const char* field, std::string* out, std::string* error) {
   if (!data.empty()) {
-    auto decoded = DecodeBase64(data);
+    auto decoded = Base64Decode(data);
     if (!decoded) {
       *error = std::string(field) + "-data is not valid base64";
       return false;
@@ -292,33 +293,6 @@ bool CheckExec(const UserEntry& user, ExecConfig* exec, std::string* error) {
 }
 
 }  // namespace
-
-std::optional<std::string> DecodeBase64(const std::string& text) {
-  static const std::string kAlphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  int bits = 0;
-  unsigned int acc = 0;
-  int padding = 0;
-  for (char c : text) {
-    if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
-    if (c == '=') {
-      ++padding;
-      continue;
-    }
-    if (padding) return std::nullopt;  // data after padding
-    const auto pos = kAlphabet.find(c);
-    if (pos == std::string::npos) return std::nullopt;
-    acc = (acc << 6) | static_cast<unsigned int>(pos);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
-    }
-  }
-  if (padding > 2) return std::nullopt;
-  return out;
-}
 
 std::vector<std::string> SplitKubeconfigPath(const std::string& value) {
   std::vector<std::string> out;

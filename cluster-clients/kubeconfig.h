@@ -68,7 +68,4 @@ std::vector<engine::ClusterInfo> ClusterValues(const KubeconfigSet& set);
 // Splits a KUBECONFIG value on ':' (empty entries dropped).
 std::vector<std::string> SplitKubeconfigPath(const std::string& value);
 
-// Decodes standard base64 (whitespace ignored); nullopt on invalid input.
-std::optional<std::string> DecodeBase64(const std::string& text);
-
 }  // namespace fleetwave::clients
