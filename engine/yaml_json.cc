@@ -230,10 +230,64 @@ bool ExpandsWithin(const YAML::Node& node, std::size_t* budget) {
 // million-node allowance still let the decoders' fuzz targets reach 2 GB.
 constexpr std::size_t kMaxAliasedNodes = 100000;
 
+// The offset of the first byte that does not belong to a well-formed UTF-8 sequence (no
+// overlong forms, no surrogates, nothing above U+10FFFF), or npos. YAML text must be UTF-8;
+// yaml-cpp would carry other bytes through, and the YAML fleetwave prints from them could not
+// be read back (found by yaml_json_fuzz; pinned by yaml_json_test.cc, NotUtf8IsAnIssue).
+std::size_t FirstInvalidUtf8(const std::string& text) {
+  const auto* s = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  std::size_t i = 0;
+  while (i < n) {
+    const unsigned char c = s[i];
+    std::size_t len = 0;
+    unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
+    if (c < 0x80) {
+      ++i;
+      continue;
+    } else if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3;
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4;
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // above U+10FFFF
+    } else {
+      return i;
+    }
+    if (i + len > n || s[i + 1] < lo || s[i + 1] > hi) return i;
+    for (std::size_t k = 2; k < len; ++k)
+      if (s[i + k] < 0x80 || s[i + k] > 0xBF) return i;
+    i += len;
+  }
+  return std::string::npos;
+}
+
+SourcePos PositionOfByte(const std::string& text, std::size_t offset) {
+  SourcePos pos{1, 1};
+  for (std::size_t i = 0; i < offset; ++i) {
+    if (text[i] == '\n') {
+      ++pos.line;
+      pos.column = 1;
+    } else {
+      ++pos.column;
+    }
+  }
+  return pos;
+}
+
 }  // namespace
 
 LoadedDocuments LoadYamlDocuments(const std::string& text, const std::string& file) {
   LoadedDocuments result;
+  if (const std::size_t bad = FirstInvalidUtf8(text); bad != std::string::npos) {
+    result.issues.push_back(
+        {file, PositionOfByte(text, bad), "", "the text is not valid UTF-8 (YAML must be UTF-8)"});
+    return result;
+  }
   try {
     for (auto& doc : YAML::LoadAll(text)) {
       if (doc.IsNull() || !doc.IsDefined()) continue;

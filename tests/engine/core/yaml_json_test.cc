@@ -106,6 +106,43 @@ TEST(LoadYamlDocuments, LargeDocumentsWithoutAliasesLoad) {
   EXPECT_EQ(docs.documents[0]["items"].size(), 120000u);
 }
 
+// YAML is UTF-8. Other bytes are an issue at their position, not text carried through into
+// YAML that could not be read back.
+TEST(LoadYamlDocuments, NotUtf8IsAnIssue) {
+  struct Case {
+    const char* name;
+    std::string text;
+    const char* issue;  // nullptr: loads
+  } cases[] = {
+      {"ascii", "a: b\n", nullptr},
+      {"two-, three- and four-byte sequences", "a: \xc3\xa9\xe2\x82\xac\xf0\x9f\x9a\x80\n",
+       nullptr},
+      {"lone continuation byte", "a: b\nc: \x80\n",
+       "f.yaml:2:4: the text is not valid UTF-8 (YAML must be UTF-8)"},
+      {"fuzz finding: invalid lead bytes after .inf", "a: .inff.\nf\xc4\xc4\xc4\n",
+       "f.yaml:2:2: the text is not valid UTF-8 (YAML must be UTF-8)"},
+      {"overlong", "a: \xc0\xaf\n", "f.yaml:1:4: the text is not valid UTF-8 (YAML must be UTF-8)"},
+      {"surrogate", "a: \xed\xa0\x80\n",
+       "f.yaml:1:4: the text is not valid UTF-8 (YAML must be UTF-8)"},
+      {"above U+10FFFF", "a: \xf4\x90\x80\x80\n",
+       "f.yaml:1:4: the text is not valid UTF-8 (YAML must be UTF-8)"},
+      {"truncated at the end", "a: \xe2\x82",
+       "f.yaml:1:4: the text is not valid UTF-8 (YAML must be UTF-8)"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const LoadedDocuments docs = LoadYamlDocuments(c.text, "f.yaml");
+    if (c.issue == nullptr) {
+      EXPECT_TRUE(docs.issues.empty());
+      EXPECT_EQ(docs.documents.size(), 1u);
+    } else {
+      ASSERT_EQ(docs.issues.size(), 1u);
+      EXPECT_EQ(FormatIssue(docs.issues[0]), c.issue);
+      EXPECT_TRUE(docs.documents.empty());
+    }
+  }
+}
+
 TEST(LoadYamlDocuments, SyntaxErrorsCarryTheirPosition) {
   auto docs = LoadYamlDocuments("a: 1\nb: [1, 2\n", "bad.yaml");
   ASSERT_EQ(docs.issues.size(), 1u);
