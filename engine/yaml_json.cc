@@ -206,13 +206,16 @@ SourcePos PosOf(const YAML::Node& node) {
 
 namespace {
 
-// Aliases let a few hundred bytes stand for a billion nodes ("billion laughs"); every reader
-// walks the expanded tree (YamlToJson copies it), so such a document would exhaust memory.
-// Counts the nodes a document expands to, aliases each time they are used, and stops as soon
-// as `budget` is spent. Found by the fuzz targets; pinned by yaml_json_test.cc, AliasBombs.
+// Aliases let a few hundred bytes stand for a billion nodes ("billion laughs"), or one long
+// scalar stand for gigabytes; every reader walks the expanded tree (YamlToJson copies it), so
+// such a document would exhaust memory. Weighs the document as expanded, aliases each time they
+// are used: one per node plus the bytes of each scalar, and stops as soon as `budget` is spent.
+// Found by the fuzz targets; pinned by yaml_json_test.cc, AliasBombs.
 bool ExpandsWithin(const YAML::Node& node, std::size_t* budget) {
-  if (*budget == 0) return false;
-  --*budget;
+  std::size_t weight = 1;
+  if (node.IsScalar()) weight += node.Scalar().size();
+  if (*budget < weight) return false;
+  *budget -= weight;
   if (node.IsSequence()) {
     for (const YAML::Node& child : node)
       if (!ExpandsWithin(child, budget)) return false;
@@ -223,12 +226,13 @@ bool ExpandsWithin(const YAML::Node& node, std::size_t* budget) {
   return true;
 }
 
-// Every node written out takes at least one character of the text, so a document may expand
-// to text.size() nodes without any alias; on top of that, aliases may add this many. Far above
-// any real use of anchors, and small enough that every reader of the expanded tree (decoders
-// that collect an issue per node, YamlToJson) stays within memory even under ASan: a
-// million-node allowance still let the decoders' fuzz targets reach 2 GB.
-constexpr std::size_t kMaxAliasedNodes = 100000;
+// Without aliases a document weighs at most about its text's size (every node and every scalar
+// byte is written out); on top of that, aliases may add this much. Far above any real use of
+// anchors, and small enough that every reader of the expanded tree (decoders that collect an
+// issue per node, YamlToJson, the YAML printer) stays within memory even under ASan: counting
+// nodes alone (a million, then 100,000) still let one long aliased scalar take the fuzz
+// targets to 2 GB.
+constexpr std::size_t kMaxAliasedWeight = 1000000;
 
 // The offset of the first byte that does not belong to a well-formed UTF-8 sequence (no
 // overlong forms, no surrogates, nothing above U+10FFFF), or npos. YAML text must be UTF-8;
@@ -291,12 +295,12 @@ LoadedDocuments LoadYamlDocuments(const std::string& text, const std::string& fi
   try {
     for (auto& doc : YAML::LoadAll(text)) {
       if (doc.IsNull() || !doc.IsDefined()) continue;
-      const std::size_t limit = text.size() + kMaxAliasedNodes;
+      const std::size_t limit = text.size() + kMaxAliasedWeight;
       std::size_t budget = limit;
       if (!ExpandsWithin(doc, &budget)) {
         result.issues.push_back({file, PosOf(doc), "",
                                  "the document expands to more than " + std::to_string(limit) +
-                                     " nodes through aliases; refusing to read it"});
+                                     " nodes and bytes through aliases; refusing to read it"});
         continue;
       }
       result.documents.push_back(doc);

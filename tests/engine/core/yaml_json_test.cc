@@ -82,13 +82,25 @@ TEST(LoadYamlDocuments, AliasBombs) {
   const std::string text = bomb + "---\nb: 1\n";
   auto docs = LoadYamlDocuments(text, "bomb.yaml");
   ASSERT_EQ(docs.issues.size(), 1u);
-  // The allowance is the text's own size (a node takes at least a character) plus 100,000
-  // nodes that aliases may add.
-  EXPECT_EQ(FormatIssue(docs.issues[0]), "bomb.yaml:1:1: the document expands to more than " +
-                                             std::to_string(text.size() + 100000) +
-                                             " nodes through aliases; refusing to read it");
+  // The allowance is the text's own size (every node and scalar byte is written out) plus
+  // 1,000,000 nodes and bytes that aliases may add.
+  EXPECT_EQ(FormatIssue(docs.issues[0]),
+            "bomb.yaml:1:1: the document expands to more than " +
+                std::to_string(text.size() + 1000000) +
+                " nodes and bytes through aliases; refusing to read it");
   ASSERT_EQ(docs.documents.size(), 1u);  // the next document still loads
   EXPECT_EQ(YamlToJson(docs.documents[0]), Json({{"b", 1}}));
+
+  // Few nodes, but one long scalar used 2,000 times: weighed by its bytes.
+  std::string long_scalar = "s: &s " + std::string(1000, 'x') + "\nl:\n";
+  for (int i = 0; i < 2000; ++i) long_scalar += "- *s\n";
+  auto heavy = LoadYamlDocuments(long_scalar, "heavy.yaml");
+  ASSERT_EQ(heavy.issues.size(), 1u);
+  EXPECT_EQ(FormatIssue(heavy.issues[0]),
+            "heavy.yaml:1:1: the document expands to more than " +
+                std::to_string(long_scalar.size() + 1000000) +
+                " nodes and bytes through aliases; refusing to read it");
+  EXPECT_TRUE(heavy.documents.empty());
 
   auto fine = LoadYamlDocuments("base: &b {x: 1}\nuse: *b\n", "ok.yaml");
   EXPECT_TRUE(fine.issues.empty());
