@@ -211,19 +211,30 @@ namespace {
 // such a document would exhaust memory. Weighs the document as expanded, aliases each time they
 // are used: one per node plus the bytes of each scalar, and stops as soon as `budget` is spent.
 // Found by the fuzz targets; pinned by yaml_json_test.cc, AliasBombs.
-bool ExpandsWithin(const YAML::Node& node, std::size_t* budget) {
+// An alias inside its own anchor (`a: &a [*a]`) makes yaml-cpp build a cycle, and any
+// recursion over the tree overflows the stack; so does absurd nesting. No real manifest nests
+// this deep (pinned by yaml_json_test.cc, NestingIsBounded; found by config_fuzz).
+constexpr int kMaxDepth = 512;
+
+enum class Expansion { kWithin, kTooLarge, kTooDeep };
+
+Expansion ExpandsWithin(const YAML::Node& node, std::size_t* budget, int depth) {
+  if (depth > kMaxDepth) return Expansion::kTooDeep;
   std::size_t weight = 1;
   if (node.IsScalar()) weight += node.Scalar().size();
-  if (*budget < weight) return false;
+  if (*budget < weight) return Expansion::kTooLarge;
   *budget -= weight;
+  auto visit = [&](const YAML::Node& child) { return ExpandsWithin(child, budget, depth + 1); };
   if (node.IsSequence()) {
     for (const YAML::Node& child : node)
-      if (!ExpandsWithin(child, budget)) return false;
+      if (Expansion e = visit(child); e != Expansion::kWithin) return e;
   } else if (node.IsMap()) {
-    for (const auto& kv : node)
-      if (!ExpandsWithin(kv.first, budget) || !ExpandsWithin(kv.second, budget)) return false;
+    for (const auto& kv : node) {
+      if (Expansion e = visit(kv.first); e != Expansion::kWithin) return e;
+      if (Expansion e = visit(kv.second); e != Expansion::kWithin) return e;
+    }
   }
-  return true;
+  return Expansion::kWithin;
 }
 
 // Without aliases a document weighs at most about its text's size (every node and every scalar
@@ -235,7 +246,8 @@ bool ExpandsWithin(const YAML::Node& node, std::size_t* budget) {
 constexpr std::size_t kMaxAliasedWeight = 1000000;
 
 // The offset of the first byte that does not belong to a well-formed UTF-8 sequence (no
-// overlong forms, no surrogates, nothing above U+10FFFF), or npos. YAML text must be UTF-8;
+// overlong forms, no surrogates, nothing above U+10FFFF) or is a control character YAML does
+// not allow in its text (NUL, for one: found by yaml_json_fuzz), or npos. YAML text must be UTF-8;
 // yaml-cpp would carry other bytes through, and the YAML fleetwave prints from them could not
 // be read back (found by yaml_json_fuzz; pinned by yaml_json_test.cc, NotUtf8IsAnIssue).
 std::size_t FirstInvalidUtf8(const std::string& text) {
@@ -247,6 +259,8 @@ std::size_t FirstInvalidUtf8(const std::string& text) {
     std::size_t len = 0;
     unsigned char lo = 0x80, hi = 0xBF;  // the allowed range of the second byte
     if (c < 0x80) {
+      // YAML's printable set: no C0 control but tab, line feed and carriage return, no DEL.
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7F) return i;
       ++i;
       continue;
     } else if (c >= 0xC2 && c <= 0xDF) {
@@ -289,7 +303,8 @@ LoadedDocuments LoadYamlDocuments(const std::string& text, const std::string& fi
   LoadedDocuments result;
   if (const std::size_t bad = FirstInvalidUtf8(text); bad != std::string::npos) {
     result.issues.push_back(
-        {file, PositionOfByte(text, bad), "", "the text is not valid UTF-8 (YAML must be UTF-8)"});
+        {file, PositionOfByte(text, bad), "",
+         "the text is not valid UTF-8 or holds a control character YAML does not allow"});
     return result;
   }
   try {
@@ -297,10 +312,18 @@ LoadedDocuments LoadYamlDocuments(const std::string& text, const std::string& fi
       if (doc.IsNull() || !doc.IsDefined()) continue;
       const std::size_t limit = text.size() + kMaxAliasedWeight;
       std::size_t budget = limit;
-      if (!ExpandsWithin(doc, &budget)) {
+      const Expansion e = ExpandsWithin(doc, &budget, 0);
+      if (e == Expansion::kTooLarge) {
         result.issues.push_back({file, PosOf(doc), "",
                                  "the document expands to more than " + std::to_string(limit) +
                                      " nodes and bytes through aliases; refusing to read it"});
+        continue;
+      }
+      if (e == Expansion::kTooDeep) {
+        result.issues.push_back(
+            {file, PosOf(doc), "",
+             "the document nests deeper than " + std::to_string(kMaxDepth) +
+                 " levels (or an alias refers to its own anchor); refusing to read it"});
         continue;
       }
       result.documents.push_back(doc);

@@ -130,16 +130,20 @@ TEST(LoadYamlDocuments, NotUtf8IsAnIssue) {
       {"two-, three- and four-byte sequences", "a: \xc3\xa9\xe2\x82\xac\xf0\x9f\x9a\x80\n",
        nullptr},
       {"lone continuation byte", "a: b\nc: \x80\n",
-       "f.yaml:2:4: the text is not valid UTF-8 (YAML must be UTF-8)"},
+       "f.yaml:2:4: the text is not valid UTF-8 or holds a control character YAML does not allow"},
       {"fuzz finding: invalid lead bytes after .inf", "a: .inff.\nf\xc4\xc4\xc4\n",
-       "f.yaml:2:2: the text is not valid UTF-8 (YAML must be UTF-8)"},
-      {"overlong", "a: \xc0\xaf\n", "f.yaml:1:4: the text is not valid UTF-8 (YAML must be UTF-8)"},
+       "f.yaml:2:2: the text is not valid UTF-8 or holds a control character YAML does not allow"},
+      {"fuzz finding: NUL bytes", std::string("\0\0\0An\nfb:\0[-.Inf", 16),
+       "f.yaml:1:1: the text is not valid UTF-8 or holds a control character YAML does not allow"},
+      {"tab and carriage return are text", "a:\tb\r\n", nullptr},
+      {"overlong", "a: \xc0\xaf\n",
+       "f.yaml:1:4: the text is not valid UTF-8 or holds a control character YAML does not allow"},
       {"surrogate", "a: \xed\xa0\x80\n",
-       "f.yaml:1:4: the text is not valid UTF-8 (YAML must be UTF-8)"},
+       "f.yaml:1:4: the text is not valid UTF-8 or holds a control character YAML does not allow"},
       {"above U+10FFFF", "a: \xf4\x90\x80\x80\n",
-       "f.yaml:1:4: the text is not valid UTF-8 (YAML must be UTF-8)"},
+       "f.yaml:1:4: the text is not valid UTF-8 or holds a control character YAML does not allow"},
       {"truncated at the end", "a: \xe2\x82",
-       "f.yaml:1:4: the text is not valid UTF-8 (YAML must be UTF-8)"},
+       "f.yaml:1:4: the text is not valid UTF-8 or holds a control character YAML does not allow"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
@@ -153,6 +157,25 @@ TEST(LoadYamlDocuments, NotUtf8IsAnIssue) {
       EXPECT_TRUE(docs.documents.empty());
     }
   }
+}
+
+TEST(LoadYamlDocuments, NestingIsBounded) {
+  const std::string tail = " levels (or an alias refers to its own anchor); refusing to read it";
+  // An alias inside its own anchor makes a cycle (found by config_fuzz).
+  auto cycle = LoadYamlDocuments("a: 1\nb: &b [x, *b]\n", "cycle.yaml");
+  ASSERT_EQ(cycle.issues.size(), 1u);
+  EXPECT_EQ(FormatIssue(cycle.issues[0]),
+            "cycle.yaml:1:1: the document nests deeper than 512" + tail);
+  EXPECT_TRUE(cycle.documents.empty());
+
+  auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']') + "\n"; };
+  // Written-out nesting this deep is refused by yaml-cpp's own depth guard (500) first.
+  auto deep = LoadYamlDocuments(nested(600), "deep.yaml");
+  ASSERT_EQ(deep.issues.size(), 1u);
+  EXPECT_TRUE(deep.documents.empty());
+  auto fine = LoadYamlDocuments(nested(100), "fine.yaml");
+  EXPECT_TRUE(fine.issues.empty());
+  EXPECT_EQ(fine.documents.size(), 1u);
 }
 
 TEST(LoadYamlDocuments, SyntaxErrorsCarryTheirPosition) {
