@@ -610,8 +610,11 @@ bool ApplicationSet::MissingKeyIsError() const {
 
 bool IsValidMaxUpdate(const IntOrString& value) {
   if (value.is_int) return value.int_value >= 0;
-  static const std::regex percent("[0-9]+%");
-  return std::regex_match(value.string_value, percent);
+  // By hand, not std::regex: libstdc++'s matcher recurses once per character, so a long
+  // user-written value would overflow the stack.
+  const std::string& v = value.string_value;
+  return v.size() >= 2 && v.back() == '%' &&
+         std::all_of(v.begin(), v.end() - 1, [](char c) { return c >= '0' && c <= '9'; });
 }
 
 DecodedApplicationSet DecodeApplicationSet(const YAML::Node& doc, const std::string& file) {

@@ -60,7 +60,9 @@ class Reader {
     static const std::regex re("(\\[[0-9a-fA-F:]+\\]|[A-Za-z0-9.-]+):([0-9]{1,5})");
     std::smatch m;
     const std::string v = n.Scalar();
-    if (!std::regex_match(v, m, re) || std::stoi(m[2]) > 65535) {
+    // The length bound comes first: libstdc++'s regex recurses once per character, and no
+    // host:port is longer (a DNS name is at most 253 characters).
+    if (v.size() > 300 || !std::regex_match(v, m, re) || std::stoi(m[2]) > 65535) {
       Add(n, path, "invalid address \"" + v + "\" (expected host:port, e.g. 127.0.0.1:8089)");
       return;
     }

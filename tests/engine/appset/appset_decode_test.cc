@@ -314,3 +314,28 @@ INSTANTIATE_TEST_SUITE_P(
 
 }  // namespace
 }  // namespace fleetwave::engine
+
+namespace fleetwave::engine {
+namespace {
+
+// maxUpdate strings are checked by hand: a regex over a long user-written value recursed once
+// per character and could overflow the stack.
+TEST(MaxUpdateValue, PercentStringsOfAnyLength) {
+  auto str = [](std::string s) {
+    IntOrString v;
+    v.is_int = false;
+    v.string_value = std::move(s);
+    return v;
+  };
+  EXPECT_TRUE(IsValidMaxUpdate(str("10%")));
+  EXPECT_TRUE(IsValidMaxUpdate(str("0%")));
+  EXPECT_FALSE(IsValidMaxUpdate(str("%")));
+  EXPECT_FALSE(IsValidMaxUpdate(str("10")));
+  EXPECT_FALSE(IsValidMaxUpdate(str("1x%")));
+  EXPECT_FALSE(IsValidMaxUpdate(str("")));
+  EXPECT_TRUE(IsValidMaxUpdate(str(std::string(1000000, '7') + "%")));
+  EXPECT_FALSE(IsValidMaxUpdate(str(std::string(1000000, '7') + "x%")));
+}
+
+}  // namespace
+}  // namespace fleetwave::engine
