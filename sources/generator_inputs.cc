@@ -5,24 +5,13 @@
 #include <memory>
 #include <mutex>
 
+#include "sources/git_handles.h"
 #include "sources/git_source.h"
 
 namespace fleetwave::sources {
 namespace {
 
-template <typename T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const { Free(p); }
-};
-using RepoPtr = std::unique_ptr<git_repository, Deleter<git_repository, git_repository_free>>;
-using CommitPtr = std::unique_ptr<git_commit, Deleter<git_commit, git_commit_free>>;
-using TreePtr = std::unique_ptr<git_tree, Deleter<git_tree, git_tree_free>>;
-using BlobPtr = std::unique_ptr<git_blob, Deleter<git_blob, git_blob_free>>;
-
-std::string LastGitError() {
-  const git_error* e = git_error_last();
-  return e && e->message ? e->message : "unknown libgit2 error";
-}
+using namespace git;  // the shared libgit2 handles (git_handles.h)
 
 bool Wanted(const std::vector<engine::GitPathPattern>& patterns, const std::string& file) {
   for (const auto& p : patterns) {

@@ -9,25 +9,12 @@
 #include <utility>
 
 #include "sources/directory_source.h"
+#include "sources/git_handles.h"
 
 namespace fleetwave::sources {
 namespace {
 
-template <typename T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const { Free(p); }
-};
-using RepoPtr = std::unique_ptr<git_repository, Deleter<git_repository, git_repository_free>>;
-using ObjectPtr = std::unique_ptr<git_object, Deleter<git_object, git_object_free>>;
-using CommitPtr = std::unique_ptr<git_commit, Deleter<git_commit, git_commit_free>>;
-using TreePtr = std::unique_ptr<git_tree, Deleter<git_tree, git_tree_free>>;
-using EntryPtr = std::unique_ptr<git_tree_entry, Deleter<git_tree_entry, git_tree_entry_free>>;
-using BlobPtr = std::unique_ptr<git_blob, Deleter<git_blob, git_blob_free>>;
-
-std::string LastGitError() {
-  const git_error* e = git_error_last();
-  return e != nullptr && e->message != nullptr ? e->message : "unknown libgit2 error";
-}
+using namespace git;  // the shared libgit2 handles (git_handles.h)
 
 std::string OidHex(const git_oid* oid) {
   char hex[GIT_OID_HEXSZ + 1];
