@@ -1,0 +1,39 @@
+// The atoms of the daemon's message protocol (protocol.h says who sends what) and the payload
+// types declared to CAF. CAF 0.17 atoms are at most 10 characters.
+#pragma once
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/atom.hpp>
+
+#include "actors/protocol.h"
+
+namespace fleetwave::actors {
+
+// cluster actor
+using apply_atom = caf::atom_constant<caf::atom("apply")>;
+using delete_atom = caf::atom_constant<caf::atom("delete")>;
+using subscribe_atom = caf::atom_constant<caf::atom("subscribe")>;
+using unsubscribe_atom = caf::atom_constant<caf::atom("unsub")>;
+using watch_kind_atom = caf::atom_constant<caf::atom("watchkind")>;
+using live_atom = caf::atom_constant<caf::atom("live")>;
+// any actor: run a closure handed in from another thread (ActorExecutor) in the actor's context
+using run_atom = caf::atom_constant<caf::atom("run")>;
+// appset actor / coordinator
+using reconcile_atom = caf::atom_constant<caf::atom("reconcile")>;
+using gathered_atom = caf::atom_constant<caf::atom("gathered")>;
+using persisted_atom = caf::atom_constant<caf::atom("persisted")>;
+using spec_atom = caf::atom_constant<caf::atom("spec")>;
+using sync_atom = caf::atom_constant<caf::atom("sync")>;
+using slot_atom = caf::atom_constant<caf::atom("slot")>;
+using release_atom = caf::atom_constant<caf::atom("release")>;
+using reload_atom = caf::atom_constant<caf::atom("reload")>;
+using stop_atom = caf::atom_constant<caf::atom("stop")>;
+using tick_atom = caf::atom_constant<caf::atom("tick")>;
+
+}  // namespace fleetwave::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::ApplyCommandPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::ApplyReplyPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::DeleteCommandPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::DeleteReplyPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::ClusterUpdatePtr)

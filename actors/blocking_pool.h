@@ -1,0 +1,44 @@
+// Where the daemon's blocking work runs: git (libgit2), SQLite commits (fsync), exec plugins,
+// kustomize. Never on CAF's scheduler threads, which must stay free to move messages: an actor
+// posts a closure here and the closure sends its result back to the actor's mailbox.
+//
+// A fixed set of threads takes closures in FIFO order. A closure that throws is logged and the
+// next one runs (a bug costs one job, never the process). Stop() finishes the running closures,
+// drops the queued ones and joins; posting after Stop() is ignored.
+#pragma once
+
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace fleetwave::actors {
+
+class BlockingPool {
+ public:
+  using Log = std::function<void(const std::string&)>;
+  BlockingPool(std::size_t threads, Log log = nullptr);
+  ~BlockingPool();  // Stop()
+  BlockingPool(const BlockingPool&) = delete;
+  BlockingPool& operator=(const BlockingPool&) = delete;
+
+  void Post(std::function<void()> job);
+  void Stop();
+  std::size_t queued() const;
+
+ private:
+  void Work();
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> queue_;
+  bool stop_ = false;
+  Log log_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace fleetwave::actors

@@ -1,0 +1,127 @@
+// The daemon's reconcile of one ApplicationSet, as a pure function: from what the appset actor
+// observed this round (generated apps, the revisions resolved from git, the objects rendered at
+// them, the live objects its cluster actors watch) and what the store holds (the rollout status,
+// each app's spec as fleetwave last wrote it, each app's sync operation), decide the next status,
+// which syncs start now and what to persist. The actor gathers inputs, calls this, commits the
+// result to the store and only then sends commands (write-ahead), so every decision is pinned by
+// tests/engine/daemon/appset_reconcile_test.cc without actors, clocks or clusters.
+//
+// Level-triggered: the result depends only on the inputs, never on which event woke the actor;
+// reconciling again with the persisted result and unchanged observations starts nothing new.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/appset.h"
+#include "engine/generate.h"
+#include "engine/health.h"
+#include "engine/live_object.h"
+#include "engine/operation_record.h"
+#include "engine/read_after_write.h"
+#include "engine/render.h"
+#include "engine/rollout_plan.h"
+#include "engine/sync_status.h"
+#include "engine/time.h"
+
+namespace fleetwave::engine {
+
+// One generated app as the appset actor observed it this reconcile.
+struct ObservedApp {
+  GeneratedApplication desired;
+  // The revisions resolved from git this reconcile, one per source (one snapshot per repo and
+  // targetRevision). Empty with `source_error`.
+  std::vector<std::string> revisions;
+  // Resolving, reading or rendering failed: the complete message (file:line:col where known).
+  std::optional<std::string> source_error;
+  // The objects rendered at `revisions`; null with `source_error`.
+  std::shared_ptr<const std::vector<RenderedObject>> rendered;
+  // The app's cluster actor reports the cluster reachable and its watches listed at least once;
+  // false makes sync and health Unknown and starts nothing for the app.
+  bool reachable = true;
+  // The live objects carrying the app's label on its cluster, and each one's health.
+  std::vector<LiveObject> live;
+  std::map<ObjectRef, HealthStatus> live_health;
+  // The results of the app's last apply in this process (read-after-write); empty after a
+  // restart, when the informers' fresh lists are newer than any earlier write.
+  std::vector<AppliedObject> applied;
+};
+
+// What the store holds about one app.
+struct StoredApp {
+  std::optional<Json> spec;                  // the Application spec fleetwave last wrote
+  std::optional<OperationRecord> operation;  // the current or last sync
+};
+
+enum class SyncTrigger { kRollout, kAutomated, kManual };
+const char* SyncTriggerName(SyncTrigger trigger);  // "rollout" | "automated" | "manual"
+
+struct SyncStart {
+  std::string app;
+  SyncTrigger trigger = SyncTrigger::kRollout;
+  OperationRecord record;  // phase Running, started at `now`, revisions = the pinned ones
+};
+
+struct AppSetReconcileInput {
+  const ApplicationSet* appset = nullptr;
+  StoredRolloutStatus stored;
+  std::vector<ObservedApp> apps;  // sorted by name
+  std::map<std::string, StoredApp> stored_apps;
+  bool progressive_syncs = true;
+  bool automated_warned = false;  // DisableAutomatedForRollingSync's warning was logged already
+  Time now;                       // second precision
+};
+
+struct AppSetReconcileResult {
+  PlanResult plan;                    // RollingSync: Plan's result; AllAtOnce: statuses only
+  std::vector<SyncStart> starts;      // persist, then execute
+  std::map<std::string, Json> specs;  // app -> spec to store (only those that changed)
+  // Argo-shaped Application objects (metadata, spec, status.sync/health/operationState,
+  // conditions), sorted by name: what the API serves and `fleetwave plan --apps` reads.
+  std::vector<Json> applications;
+  Json status = Json::object();  // the ApplicationSet status (PlanStatusJson)
+  // The earliest time a reconcile is due without any event: a step deadline, a retry's
+  // next attempt, a held-back self-heal.
+  std::optional<Time> wake_at;
+  // One line per decision (promotion, step completed, rollout completed, sync held back),
+  // naming appset, app and cluster; never credentials or Secret data.
+  std::vector<std::string> log;
+  std::optional<std::string> automated_warning;  // log once, then pass automated_warned
+};
+
+AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input);
+
+// A manual sync (API/CLI): any app, any step; at the app's pinned revisions unless `revision`.
+// `error` set: nothing starts (the message says why).
+struct ManualSyncDecision {
+  std::optional<SyncStart> start;
+  std::string error;
+};
+ManualSyncDecision StartManualSync(const ObservedApp& app, const std::optional<StoredApp>& stored,
+                                   const std::vector<std::string>& pinned,
+                                   const std::optional<std::string>& revision,
+                                   const std::string& caller, Time now);
+
+// One attempt of a sync: what to send to the cluster. Objects whose live copy already carries
+// the desired applied hash and has no drift are not re-applied (a restart re-applies an app
+// only when its live objects lack the pinned revision's hash).
+struct SyncAttempt {
+  std::vector<RenderedObject> apply;  // in render order
+  std::vector<ApplyAction> actions;   // parallel to `apply`: force/adopt per object
+  std::vector<ObjectRef> prune;       // tracked, no longer desired, pruning asked for
+  std::vector<ObjectResult> settled;  // results known without a request (refused, prune skipped)
+};
+SyncAttempt PlanSyncAttempt(const AppIdentity& app, const std::vector<RenderedObject>& desired,
+                            const std::vector<LiveObject>& live,
+                            const std::vector<IgnoreDifference>& ignore, bool prune);
+
+// Records the end of an attempt and decides the retry from the app's retry policy: the record
+// stays Running with next_attempt_at set while a retry is due, else ends Succeeded/Failed.
+OperationRecord FinishSyncAttempt(const OperationRecord& running, const Json& app_spec,
+                                  std::vector<ObjectResult> results,
+                                  const std::optional<std::string>& error, Time now);
+
+}  // namespace fleetwave::engine
