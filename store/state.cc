@@ -59,6 +59,9 @@ std::string Pin(const std::string& appset, const std::string& app) {
 std::string AppliedHash(const std::string& appset, const std::string& app) {
   return AppKey(appset, "applied", app);
 }
+std::string AppSpec(const std::string& appset, const std::string& app) {
+  return AppKey(appset, "spec", app);
+}
 std::string Operation(const std::string& appset, const std::string& app) {
   return AppKey(appset, "operation", app);
 }
@@ -126,6 +129,10 @@ StateBatch& StateBatch::PutAppliedHash(const std::string& appset, const std::str
                                        const std::string& hash, Expected expected) {
   return PutJson(keys::AppliedHash(appset, app), Json(hash), expected);
 }
+StateBatch& StateBatch::PutAppSpec(const std::string& appset, const std::string& app,
+                                   const Json& spec, Expected expected) {
+  return PutJson(keys::AppSpec(appset, app), spec, expected);
+}
 StateBatch& StateBatch::PutOperation(const std::string& appset, const std::string& app,
                                      const Json& v, Expected expected) {
   return PutJson(keys::Operation(appset, app), v, expected);
@@ -154,7 +161,7 @@ StateBatch& StateBatch::PutInputFile(const std::string& path, const std::string&
 StateBatch& StateBatch::RemoveApp(const std::string& appset, const std::string& app) {
   for (std::string key :
        {keys::AppStatus(appset, app), keys::Pin(appset, app), keys::AppliedHash(appset, app),
-        keys::Operation(appset, app), keys::AppDeletion(appset, app)}) {
+        keys::AppSpec(appset, app), keys::Operation(appset, app), keys::AppDeletion(appset, app)}) {
     ops_.push_back(Op::Delete(std::move(key)));
   }
   return *this;
@@ -193,6 +200,7 @@ Loaded<AppSetRecords> State::LoadAppSet(const std::string& appset) {
                                               : parts[0] == "pin"       ? &out.value.pins
                                               : parts[0] == "applied"   ? &out.value.applied_hashes
                                               : parts[0] == "operation" ? &out.value.operations
+                                              : parts[0] == "spec"      ? &out.value.specs
                                                                         : nullptr;
       // Keys of a newer layout are ignored rather than misread.
       if (target != nullptr) (*target)[parts[1]] = std::move(record);

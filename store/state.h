@@ -5,6 +5,7 @@
 //   appsets/<appset>/status/<app>        the app's status entry
 //   appsets/<appset>/pin/<app>           the app's pinned revision
 //   appsets/<appset>/applied/<app>       the spec hash last applied to the app
+//   appsets/<appset>/spec/<app>          the Application spec fleetwave last wrote for the app
 //   appsets/<appset>/operation/<app>     the app's current or last sync operation
 //   appsets/<appset>/conditions          the set's conditions
 //   appsets/<appset>/rollout             status.rollout (step clock, pause, skips)
@@ -48,6 +49,7 @@ std::string AppSetPrefix(const std::string& appset);  // "appsets/<appset>/"
 std::string AppStatus(const std::string& appset, const std::string& app);
 std::string Pin(const std::string& appset, const std::string& app);
 std::string AppliedHash(const std::string& appset, const std::string& app);
+std::string AppSpec(const std::string& appset, const std::string& app);
 std::string Operation(const std::string& appset, const std::string& app);
 std::string Conditions(const std::string& appset);
 std::string Rollout(const std::string& appset);
@@ -69,7 +71,7 @@ struct Record {
 
 // Everything stored about one ApplicationSet, keyed by app name where per app.
 struct AppSetRecords {
-  std::map<std::string, Record> statuses, pins, applied_hashes, operations;
+  std::map<std::string, Record> statuses, pins, applied_hashes, operations, specs;
   std::optional<Record> conditions, rollout;
   int64_t revision = 0;  // the store revision this view was read at
 };
@@ -103,6 +105,8 @@ class StateBatch {
                      Expected expected = std::nullopt);
   StateBatch& PutAppliedHash(const std::string& appset, const std::string& app,
                              const std::string& hash, Expected expected = std::nullopt);
+  StateBatch& PutAppSpec(const std::string& appset, const std::string& app, const Json& spec,
+                         Expected expected = std::nullopt);
   StateBatch& PutOperation(const std::string& appset, const std::string& app, const Json& v,
                            Expected expected = std::nullopt);
   StateBatch& PutConditions(const std::string& appset, const Json& v,

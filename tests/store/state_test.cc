@@ -25,6 +25,7 @@ TEST(StateKeys, Layout) {
       {"pin", keys::Pin("guestbook", "gb-prod"), "appsets/guestbook/pin/gb-prod"},
       {"applied hash", keys::AppliedHash("gs", "a"), "appsets/gs/applied/a"},
       {"operation", keys::Operation("gs", "a"), "appsets/gs/operation/a"},
+      {"app spec", keys::AppSpec("gs", "a"), "appsets/gs/spec/a"},
       {"conditions", keys::Conditions("gs"), "appsets/gs/conditions"},
       {"rollout", keys::Rollout("gs"), "appsets/gs/rollout"},
       {"set deletion", keys::SetDeletion("gs"), "deletions/gs/set"},
@@ -65,6 +66,7 @@ TEST_F(StateTest, OneAppSetIsReadAsOneView) {
       .PutAppStatus("gs", "b", {{"status", "Waiting"}})
       .PutPin("gs", "a", {{"revision", "abc123"}})
       .PutAppliedHash("gs", "a", "h-1")
+      .PutAppSpec("gs", "a", {{"project", "default"}})
       .PutOperation("gs", "a", {{"id", "op-1"}, {"phase", "Running"}})
       .PutConditions("gs", Json::array({{{"type", "ResourcesUpToDate"}}}))
       .PutRollout("gs", {{"stepStartedAt", "2026-03-01T12:00:00Z"}, {"paused", true}})
@@ -84,6 +86,7 @@ TEST_F(StateTest, OneAppSetIsReadAsOneView) {
   EXPECT_EQ(r.pins.at("a").revision, w.revision);
   EXPECT_EQ(r.applied_hashes.at("a").value, "h-1");
   EXPECT_EQ(r.operations.at("a").value["phase"], "Running");
+  EXPECT_EQ(r.specs.at("a").value["project"], "default");
   ASSERT_TRUE(r.conditions && r.rollout);
   EXPECT_EQ(r.rollout->value["paused"], true);
 
@@ -94,6 +97,7 @@ TEST_F(StateTest, OneAppSetIsReadAsOneView) {
   EXPECT_TRUE(after.value.pins.empty());
   EXPECT_TRUE(after.value.applied_hashes.empty());
   EXPECT_TRUE(after.value.operations.empty());
+  EXPECT_TRUE(after.value.specs.empty());
   EXPECT_TRUE(after.value.rollout.has_value());
 }
 
