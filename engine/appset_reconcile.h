@@ -56,12 +56,14 @@ struct StoredApp {
   std::optional<OperationRecord> operation;  // the current or last sync
 };
 
-enum class SyncTrigger { kRollout, kAutomated, kManual };
-const char* SyncTriggerName(SyncTrigger trigger);  // "rollout" | "automated" | "manual"
+// Who starts a sync. (Not `SyncTrigger`: sync_operation.h's struct of that name, the
+// operation's initiatedBy/info, lives in the same namespace.)
+enum class SyncStartTrigger { kRollout, kAutomated, kManual };
+const char* SyncStartTriggerName(SyncStartTrigger trigger);  // "rollout" | "automated" | "manual"
 
 struct SyncStart {
   std::string app;
-  SyncTrigger trigger = SyncTrigger::kRollout;
+  SyncStartTrigger trigger = SyncStartTrigger::kRollout;
   OperationRecord record;  // phase Running, started at `now`, revisions = the pinned ones
 };
 
@@ -76,8 +78,12 @@ struct AppSetReconcileInput {
 };
 
 struct AppSetReconcileResult {
-  PlanResult plan;                    // RollingSync: Plan's result; AllAtOnce: statuses only
-  std::vector<SyncStart> starts;      // persist, then execute
+  PlanResult plan;                // RollingSync: Plan's result; AllAtOnce: statuses only
+  std::vector<SyncStart> starts;  // persist, then execute
+  // Apps whose stored operation is Running and due for an attempt: its retry's
+  // next_attempt_at has come, or it has none (an attempt is in flight, or was when the process
+  // stopped: the actor resumes those it has no attempt in flight for). Sorted.
+  std::vector<std::string> attempts_due;
   std::map<std::string, Json> specs;  // app -> spec to store (only those that changed)
   // Argo-shaped Application objects (metadata, spec, status.sync/health/operationState,
   // conditions), sorted by name: what the API serves and `fleetwave plan --apps` reads.
