@@ -4,6 +4,8 @@
 
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
+#include <functional>
+#include <memory>
 
 #include "actors/protocol.h"
 
@@ -16,8 +18,12 @@ using subscribe_atom = caf::atom_constant<caf::atom("subscribe")>;
 using unsubscribe_atom = caf::atom_constant<caf::atom("unsub")>;
 using watch_kind_atom = caf::atom_constant<caf::atom("watchkind")>;
 using live_atom = caf::atom_constant<caf::atom("live")>;
+// cluster actor to itself: ask the API server whether it answers again (only while down)
+using probe_atom = caf::atom_constant<caf::atom("probe")>;
 // any actor: run a closure handed in from another thread (ActorExecutor) in the actor's context
 using run_atom = caf::atom_constant<caf::atom("run")>;
+// The closure a run_atom message carries (actor_executor.h).
+using RunClosure = std::shared_ptr<std::function<void()>>;
 // appset actor / coordinator
 using reconcile_atom = caf::atom_constant<caf::atom("reconcile")>;
 using gathered_atom = caf::atom_constant<caf::atom("gathered")>;
@@ -37,3 +43,4 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::ApplyReplyPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::DeleteCommandPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::DeleteReplyPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::ClusterUpdatePtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::RunClosure)
