@@ -1,7 +1,8 @@
 #include "engine/yaml_json.h"
 
-#include <optional>
-#include <string_view>
+#include "engine/yaml_prescan.h"
+
+#include <utility>
 
 #include <cctype>
 #include <cerrno>
@@ -300,40 +301,6 @@ SourcePos PositionOfByte(const std::string& text, std::size_t offset) {
   return pos;
 }
 
-// yaml-cpp 0.7 (Debian 12's) allocates without end when a document's first token is a flow
-// entry `,` outside any collection: `,a`, `--- ,x`, a comment line and then `,`. Found by the
-// appset, config and yaml_json fuzz targets (2 GB in one input); pinned by yaml_json_test.cc,
-// LeadingCommaIsAnIssue. Returns where such a `,` stands, so the text never reaches the parser.
-std::optional<SourcePos> DocumentStartingWithComma(const std::string& text) {
-  bool at_document_start = true;
-  int line = 0;
-  std::size_t begin = 0;
-  while (begin <= text.size()) {
-    std::size_t end = text.find('\n', begin);
-    if (end == std::string::npos) end = text.size();
-    ++line;
-    std::string_view l(text.data() + begin, end - begin);
-    std::size_t i = 0;
-    auto skip_blanks = [&] {
-      while (i < l.size() && (l[i] == ' ' || l[i] == '\t' || l[i] == '\r')) ++i;
-    };
-    if (l.substr(0, 3) == "---" && (l.size() == 3 || l[3] == ' ' || l[3] == '\t' || l[3] == '\r')) {
-      at_document_start = true;
-      i = 3;
-    } else if (l.substr(0, 3) == "..." || (!l.empty() && l[0] == '%')) {
-      at_document_start = true;
-      i = l.size();
-    }
-    if (at_document_start) {
-      skip_blanks();
-      if (i < l.size() && l[i] == ',') return SourcePos{line, static_cast<int>(i) + 1};
-      if (i < l.size() && l[i] != '#') at_document_start = false;
-    }
-    begin = end + 1;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 LoadedDocuments LoadYamlDocuments(const std::string& text, const std::string& file) {
@@ -344,8 +311,10 @@ LoadedDocuments LoadYamlDocuments(const std::string& text, const std::string& fi
          "the text is not valid UTF-8 or holds a control character YAML does not allow"});
     return result;
   }
-  if (const auto comma = DocumentStartingWithComma(text)) {
-    result.issues.push_back({file, *comma, "", "a document cannot start with ','"});
+  // Only a text yaml-cpp reads to its end reaches LoadAll (see yaml_prescan.cc); a syntax
+  // error found there is the same one LoadAll would throw.
+  if (auto problem = PrescanYaml(text)) {
+    result.issues.push_back({file, problem->pos, "", std::move(problem->message)});
     return result;
   }
   try {
