@@ -10,9 +10,9 @@
 #include "engine/generate.h"
 #include "engine/render.h"
 #include "engine/yaml_json.h"
+#include "sources/app_render.h"
 #include "sources/generator_inputs.h"
 #include "sources/git_source.h"
-#include "sources/kustomize.h"
 #include "sources/resolve_once.h"
 #include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"
@@ -23,38 +23,6 @@ namespace {
 
 constexpr const char* kUsage =
     "usage: fleetwave render APP -f APPSET [--config F] [--revision R] [-o yaml|json]\n";
-
-const engine::Json& Member(const engine::Json& object, const char* key) {
-  static const engine::Json kNull;
-  if (!object.is_object()) return kNull;
-  auto it = object.find(key);
-  return it == object.end() ? kNull : *it;
-}
-
-std::string StringOf(const engine::Json& object, const char* key) {
-  const engine::Json& v = Member(object, key);
-  return v.is_string() ? v.get<std::string>() : "";
-}
-
-// spec.sources[] when non-empty, else [spec.source]; entries that are not objects dropped.
-std::vector<engine::Json> SourcesOf(const engine::Json& spec) {
-  std::vector<engine::Json> out;
-  const engine::Json& many = Member(spec, "sources");
-  if (many.is_array() && !many.empty()) {
-    for (const auto& s : many) {
-      if (s.is_object()) out.push_back(s);
-    }
-    return out;
-  }
-  const engine::Json& one = Member(spec, "source");
-  if (one.is_object()) out.push_back(one);
-  return out;
-}
-
-std::string Origin(const sources::Snapshot& snapshot, const sources::Manifest& m) {
-  return snapshot.repo_url + "@" + snapshot.sha + ":" + m.file + ":" + std::to_string(m.pos.line) +
-         ":" + std::to_string(m.pos.column);
-}
 
 }  // namespace
 
@@ -108,55 +76,34 @@ int RunRender(const Argv& argv, std::ostream& out, std::ostream& err) {
     return 1;
   }
 
-  const engine::Json& spec = Member(app->object, "spec");
-  const std::vector<engine::Json> app_sources = SourcesOf(spec);
-  if (app_sources.empty()) {
+  const size_t source_count =
+      sources::SourcesOf(engine::Json(app->object).value("spec", engine::Json::object())).size();
+  if (source_count == 0) {
     err << app_name << ": spec.source has no repoURL\n";
     return 1;
   }
-  if (revision && app_sources.size() > 1) {
+  if (revision && source_count > 1) {
     err << app_name << ": --revision names one revision; this application has several sources\n";
     return 1;
   }
-  engine::RenderInput input;
-  input.app = {loaded.appset->name, app_name};
-  input.destination_namespace = StringOf(Member(spec, "destination"), "namespace");
-  input.discovery = engine::Discovery::BuiltIn();
-  bool failed = false;
-  for (const auto& s : app_sources) {
-    const std::string repo = StringOf(s, "repoURL");
-    if (repo.empty() || !Member(s, "path").is_string())
-      continue;  // e.g. a `ref`-only values source
-    const sources::Resolution resolved =
-        resolver.Resolve(repo, revision.value_or(StringOf(s, "targetRevision")));
-    if (!resolved.ok()) {
-      err << resolved.error->message << "\n";
-      failed = true;
-      continue;
-    }
-    // Plain manifests, or a kustomization built by kubectl; a Helm chart is refused.
-    const sources::ReadResult read =
-        sources::ReadPath(source, *resolved.snapshot, StringOf(s, "path"), {});
-    for (const auto& e : read.errors) err << e.message << "\n";
-    failed = failed || !read.ok();
-    for (const auto& m : read.manifests) {
-      input.manifests.push_back({Origin(*resolved.snapshot, m), m.object});
-    }
-  }
-  if (failed) return 1;
-  const engine::RenderResult rendered = engine::Render(input);
-  if (!rendered.issues.empty()) {
-    PrintIssues(rendered.issues, err);
+  const std::vector<std::string> revisions =
+      revision ? std::vector<std::string>{*revision} : std::vector<std::string>{};
+  const sources::AppRender rendered =
+      sources::RenderApp(source, resolver, loaded.appset->name, *app,
+                         revision ? &revisions : nullptr, engine::Discovery::BuiltIn());
+  if (!rendered.ok()) {
+    err << rendered.error << "\n";
     return 1;
   }
+  const std::vector<engine::RenderedObject>& objects = *rendered.objects;
   if (format == "json") {
     engine::Json list = {{"apiVersion", "v1"}, {"kind", "List"}, {"items", engine::Json::array()}};
-    for (const auto& o : rendered.objects) list["items"].push_back(engine::RedactSecret(o.object));
+    for (const auto& o : objects) list["items"].push_back(engine::RedactSecret(o.object));
     out << list.dump(2, ' ', false, engine::Json::error_handler_t::replace) << "\n";
   } else {
-    for (size_t i = 0; i < rendered.objects.size(); ++i) {
+    for (size_t i = 0; i < objects.size(); ++i) {
       if (i > 0) out << "---\n";
-      out << engine::JsonToYaml(engine::RedactSecret(rendered.objects[i].object));
+      out << engine::JsonToYaml(engine::RedactSecret(objects[i].object));
     }
   }
   return 0;

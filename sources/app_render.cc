@@ -1,0 +1,85 @@
+#include "sources/app_render.h"
+
+#include "sources/kustomize.h"
+
+namespace fleetwave::sources {
+namespace {
+
+const engine::Json& Member(const engine::Json& object, const char* key) {
+  static const engine::Json kNull;
+  if (!object.is_object()) return kNull;
+  auto it = object.find(key);
+  return it == object.end() ? kNull : *it;
+}
+
+std::string StringOf(const engine::Json& object, const char* key) {
+  const engine::Json& v = Member(object, key);
+  return v.is_string() ? v.get<std::string>() : "";
+}
+
+std::string Origin(const Snapshot& snapshot, const Manifest& m) {
+  return snapshot.repo_url + "@" + snapshot.sha + ":" + m.file + ":" + std::to_string(m.pos.line) +
+         ":" + std::to_string(m.pos.column);
+}
+
+void AddError(std::string& error, const std::string& message) {
+  if (!error.empty()) error += "\n";
+  error += message;
+}
+
+}  // namespace
+
+std::vector<engine::Json> SourcesOf(const engine::Json& spec) {
+  std::vector<engine::Json> out;
+  const engine::Json& many = Member(spec, "sources");
+  if (many.is_array() && !many.empty()) {
+    for (const auto& s : many) {
+      if (s.is_object()) out.push_back(s);
+    }
+    return out;
+  }
+  const engine::Json& one = Member(spec, "source");
+  if (one.is_object()) out.push_back(one);
+  return out;
+}
+
+AppRender RenderApp(Source& source, ResolveOnce& resolver, const std::string& appset,
+                    const engine::GeneratedApplication& app,
+                    const std::vector<std::string>* revisions, const engine::Discovery& discovery) {
+  AppRender out;
+  const engine::Json& spec = Member(app.object, "spec");
+  const std::vector<engine::Json> app_sources = SourcesOf(spec);
+  engine::RenderInput input;
+  input.app = {appset, app.name};
+  input.destination_namespace = StringOf(Member(spec, "destination"), "namespace");
+  input.discovery = discovery;
+  size_t with_path = 0;
+  for (const auto& s : app_sources) {
+    const std::string repo = StringOf(s, "repoURL");
+    if (repo.empty() || !Member(s, "path").is_string()) continue;  // e.g. a `ref`-only source
+    const size_t index = with_path++;
+    std::string revision = StringOf(s, "targetRevision");
+    if (revisions != nullptr && index < revisions->size()) revision = (*revisions)[index];
+    const Resolution resolved = resolver.Resolve(repo, revision);
+    if (!resolved.ok()) {
+      AddError(out.error, resolved.error->message);
+      continue;
+    }
+    out.revisions.push_back(resolved.snapshot->sha);
+    const ReadResult read = ReadPath(source, *resolved.snapshot, StringOf(s, "path"), {});
+    for (const auto& e : read.errors) AddError(out.error, e.message);
+    for (const auto& m : read.manifests) {
+      input.manifests.push_back({Origin(*resolved.snapshot, m), m.object});
+    }
+  }
+  if (with_path == 0) AddError(out.error, app.name + ": spec.source has no repoURL and path");
+  if (!out.error.empty()) return out;
+  engine::RenderResult rendered = engine::Render(input);
+  for (const auto& issue : rendered.issues) AddError(out.error, engine::FormatIssue(issue));
+  if (!out.error.empty()) return out;
+  out.objects =
+      std::make_shared<const std::vector<engine::RenderedObject>>(std::move(rendered.objects));
+  return out;
+}
+
+}  // namespace fleetwave::sources

@@ -1,0 +1,40 @@
+// The objects one generated Application applies: its sources resolved (through the caller's
+// ResolveOnce, so every app of a reconcile sees one snapshot per repo and revision), their
+// paths read (plain manifests, or a kustomization built as kustomize.h does) and rendered by
+// engine::Render. `fleetwave render` and the daemon's appset actor both call this, so what the
+// CLI prints is what the daemon applies.
+//
+// Blocking (git, kubectl kustomize): the daemon's blocking pool only.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/generate.h"
+#include "engine/render.h"
+#include "sources/resolve_once.h"
+#include "sources/source.h"
+
+namespace fleetwave::sources {
+
+struct AppRender {
+  // The resolved revisions, one per source that has a path, in spec order.
+  std::vector<std::string> revisions;
+  std::shared_ptr<const std::vector<engine::RenderedObject>> objects;  // null on error
+  // Every problem, one message per line, complete (repo@sha:file:line:col: ...); empty = ok.
+  std::string error;
+  bool ok() const { return error.empty() && objects != nullptr; }
+};
+
+// Renders `app` of `appset`. `revisions`, when given, replaces the sources' targetRevisions
+// one for one (a pinned revision list, or a manual sync's --revision for a one-source app).
+AppRender RenderApp(Source& source, ResolveOnce& resolver, const std::string& appset,
+                    const engine::GeneratedApplication& app,
+                    const std::vector<std::string>* revisions, const engine::Discovery& discovery);
+
+// spec.sources[] when non-empty, else [spec.source]; entries that are not objects dropped.
+std::vector<engine::Json> SourcesOf(const engine::Json& spec);
+
+}  // namespace fleetwave::sources
