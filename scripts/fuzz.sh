@@ -5,7 +5,7 @@
 # Prints per target the executions, the coverage (cov:) and the crashes; exits non-zero when
 # any target crashes (the reproducer is left in build-fuzz/crashes/<target>/).
 # Environment: FUZZ_TARGETS="appset workload" runs a subset; FUZZ_JOBS sets build parallelism;
-# FUZZ_SKIP_BUILD=1 runs the binaries already in build-fuzz/.
+# FUZZ_SKIP_BUILD=1 runs the binaries already in build-fuzz/; FUZZ_RSS_MB caps memory (1500).
 set -euo pipefail
 
 seconds=${1:-0}
@@ -20,6 +20,12 @@ if [[ -z ${FUZZ_SKIP_BUILD:-} ]]; then  # FUZZ_SKIP_BUILD=1 reuses the binaries 
   for t in $targets; do exes+=("${t}_fuzz"); done
   cmake --build "$build" -j"${FUZZ_JOBS:-2}" --target "${exes[@]}"
 fi
+
+# Memory is capped by ASan (hard_rss_limit_mb), not by libFuzzer's -rss_limit_mb: libFuzzer
+# first prints a heap profile, which never finished for millions of chunks, so no input was
+# written; ASan's limit dies through libFuzzer's death callback, which writes it as crash-*.
+# An ASAN_OPTIONS given by the caller comes later and so wins.
+export ASAN_OPTIONS="hard_rss_limit_mb=${FUZZ_RSS_MB:-1500}${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 
 failed=0
 printf '%-14s %12s %8s %8s %s\n' target executions cov crashes result
@@ -40,7 +46,7 @@ for t in $targets; do
   fi
   rc=0
   (cd "$crashes" && "$build/tests/fuzz/${t}_fuzz" -artifact_prefix="$crashes/" \
-    -print_final_stats=1 "${args[@]}") >"$log" 2>&1 || rc=$?
+    -print_final_stats=1 -rss_limit_mb=0 "${args[@]}") >"$log" 2>&1 || rc=$?
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1 || true)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*$' || true)
   ncrash=$(find "$crashes" -maxdepth 1 -type f \( -name 'crash-*' -o -name 'leak-*' \
