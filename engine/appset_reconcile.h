@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/apply_plan.h"
 #include "engine/appset.h"
 #include "engine/generate.h"
 #include "engine/health.h"
