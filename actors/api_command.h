@@ -1,0 +1,27 @@
+// A mutation the HTTP API accepted (authenticated, well-formed, naming an object on the board),
+// handed to the daemon's command handler. The handler runs on an HTTP thread: it must not block
+// (it checks the board and forwards a message to the owning actor), and its result becomes the
+// response.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace fleetwave::actors {
+
+struct ApiCommand {
+  std::string kind;                     // "sync"
+  std::string target;                   // the Application's name
+  std::optional<std::string> revision;  // sync: the revision asked for, if any
+  std::string caller;                   // the remote address, "ip:port" or "[ip6]:port"
+};
+
+struct ApiCommandResult {
+  int http_status = 202;  // 202 when accepted; 404/409/503... when refused
+  std::string message;
+};
+
+using ApiCommandHandler = std::function<ApiCommandResult(const ApiCommand&)>;
+
+}  // namespace fleetwave::actors

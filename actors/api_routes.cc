@@ -1,0 +1,309 @@
+#include "actors/api_routes.h"
+
+#include <exception>
+#include <iostream>
+#include <string_view>
+
+namespace fleetwave::actors {
+namespace {
+
+using engine::Json;
+
+// Serialises without throwing on text that is not UTF-8 (a file error may quote such bytes):
+// the bad bytes become U+FFFD instead of a 500.
+std::string Dump(const Json& json) {
+  return json.dump(-1, ' ', false, Json::error_handler_t::replace);
+}
+
+ApiResponse JsonResponse(int status, std::string body) {
+  ApiResponse r;
+  r.status = status;
+  r.body = std::move(body);
+  return r;
+}
+
+ApiResponse Text(int status, std::string body) {
+  ApiResponse r;
+  r.status = status;
+  r.content_type = "text/plain; charset=utf-8";
+  r.body = std::move(body);
+  return r;
+}
+
+// `{"apiVersion": ..., "kind": ..., "items": [...]}` built from the snapshots' text, so a list of
+// thousands of Applications is never copied into one big JSON value first.
+std::string ListBody(const std::string& kind, const std::vector<StatusBoard::JsonPtr>& items,
+                     const std::string& extra_fields = "") {
+  std::string body = "{\"apiVersion\":\"argoproj.io/v1alpha1\",\"kind\":" + Dump(kind) + ",";
+  body += extra_fields;
+  body += "\"items\":[";
+  bool first = true;
+  for (const auto& item : items) {
+    if (!item) continue;
+    if (!first) body += ",";
+    first = false;
+    body += Dump(*item);
+  }
+  body += "]}";
+  return body;
+}
+
+std::vector<std::string> Segments(std::string_view path) {
+  std::vector<std::string> out;
+  if (path.empty() || path.front() != '/') return out;
+  path.remove_prefix(1);
+  while (true) {
+    const size_t slash = path.find('/');
+    out.emplace_back(path.substr(0, slash));
+    if (slash == std::string_view::npos) break;
+    path.remove_prefix(slash + 1);
+  }
+  return out;
+}
+
+// nlohmann builds and destroys values recursively: a body nested thousands deep would exhaust
+// the stack, so depth is checked on the raw text first (ApiServerTest.SyncBodyErrors).
+bool NestingWithin(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  bool escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return false;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return true;
+}
+
+bool HasControl(std::string_view s) {
+  for (char c : s) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return true;
+  }
+  return false;
+}
+
+bool IsBlank(std::string_view s) {
+  for (char c : s) {
+    if (c != ' ' && c != '\t' && c != '\r' && c != '\n') return false;
+  }
+  return true;
+}
+
+struct SyncBody {
+  std::optional<std::string> revision;
+  std::string error;  // non-empty: the 400 message
+};
+
+SyncBody ParseSyncBody(const std::string& body) {
+  SyncBody out;
+  if (IsBlank(body)) return out;
+  if (!NestingWithin(body, 32)) {
+    out.error = "request body nests too deeply";
+    return out;
+  }
+  const Json doc = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded() || !doc.is_object()) {
+    out.error = "request body must be a JSON object, e.g. {\"revision\": \"main\"}";
+    return out;
+  }
+  for (const auto& [key, value] : doc.items()) {
+    if (key != "revision") {
+      out.error = "unknown field \"" + key + "\" in request body (allowed: revision)";
+      return out;
+    }
+    if (!value.is_string() || value.get_ref<const std::string&>().empty()) {
+      out.error = "revision must be a non-empty string";
+      return out;
+    }
+    const std::string& rev = value.get_ref<const std::string&>();
+    if (rev.size() > 1024 || HasControl(rev)) {
+      out.error = "revision must be at most 1024 characters without control characters";
+      return out;
+    }
+    out.revision = rev;
+  }
+  return out;
+}
+
+ApiResponse MethodNotAllowed(const ApiRequest& request, const std::string& allow) {
+  ApiResponse r = ApiError(405, "method " + request.method + " is not allowed on " + request.path +
+                                    " (allowed: " + allow + ")");
+  r.headers.emplace_back("Allow", allow);
+  return r;
+}
+
+bool IsGet(const ApiRequest& r) { return r.method == "GET" || r.method == "HEAD"; }
+
+}  // namespace
+
+ApiResponse ApiError(int status, const std::string& message) {
+  return JsonResponse(status, Dump(Json{{"code", status}, {"message", message}}));
+}
+
+std::string LogSafe(const std::string& text) {
+  std::string out = text;
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  }
+  return out;
+}
+
+ApiRouter::ApiRouter(const StatusBoard& board, ApiTokenSource& tokens, ApiCommandHandler handler,
+                     Log log)
+    : board_(board), tokens_(tokens), handler_(std::move(handler)), log_(std::move(log)) {}
+
+void ApiRouter::LogLine(const std::string& line) const {
+  if (log_) {
+    log_(line);
+  } else {
+    std::cerr << line << "\n";
+  }
+}
+
+ApiResponse ApiRouter::Handle(const ApiRequest& request) const noexcept {
+  // The catch-all: a bug in a handler costs one request a 500, never the process
+  // (ApiServerTest.ThrowingCommandHandlerIs500).
+  try {
+    return Route(request);
+  } catch (const std::exception& e) {
+    try {
+      LogLine("api: internal error on " + LogSafe(request.method) + " " + LogSafe(request.path) +
+              ": " + LogSafe(e.what()));
+    } catch (...) {
+    }
+  } catch (...) {
+    try {
+      LogLine("api: internal error on " + LogSafe(request.method) + " " + LogSafe(request.path));
+    } catch (...) {
+    }
+  }
+  ApiResponse r;
+  r.status = 500;
+  r.body = "{\"code\":500,\"message\":\"internal error (see the daemon's log)\"}";
+  return r;
+}
+
+ApiResponse ApiRouter::Route(const ApiRequest& request) const {
+  const std::vector<std::string> s = Segments(request.path);
+  const size_t n = s.size();
+  const bool api = n >= 3 && s[0] == "api" && s[1] == "v1";
+
+  if (n == 1 && (s[0] == "healthz" || s[0] == "readyz")) {
+    if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
+    if (s[0] == "healthz") return Text(200, "ok\n");
+    const Readiness ready = board_.readiness();
+    if (ready.ready) return Text(200, "ok\n");
+    return Text(503, "not ready: " + ready.reason + "\n");
+  }
+
+  if (api && s[2] == "applicationsets" && (n == 3 || (n == 4 && !s[3].empty()))) {
+    if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
+    if (n == 4) {
+      auto set = board_.AppSet(s[3]);
+      if (!set) return ApiError(404, "applicationset \"" + s[3] + "\" not found");
+      return JsonResponse(200, Dump(*set));
+    }
+    // Input files that failed to load are listed beside the sets: a set whose file is broken
+    // may have no entry of its own to carry the error.
+    Json errors = Json::array();
+    for (const auto& [file, error] : board_.Files()) {
+      if (error) errors.push_back(Json{{"file", file}, {"message", *error}});
+    }
+    return JsonResponse(
+        200, ListBody("ApplicationSetList", board_.AppSets(), "\"errors\":" + Dump(errors) + ","));
+  }
+
+  if (api && s[2] == "applications" && (n == 3 || (n >= 4 && !s[3].empty()))) {
+    if (n == 5 && s[4] == "sync") {
+      if (request.method != "POST") return MethodNotAllowed(request, "POST");
+      return Sync(request, s[3]);
+    }
+    if (n > 4) return ApiError(404, "no route for " + request.path);
+    if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
+    if (n == 4) {
+      auto app = board_.Application(s[3]);
+      if (!app) return ApiError(404, "application \"" + s[3] + "\" not found");
+      return JsonResponse(200, Dump(*app));
+    }
+    return JsonResponse(200, ListBody("ApplicationList", board_.Applications()));
+  }
+
+  if (api && n == 3 && s[2] == "clusters") {
+    if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
+    Json items = Json::array();
+    for (const ClusterStatus& c : board_.Clusters()) {
+      items.push_back(
+          Json{{"name", c.name}, {"server", c.server}, {"up", c.up}, {"synced", c.synced}});
+    }
+    return JsonResponse(200, Dump(Json{{"items", std::move(items)}}));
+  }
+
+  return ApiError(404, "no route for " + request.path);
+}
+
+ApiResponse ApiRouter::Sync(const ApiRequest& request, const std::string& app) const {
+  const std::string what = "sync of application \"" + LogSafe(app) + "\" from " + request.caller;
+  auto refuse = [&](ApiResponse r, const std::string& why) {
+    LogLine("api: " + what + " refused (" + std::to_string(r.status) + "): " + why);
+    return r;
+  };
+
+  // Authentication comes first, so a caller without the token learns nothing, not even whether
+  // the application exists (ApiAuthTest.*).
+  std::optional<std::string_view> token;
+  if (request.authorization) token = BearerToken(*request.authorization);
+  std::string auth_error;
+  if (!token) {
+    auth_error = request.authorization ? "Authorization is not a bearer token"
+                                       : "missing Authorization: Bearer token";
+  } else {
+    switch (tokens_.Check(*token)) {
+      case ApiTokenSource::Verdict::kAccepted:
+        break;
+      case ApiTokenSource::Verdict::kWrong:
+        auth_error = "wrong bearer token";
+        break;
+      case ApiTokenSource::Verdict::kUnavailable:
+        auth_error = "no API token is configured or readable (see the daemon's log)";
+        break;
+    }
+  }
+  if (!auth_error.empty()) {
+    ApiResponse r = ApiError(401, auth_error);
+    r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"fleetwave\"");
+    return refuse(std::move(r), auth_error);
+  }
+
+  SyncBody body = ParseSyncBody(request.body);
+  if (!body.error.empty()) return refuse(ApiError(400, body.error), body.error);
+  if (!board_.ApplicationOwner(app)) {
+    return refuse(ApiError(404, "application \"" + app + "\" not found"), "not found");
+  }
+  if (!handler_) {
+    return refuse(ApiError(503, "this server accepts no commands"), "no command handler");
+  }
+
+  ApiCommand command{"sync", app, body.revision, request.caller};
+  ApiCommandResult result = handler_(command);
+  int status = result.http_status;
+  if (status < 200 || status > 599) status = 500;
+  LogLine("api: " + what + (body.revision ? " at revision " + LogSafe(*body.revision) : "") + ": " +
+          std::to_string(status) + " " + LogSafe(result.message));
+  return JsonResponse(status, Dump(Json{{"code", status}, {"message", result.message}}));
+}
+
+}  // namespace fleetwave::actors

@@ -1,0 +1,76 @@
+// The HTTP API's routes as a function from a parsed request to a response, apart from the
+// server that carries them (api_server.h), so every rule here is one readable table:
+//
+//   GET  /healthz                            200 "ok" while the process serves at all
+//   GET  /readyz                             200 when config and store are loaded, else 503 + why
+//   GET  /api/v1/applicationsets[/NAME]      the board's sets (list: items sorted by name, plus
+//                                            the input files' load errors)
+//   GET  /api/v1/applications[/NAME]         the board's Argo-shaped Applications
+//   GET  /api/v1/clusters                    name, server, up, synced per cluster
+//   POST /api/v1/applications/NAME/sync      bearer token; optional {"revision": "..."}
+//
+// HEAD is served wherever GET is. Unknown paths are 404 and known paths with another method 405
+// (with Allow); errors are JSON {"code": N, "message": "..."}. Every request is answered: a
+// throwing handler or command callback becomes a 500, never a crash.
+//
+// Thread-safety: Handle() is const and may run on many threads at once; the board, the token
+// source and the command handler must be thread-safe and outlive the router.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actors/api_command.h"
+#include "actors/api_token.h"
+#include "actors/status_board.h"
+
+namespace fleetwave::actors {
+
+struct ApiRequest {
+  std::string method;
+  std::string path;  // URL-decoded, without the query
+  std::string query;
+  std::optional<std::string> authorization;  // the Authorization header, if sent
+  std::string body;
+  std::string caller;  // "ip:port" or "[ip6]:port"
+};
+
+struct ApiResponse {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // besides type and length
+};
+
+// The JSON error body every refusal carries: {"code": status, "message": message}.
+ApiResponse ApiError(int status, const std::string& message);
+
+class ApiRouter {
+ public:
+  using Log = std::function<void(const std::string&)>;
+
+  // `handler` may be empty: mutations are then answered 503. `log` nullptr = stderr.
+  ApiRouter(const StatusBoard& board, ApiTokenSource& tokens, ApiCommandHandler handler, Log log);
+
+  ApiResponse Handle(const ApiRequest& request) const noexcept;
+
+  void LogLine(const std::string& line) const;
+
+ private:
+  ApiResponse Route(const ApiRequest& request) const;
+  ApiResponse Sync(const ApiRequest& request, const std::string& app) const;
+
+  const StatusBoard& board_;
+  ApiTokenSource& tokens_;
+  ApiCommandHandler handler_;
+  Log log_;
+};
+
+// Replaces control characters (and so line breaks) in text a client chose before it goes into a
+// log line, so a request cannot forge log lines.
+std::string LogSafe(const std::string& text);
+
+}  // namespace fleetwave::actors

@@ -1,0 +1,75 @@
+// The daemon's HTTP API server: civetweb threads carrying ApiRouter's routes (api_routes.h) over
+// the StatusBoard. It never calls into the actors except through the command handler.
+//
+// Start() binds `listen` ("host:port", "[ip6]:port"; port 0 picks a free port, readable from
+// port() afterwards) and returns an error text when it cannot; Stop() (also the destructor)
+// waits for the requests in flight and closes the listener. Request bodies are bounded
+// (413 above max_body_bytes); responses close the connection.
+//
+// Thread-safety: Start/Stop/port from one owning thread. The board and the handler must outlive
+// the running server; the handler is called on civetweb's threads.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "actors/api_command.h"
+#include "actors/status_board.h"
+
+struct mg_context;
+struct mg_connection;
+
+namespace fleetwave::actors {
+
+class ApiRouter;
+class ApiTokenSource;
+
+struct ApiServerOptions {
+  std::string listen = "127.0.0.1:8089";
+  std::string token_file;  // empty: no token, every mutation is refused
+  int threads = 8;
+  size_t max_body_bytes = 1 << 20;
+  std::chrono::seconds token_refresh{60};
+  std::function<std::chrono::steady_clock::time_point()> clock;  // nullptr = steady_clock
+  std::function<void(const std::string&)> log;                   // nullptr = stderr
+};
+
+class ApiServer {
+ public:
+  ApiServer(const StatusBoard& board, ApiCommandHandler handler);
+  ~ApiServer();
+  ApiServer(const ApiServer&) = delete;
+  ApiServer& operator=(const ApiServer&) = delete;
+
+  // The reason the server is not listening, or nullopt once it is.
+  // REQUIRES: not running.
+  std::optional<std::string> Start(const ApiServerOptions& options);
+  void Stop();
+  int port() const { return port_; }  // the bound port; 0 when not running
+
+  // Internal: civetweb's callback target.
+  int Serve(::mg_connection* conn);
+
+ private:
+  void Log(const std::string& line) const;
+
+  const StatusBoard& board_;
+  ApiCommandHandler handler_;
+  ApiServerOptions options_;
+  std::unique_ptr<ApiTokenSource> tokens_;
+  std::unique_ptr<ApiRouter> router_;
+  std::string spec_;  // the numeric address civetweb listens on
+  mg_context* ctx_ = nullptr;
+  int port_ = 0;
+};
+
+// Splits "host:port" / "[ip6]:port" and resolves a host name to a numeric address, giving the
+// civetweb listening_ports value; nullopt and `error` set when the text is not an address.
+std::optional<std::string> CivetListenSpec(const std::string& listen, bool ipv6_supported,
+                                           std::string* error);
+
+}  // namespace fleetwave::actors

@@ -1,0 +1,179 @@
+#include "actors/status_board.h"
+
+#include <utility>
+
+namespace fleetwave::actors {
+
+void StatusBoard::PublishAppSet(const std::string& name, engine::Json appset,
+                                std::map<std::string, engine::Json> applications) {
+  // The JSON moves into shared snapshots before the lock: readers wait only for pointer swaps.
+  auto set_json = std::make_shared<const engine::Json>(std::move(appset));
+  std::vector<std::pair<std::string, JsonPtr>> apps;
+  apps.reserve(applications.size());
+  for (auto& [app, json] : applications) {
+    apps.emplace_back(app, std::make_shared<const engine::Json>(std::move(json)));
+  }
+  std::set<std::string> names;
+  for (const auto& [app, _] : apps) names.insert(app);
+
+  std::lock_guard<std::mutex> lock(mu_);
+  // Apps this set published before and not now go away (StatusBoardTest.PublishReplacesSetsApps).
+  if (auto it = set_apps_.find(name); it != set_apps_.end()) {
+    for (const std::string& old : it->second) {
+      if (names.count(old) == 0) {
+        auto a = apps_.find(old);
+        if (a != apps_.end() && a->second.appset == name) apps_.erase(a);
+      }
+    }
+  }
+  for (auto& [app, json] : apps) {
+    auto a = apps_.find(app);
+    if (a != apps_.end() && a->second.appset != name) DropAppLocked(app);  // moves between sets
+    apps_[app] = AppEntry{name, std::move(json)};
+  }
+  set_apps_[name] = std::move(names);
+  appsets_[name] = std::move(set_json);
+  ++sequence_;
+}
+
+void StatusBoard::PublishApplication(const std::string& appset, const std::string& name,
+                                     engine::Json application) {
+  auto json = std::make_shared<const engine::Json>(std::move(application));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto a = apps_.find(name);
+  if (a != apps_.end() && a->second.appset != appset) DropAppLocked(name);
+  apps_[name] = AppEntry{appset, std::move(json)};
+  set_apps_[appset].insert(name);
+  ++sequence_;
+}
+
+void StatusBoard::RemoveAppSet(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = set_apps_.find(name); it != set_apps_.end()) {
+    for (const std::string& app : it->second) {
+      auto a = apps_.find(app);
+      if (a != apps_.end() && a->second.appset == name) apps_.erase(a);
+    }
+    set_apps_.erase(it);
+  }
+  appsets_.erase(name);
+  ++sequence_;
+}
+
+// Removes an app from its current owner's list (the caller re-adds it elsewhere or erases it).
+void StatusBoard::DropAppLocked(const std::string& app) {
+  auto a = apps_.find(app);
+  if (a == apps_.end()) return;
+  if (auto s = set_apps_.find(a->second.appset); s != set_apps_.end()) s->second.erase(app);
+  apps_.erase(a);
+}
+
+void StatusBoard::PublishCluster(ClusterStatus cluster) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string name = cluster.name;
+  clusters_[name] = std::move(cluster);
+  ++sequence_;
+}
+
+void StatusBoard::RemoveCluster(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  clusters_.erase(name);
+  ++sequence_;
+}
+
+void StatusBoard::SetFileStatus(const std::string& file, std::optional<std::string> error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  files_[file] = std::move(error);
+  ++sequence_;
+}
+
+void StatusBoard::RemoveFile(const std::string& file) {
+  std::lock_guard<std::mutex> lock(mu_);
+  files_.erase(file);
+  ++sequence_;
+}
+
+void StatusBoard::SetReady(bool ready, std::string reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  readiness_ = Readiness{ready, ready ? std::string() : std::move(reason)};
+  ++sequence_;
+}
+
+StatusBoard::JsonPtr StatusBoard::AppSet(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = appsets_.find(name);
+  return it == appsets_.end() ? nullptr : it->second;
+}
+
+std::vector<StatusBoard::JsonPtr> StatusBoard::AppSets() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<JsonPtr> out;
+  out.reserve(appsets_.size());
+  for (const auto& [_, json] : appsets_) out.push_back(json);
+  return out;
+}
+
+StatusBoard::JsonPtr StatusBoard::Application(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = apps_.find(name);
+  return it == apps_.end() ? nullptr : it->second.json;
+}
+
+std::vector<StatusBoard::JsonPtr> StatusBoard::Applications() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<JsonPtr> out;
+  out.reserve(apps_.size());
+  for (const auto& [_, entry] : apps_) out.push_back(entry.json);
+  return out;
+}
+
+std::vector<StatusBoard::JsonPtr> StatusBoard::ApplicationsOf(const std::string& appset) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<JsonPtr> out;
+  auto it = set_apps_.find(appset);
+  if (it == set_apps_.end()) return out;
+  out.reserve(it->second.size());
+  for (const std::string& app : it->second) {
+    if (auto a = apps_.find(app); a != apps_.end()) out.push_back(a->second.json);
+  }
+  return out;
+}
+
+std::optional<std::string> StatusBoard::ApplicationOwner(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = apps_.find(name);
+  if (it == apps_.end()) return std::nullopt;
+  return it->second.appset;
+}
+
+std::optional<ClusterStatus> StatusBoard::Cluster(const std::string& name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = clusters_.find(name);
+  if (it == clusters_.end()) return std::nullopt;
+  return it->second;
+}
+
+std::vector<ClusterStatus> StatusBoard::Clusters() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<ClusterStatus> out;
+  out.reserve(clusters_.size());
+  for (const auto& [_, c] : clusters_) out.push_back(c);
+  return out;
+}
+
+std::map<std::string, std::optional<std::string>> StatusBoard::Files() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return files_;
+}
+
+Readiness StatusBoard::readiness() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return readiness_;
+}
+
+uint64_t StatusBoard::sequence() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return sequence_;
+}
+
+}  // namespace fleetwave::actors
