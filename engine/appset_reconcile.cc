@@ -231,17 +231,19 @@ void LogRolloutChanges(const ApplicationSet& set, const StoredRolloutStatus& bef
     const AppRolloutStatus* old = FindEntry(before.application_status, v.id.app);
     const std::string prefix = Prefix(set, *v.observed);
     const std::string step = " (step " + now_entry->step + ")";
+    const bool promoted = now_entry->status == RolloutAppState::kPending &&
+                          (old == nullptr || old->status != RolloutAppState::kPending);
+    if (promoted) {
+      log.push_back(prefix + " promoted to Pending" + step);
+      continue;
+    }
     if (old == nullptr) {
       log.push_back(prefix + " " + ToString(now_entry->status) + step + ": " + now_entry->message);
       continue;
     }
     if (old->status != now_entry->status) {
-      if (now_entry->status == RolloutAppState::kPending) {
-        log.push_back(prefix + " promoted to Pending" + step);
-      } else {
-        log.push_back(prefix + " " + ToString(old->status) + " -> " + ToString(now_entry->status) +
-                      step + ": " + now_entry->message);
-      }
+      log.push_back(prefix + " " + ToString(old->status) + " -> " + ToString(now_entry->status) +
+                    step + ": " + now_entry->message);
     } else if (old->target_revisions != now_entry->target_revisions) {
       log.push_back(prefix + " pinned to " + JoinRevisions(now_entry->target_revisions) + ", " +
                     ToString(now_entry->status) + step + ": " + now_entry->message);
