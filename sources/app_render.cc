@@ -27,6 +27,28 @@ void AddError(std::string& error, const std::string& message) {
   error += message;
 }
 
+// Argo CD's `CreateNamespace=true` sync option: the destination namespace is created with the
+// app's objects (Render puts Namespaces first) unless the manifests define it themselves.
+bool WantsNamespace(const engine::Json& spec) {
+  const engine::Json& options = Member(Member(spec, "syncPolicy"), "syncOptions");
+  if (!options.is_array()) return false;
+  for (const auto& o : options) {
+    if (o.is_string() && o.get<std::string>() == "CreateNamespace=true") return true;
+  }
+  return false;
+}
+
+bool DefinesNamespace(const std::vector<engine::ManifestDocument>& manifests,
+                      const std::string& name) {
+  for (const auto& m : manifests) {
+    if (StringOf(m.object, "kind") == "Namespace" &&
+        StringOf(Member(m.object, "metadata"), "name") == name) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 std::vector<engine::Json> SourcesOf(const engine::Json& spec) {
@@ -74,6 +96,13 @@ AppRender RenderApp(Source& source, ResolveOnce& resolver, const std::string& ap
   }
   if (with_path == 0) AddError(out.error, app.name + ": spec.source has no repoURL and path");
   if (!out.error.empty()) return out;
+  if (!input.destination_namespace.empty() && WantsNamespace(spec) &&
+      !DefinesNamespace(input.manifests, input.destination_namespace)) {
+    input.manifests.push_back({"syncOptions: CreateNamespace=true",
+                               {{"apiVersion", "v1"},
+                                {"kind", "Namespace"},
+                                {"metadata", {{"name", input.destination_namespace}}}}});
+  }
   engine::RenderResult rendered = engine::Render(input);
   for (const auto& issue : rendered.issues) AddError(out.error, engine::FormatIssue(issue));
   if (!out.error.empty()) return out;

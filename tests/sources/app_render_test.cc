@@ -1,0 +1,99 @@
+// RenderApp: the objects a generated app applies, from its sources at the resolved (or pinned)
+// revisions, as `fleetwave render` prints them and the daemon applies them.
+#include "sources/app_render.h"
+
+#include <gtest/gtest.h>
+
+#include "sources/fake_source.h"
+
+namespace fleetwave::sources {
+namespace {
+
+using engine::Json;
+
+constexpr const char* kRepo = "file:///repo.git";
+constexpr const char* kDeployment =
+    "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec: {replicas: 1}\n";
+
+engine::GeneratedApplication App(Json sync_policy) {
+  engine::GeneratedApplication app;
+  app.name = "web-dev";
+  app.object = {{"metadata", {{"name", "web-dev"}}},
+                {"spec",
+                 {{"source", {{"repoURL", kRepo}, {"targetRevision", "main"}, {"path", "web"}}},
+                  {"destination", {{"name", "dev"}, {"namespace", "shop"}}}}}};
+  if (!sync_policy.is_null()) app.object["spec"]["syncPolicy"] = sync_policy;
+  return app;
+}
+
+std::vector<std::string> KindNames(const AppRender& r) {
+  std::vector<std::string> out;
+  for (const auto& o : *r.objects)
+    out.push_back(o.ref.kind + "/" + o.ref.namespace_ + "/" + o.ref.name);
+  return out;
+}
+
+TEST(RenderApp, CreateNamespaceAddsTheDestinationNamespaceFirstUnlessTheManifestsDefineIt) {
+  struct Case {
+    std::string name;
+    Json sync_policy;
+    std::string extra_manifest;
+    std::vector<std::string> want;
+  };
+  const std::vector<Case> cases = {
+      {"no option", Json(), "", {"Deployment/shop/web"}},
+      {"CreateNamespace=true",
+       {{"syncOptions", {"CreateNamespace=true"}}},
+       "",
+       {"Namespace//shop", "Deployment/shop/web"}},
+      {"CreateNamespace=false",
+       {{"syncOptions", {"CreateNamespace=false"}}},
+       "",
+       {"Deployment/shop/web"}},
+      {"the manifests define it already",
+       {{"syncOptions", {"CreateNamespace=true"}}},
+       "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop, labels: {team: a}}\n",
+       {"Namespace//shop", "Deployment/shop/web"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    FakeSource source;
+    source.SetRevision(kRepo, "main", "1111111111111111111111111111111111111111");
+    std::map<std::string, std::string> files = {{"web/deploy.yaml", kDeployment}};
+    if (!c.extra_manifest.empty()) files["web/ns.yaml"] = c.extra_manifest;
+    source.SetFiles(kRepo, "1111111111111111111111111111111111111111", files);
+    ResolveOnce resolver(source);
+    AppRender r = RenderApp(source, resolver, "shop", App(c.sync_policy), nullptr,
+                            engine::Discovery::BuiltIn());
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(KindNames(r), c.want);
+    EXPECT_EQ(r.revisions, std::vector<std::string>{"1111111111111111111111111111111111111111"});
+  }
+}
+
+TEST(RenderApp, PinnedRevisionsReplaceTheTargetRevision) {
+  FakeSource source;
+  source.SetRevision(kRepo, "main", "2222222222222222222222222222222222222222");
+  source.SetRevision(kRepo, "1111111111111111111111111111111111111111",
+                     "1111111111111111111111111111111111111111");
+  source.SetFiles(kRepo, "1111111111111111111111111111111111111111", {{"web/d.yaml", kDeployment}});
+  ResolveOnce resolver(source);
+  const std::vector<std::string> pinned = {"1111111111111111111111111111111111111111"};
+  AppRender r =
+      RenderApp(source, resolver, "shop", App(Json()), &pinned, engine::Discovery::BuiltIn());
+  ASSERT_TRUE(r.ok()) << r.error;
+  EXPECT_EQ(r.revisions, pinned);
+}
+
+TEST(RenderApp, AnUnknownRevisionIsAnErrorNamingTheRepository) {
+  FakeSource source;
+  ResolveOnce resolver(source);
+  AppRender r =
+      RenderApp(source, resolver, "shop", App(Json()), nullptr, engine::Discovery::BuiltIn());
+  EXPECT_FALSE(r.ok());
+  EXPECT_EQ(r.objects, nullptr);
+  EXPECT_NE(r.error.find(kRepo), std::string::npos) << r.error;
+}
+
+}  // namespace
+}  // namespace fleetwave::sources
