@@ -1,0 +1,494 @@
+#include "actors/cluster_actor.h"
+
+#include <caf/all.hpp>
+#include <iostream>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+
+#include "actors/actor_executor.h"
+#include "actors/atoms.h"
+#include "actors/cluster_cache.h"
+#include "actors/live_entry_json.h"
+#include "cluster-clients/informer.h"
+#include "cluster-clients/json_fields.h"
+#include "engine/tracking.h"
+
+namespace fleetwave::actors {
+namespace {
+
+using clients::Result;
+
+struct KindWatch {
+  clients::ResourceRef resource;
+  std::shared_ptr<clients::Informer> informer;  // null while discovery resolves the kind
+};
+
+void ReleaseOnLoop(clients::Transport* transport, std::shared_ptr<clients::ClusterClient> client,
+                   std::shared_ptr<ActorExecutor> executor);
+
+// The ClusterClient keeps a raw pointer to its executor, and requests still in flight when the
+// actor exits keep the client alive: so the executor may only go once the client has. The
+// actor hands both to the transport's loop, which releases them when nothing else holds the
+// client (every request ended; stopped informers let go of it).
+void ReleaseWhenIdle(clients::Transport* transport, std::shared_ptr<clients::ClusterClient> client,
+                     std::shared_ptr<ActorExecutor> executor) {
+  transport->Post(
+      [transport, client = std::move(client), executor = std::move(executor)]() mutable {
+        ReleaseOnLoop(transport, std::move(client), std::move(executor));
+      });
+}
+
+void ReleaseOnLoop(clients::Transport* transport, std::shared_ptr<clients::ClusterClient> client,
+                   std::shared_ptr<ActorExecutor> executor) {
+  if (client.use_count() <= 1) {
+    client.reset();
+    executor.reset();
+    return;
+  }
+  transport->RunAt(transport->Now() + std::chrono::milliseconds(200),
+                   [transport, client, executor]() mutable {
+                     ReleaseOnLoop(transport, std::move(client), std::move(executor));
+                   });
+}
+
+struct ClusterState {
+  ClusterActorConfig config;
+  std::shared_ptr<ActorExecutor> executor;
+  std::shared_ptr<clients::ClusterClient> client;
+  std::unique_ptr<ClusterCache> cache;
+  std::map<std::string, KindWatch> kinds;                 // "apiVersion/Kind"
+  std::map<std::string, clients::ResourceRef> resources;  // "group/Kind", for deletes
+  std::set<std::string> logged;                           // one-time messages already logged
+  std::map<caf::actor_id, caf::actor_addr> subscribers;   // weak: no reference cycles
+  bool tick_armed = false;
+  bool probe_pending = false;  // a probe request or its timer exists
+  std::string last_failure;
+
+  ~ClusterState() {
+    if (executor) executor->Close();
+    for (auto& [key, watch] : kinds) {
+      if (watch.informer) watch.informer->Stop();
+    }
+    kinds.clear();
+    if (client && config.transport) {
+      ReleaseWhenIdle(config.transport, std::move(client), std::move(executor));
+    }
+  }
+
+  void Log(const std::string& message) const {
+    const std::string line = "cluster " + config.cluster.name + ": " + message;
+    if (config.log) {
+      config.log(line);
+    } else {
+      std::cerr << "fleetwave: " << line << "\n";
+    }
+  }
+  // A message logged only the first time `key` is seen.
+  void LogOnce(const std::string& key, const std::string& message) {
+    if (logged.insert(key).second) Log(message);
+  }
+};
+
+using ClusterActor = caf::stateful_actor<ClusterState>;
+
+void SendProbe(ClusterActor* self);
+
+// Sends the pending updates at the next tick; armed only while something is pending.
+void ArmTick(ClusterActor* self) {
+  auto& st = self->state;
+  if (st.tick_armed || !st.cache->HasPending()) return;
+  st.tick_armed = true;
+  self->delayed_send(self, st.config.tick, tick_atom::value);
+}
+
+void ArmProbe(ClusterActor* self) {
+  auto& st = self->state;
+  if (st.probe_pending || st.cache->reachable()) return;
+  st.probe_pending = true;
+  self->delayed_send(self, st.config.probe_interval, probe_atom::value);
+}
+
+// Counts one request's outcome towards reachability (ClusterCache::Record) and logs a change.
+void NoteResult(ClusterActor* self, const Result& r, const std::string& what) {
+  auto& st = self->state;
+  const bool was_up = st.cache->reachable();
+  const bool was_down = st.cache->down();
+  if (ClusterFailure(r)) st.last_failure = what + ": " + r.ToString();
+  st.cache->Record(r);
+  if (!was_up && st.cache->reachable()) {
+    st.Log("reachable");
+  } else if (!was_down && st.cache->down()) {
+    st.Log("unreachable after " + std::to_string(st.cache->failures_in_a_row()) +
+           " consecutive failures; last: " + st.last_failure);
+  }
+  if (!st.cache->reachable()) ArmProbe(self);
+  ArmTick(self);
+}
+
+void SendProbe(ClusterActor* self) {
+  self->state.client->ServerVersion([self](Result r) {
+    self->state.probe_pending = false;
+    NoteResult(self, r, "GET /version");
+  });
+}
+
+void SendUpdate(ClusterActor* self, SubscriberId id, ClusterUpdate update) {
+  auto& st = self->state;
+  auto it = st.subscribers.find(id);
+  if (it == st.subscribers.end()) return;
+  auto target = caf::actor_cast<caf::actor>(it->second);
+  if (!target) {
+    st.cache->RemoveSubscriber(id);
+    st.subscribers.erase(it);
+    return;
+  }
+  ClusterUpdatePtr payload = std::make_shared<ClusterUpdate>(std::move(update));
+  self->send(target, live_atom::value, std::move(payload));
+}
+
+std::optional<ProjectedEntry> Decode(ClusterActor* self, const clients::Projection& p) {
+  std::string error;
+  std::optional<ProjectedEntry> entry = EntryFromProjection(p.fields, &error);
+  if (!entry) self->state.Log("projection of " + p.ns + "/" + p.name + ": " + error);
+  return entry;
+}
+
+void OnUpsert(ClusterActor* self, const clients::Projection& p) {
+  std::optional<ProjectedEntry> e = Decode(self, p);
+  if (!e) return;
+  self->state.cache->Upsert(e->label, std::move(e->entry));
+  NoteResult(self, Result{}, "watch");  // an event is a working watch
+}
+
+void OnDelete(ClusterActor* self, const clients::Projection& p) {
+  std::optional<ProjectedEntry> e = Decode(self, p);
+  if (!e) return;
+  self->state.cache->Remove(e->entry.object.ref);
+  NoteResult(self, Result{}, "watch");
+}
+
+void StartInformer(ClusterActor* self, const std::string& key, const clients::ResourceRef& ref) {
+  auto& st = self->state;
+  clients::InformerOptions options;
+  options.resource = ref;
+  options.label_selector = engine::kAppLabel;  // existence: what fleetwave applied
+  options.project = ProjectEntry;
+  clients::InformerHandlers h;
+  h.on_add = [self](const clients::Projection& p) { OnUpsert(self, p); };
+  h.on_update = [self](const clients::Projection&, const clients::Projection& after) {
+    OnUpsert(self, after);
+  };
+  h.on_delete = [self](const clients::Projection& p) { OnDelete(self, p); };
+  h.on_synced = [self, key] {
+    self->state.cache->WatchSynced(key);
+    NoteResult(self, Result{}, "list " + key);
+  };
+  h.on_error = [self, key](const Result& r) {
+    if (ClusterFailure(r)) {
+      NoteResult(self, r, "watch " + key);
+    } else {
+      self->state.Log("watch " + key + ": " + r.ToString());
+    }
+  };
+  st.kinds[key].resource = ref;
+  st.kinds[key].informer = clients::Informer::Start(st.client, options, h, st.executor.get());
+}
+
+void WatchKind(ClusterActor* self, const std::string& api_version, const std::string& kind) {
+  auto& st = self->state;
+  const std::string key = api_version + "/" + kind;
+  if (st.kinds.count(key)) return;  // idempotent per kind
+  st.kinds[key] = KindWatch{};
+  st.cache->WatchStarted(key);
+  ArmTick(self);
+  st.client->Resolve(
+      api_version, kind, [self, api_version, kind, key](Result r, clients::ResourceRef ref) {
+        auto& st = self->state;
+        auto it = st.kinds.find(key);
+        if (it == st.kinds.end() || it->second.informer) return;
+        if (r.ok()) {
+          st.resources[ref.group + "/" + ref.kind] = ref;
+          StartInformer(self, key, ref);
+          return;
+        }
+        st.kinds.erase(it);
+        st.cache->WatchDropped(key);
+        NoteResult(self, r, "discovery of " + key);
+        if (r.outcome == clients::Outcome::kNotFound) {
+          // Not fatal: the next watch_kind asks again (a CRD may arrive later).
+          st.LogOnce("unknown " + key,
+                     "kind " + kind + " of " + api_version + " is not served; not watched");
+          return;
+        }
+        st.LogOnce("discovery " + key,
+                   "discovery of " + key + " failed (" + r.ToString() + "); retrying");
+        self->delayed_send(self, st.config.probe_interval, watch_kind_atom::value, api_version,
+                           kind);
+      });
+}
+
+// Deletes or patches one object whose kind a watch resolved (live objects come from watches).
+const clients::ResourceRef* ResourceOf(ClusterActor* self, const engine::ObjectRef& ref) {
+  auto it = self->state.resources.find(ref.group + "/" + ref.kind);
+  return it == self->state.resources.end() ? nullptr : &it->second;
+}
+
+Result UnknownKind(const engine::ObjectRef& ref) {
+  return clients::ErrorResult(
+      clients::Outcome::kPermanent, clients::Problem::kRequest,
+      "kind " + ref.kind + " (group \"" + ref.group + "\") is not watched on this cluster");
+}
+
+void DeleteObject(ClusterActor* self, const engine::ObjectRef& ref,
+                  std::function<void(Result)> done) {
+  const clients::ResourceRef* resource = ResourceOf(self, ref);
+  if (resource == nullptr) {
+    done(UnknownKind(ref));
+    return;
+  }
+  clients::DeleteOptions options;
+  options.propagation_policy = "Background";
+  self->state.client->Delete(*resource, ref.namespace_, ref.name, options,
+                             [self, done = std::move(done)](Result r) {
+                               NoteResult(self, r, "delete");
+                               done(std::move(r));
+                             });
+}
+
+engine::ObjectResult DeleteResult(const engine::ObjectRef& ref, const Result& r, const char* verb) {
+  // Already gone counts as done: the object does not exist, which is what was asked.
+  if (r.ok() || r.outcome == clients::Outcome::kNotFound) {
+    return {ref, engine::ObjectResultCode::kPruned, verb};
+  }
+  return {ref, engine::ObjectResultCode::kSyncFailed, r.ToString()};
+}
+
+// One apply command in flight. Callbacks run in the actor, so plain counters suffice.
+struct ApplyRun {
+  ApplyCommandPtr cmd;
+  caf::typed_response_promise<ApplyReplyPtr> promise;
+  std::shared_ptr<ApplyReply> reply;
+  std::vector<std::optional<engine::AppliedObject>> applied;
+  std::size_t ordered = 0;  // leading Namespaces and CRDs: applied one after another
+  std::size_t next = 0;
+  std::size_t outstanding = 0;
+};
+
+void FinishApply(const std::shared_ptr<ApplyRun>& run) {
+  for (auto& a : run->applied) {
+    if (a) run->reply->applied.push_back(std::move(*a));
+  }
+  ApplyReplyPtr reply = run->reply;
+  run->promise.deliver(std::move(reply));
+}
+
+void Prune(ClusterActor* self, const std::shared_ptr<ApplyRun>& run) {
+  const std::size_t base = run->cmd->objects.size();
+  run->outstanding = run->cmd->prune.size();
+  if (run->outstanding == 0) {
+    FinishApply(run);
+    return;
+  }
+  for (std::size_t i = 0; i < run->cmd->prune.size(); ++i) {
+    const engine::ObjectRef ref = run->cmd->prune[i];
+    DeleteObject(self, ref, [run, base, i, ref](Result r) {
+      run->reply->results[base + i] = DeleteResult(ref, r, "pruned");
+      if (--run->outstanding == 0) FinishApply(run);
+    });
+  }
+}
+
+void ApplyOne(ClusterActor* self, const std::shared_ptr<ApplyRun>& run, std::size_t i,
+              std::function<void()> then) {
+  const engine::RenderedObject& object = run->cmd->objects[i];
+  clients::ApplyOptions options;
+  options.field_manager = engine::kFieldManager;
+  options.force = i < run->cmd->actions.size() && run->cmd->actions[i].force;
+  self->state.client->Apply(
+      object.object, options, [self, run, i, then = std::move(then)](Result r) {
+        NoteResult(self, r, "apply");
+        const engine::ObjectRef& ref = run->cmd->objects[i].ref;
+        if (r.ok()) {
+          clients::FieldReader body(r.object);
+          engine::AppliedObject applied;
+          applied.ref = ref;
+          applied.resource_version = body.String({"metadata", "resourceVersion"});
+          applied.generation = body.Int({"metadata", "generation"}).value_or(0);
+          run->applied[i] = std::move(applied);
+          run->reply->results[i] = {ref, engine::ObjectResultCode::kSynced, "applied"};
+        } else {
+          run->reply->results[i] = {ref, engine::ObjectResultCode::kSyncFailed, r.ToString()};
+        }
+        then();
+      });
+}
+
+void ApplyRest(ClusterActor* self, const std::shared_ptr<ApplyRun>& run) {
+  const std::size_t n = run->cmd->objects.size();
+  run->outstanding = n - run->ordered;
+  if (run->outstanding == 0) {
+    Prune(self, run);
+    return;
+  }
+  for (std::size_t i = run->ordered; i < n; ++i) {
+    ApplyOne(self, run, i, [self, run] {
+      if (--run->outstanding == 0) Prune(self, run);
+    });
+  }
+}
+
+void ApplyOrdered(ClusterActor* self, const std::shared_ptr<ApplyRun>& run) {
+  if (run->next >= run->ordered) {
+    ApplyRest(self, run);
+    return;
+  }
+  ApplyOne(self, run, run->next++, [self, run] { ApplyOrdered(self, run); });
+}
+
+std::string DownMessage(const ClusterState& st) {
+  return "cluster " + st.config.cluster.name + " is unreachable (" + st.last_failure + ")";
+}
+
+caf::result<ApplyReplyPtr> StartApply(ClusterActor* self, const ApplyCommandPtr& cmd) {
+  auto& st = self->state;
+  auto reply = std::make_shared<ApplyReply>();
+  reply->operation_id = cmd ? cmd->operation_id : "";
+  if (!cmd || st.cache->down()) {
+    reply->error = cmd ? DownMessage(st) : "empty apply command";
+    return ApplyReplyPtr(std::move(reply));
+  }
+  auto run = std::make_shared<ApplyRun>();
+  run->cmd = cmd;
+  run->promise = self->make_response_promise<ApplyReplyPtr>();
+  run->reply = std::move(reply);
+  for (const auto& o : cmd->objects) {
+    run->reply->results.push_back({o.ref, engine::ObjectResultCode::kSyncFailed, "not run"});
+  }
+  for (const auto& ref : cmd->prune) {
+    run->reply->results.push_back({ref, engine::ObjectResultCode::kSyncFailed, "not run"});
+  }
+  run->applied.resize(cmd->objects.size());
+  while (run->ordered < cmd->objects.size() &&
+         (engine::IsNamespace(cmd->objects[run->ordered].ref) ||
+          engine::IsCrd(cmd->objects[run->ordered].ref))) {
+    ++run->ordered;
+  }
+  ApplyOrdered(self, run);
+  return run->promise;
+}
+
+// The patch that removes fleetwave's marks (preserveResourcesOnDeletion).
+clients::Json UnmarkPatch() {
+  return {{"metadata",
+           {{"annotations",
+             {{engine::kTrackingIdAnnotation, nullptr}, {engine::kAppliedHashAnnotation, nullptr}}},
+            {"labels", {{engine::kAppLabel, nullptr}}}}}};
+}
+
+caf::result<DeleteReplyPtr> StartDelete(ClusterActor* self, const DeleteCommandPtr& cmd) {
+  auto& st = self->state;
+  auto reply = std::make_shared<DeleteReply>();
+  if (!cmd || st.cache->down()) {
+    reply->error = cmd ? DownMessage(st) : "empty delete command";
+    return DeleteReplyPtr(std::move(reply));
+  }
+  const std::size_t total = cmd->objects.size() + cmd->unmark.size();
+  if (total == 0) return DeleteReplyPtr(std::move(reply));
+  auto promise = self->make_response_promise<DeleteReplyPtr>();
+  reply->results.resize(total);
+  auto outstanding = std::make_shared<std::size_t>(total);
+  auto finish = [promise, reply, outstanding]() mutable {
+    if (--*outstanding == 0) promise.deliver(DeleteReplyPtr(reply));
+  };
+  for (std::size_t i = 0; i < cmd->objects.size(); ++i) {
+    const engine::ObjectRef ref = cmd->objects[i];
+    DeleteObject(self, ref, [reply, i, ref, finish](Result r) mutable {
+      reply->results[i] = DeleteResult(ref, r, "deleted");
+      finish();
+    });
+  }
+  for (std::size_t j = 0; j < cmd->unmark.size(); ++j) {
+    const std::size_t i = cmd->objects.size() + j;
+    const engine::ObjectRef ref = cmd->unmark[j];
+    auto done = [self, reply, i, ref, finish](Result r) mutable {
+      if (r.ok()) {
+        reply->results[i] = {ref, engine::ObjectResultCode::kSynced, "tracking marks removed"};
+      } else {
+        reply->results[i] = {ref, engine::ObjectResultCode::kSyncFailed, r.ToString()};
+      }
+      finish();
+    };
+    const clients::ResourceRef* resource = ResourceOf(self, ref);
+    if (resource == nullptr) {
+      done(UnknownKind(ref));
+      continue;
+    }
+    st.client->MergePatch(*resource, ref.namespace_, ref.name, UnmarkPatch(),
+                          [self, done](Result r) mutable {
+                            NoteResult(self, r, "merge patch");
+                            done(std::move(r));
+                          });
+  }
+  return promise;
+}
+
+caf::behavior ClusterBehavior(ClusterActor* self, ClusterActorConfig config) {
+  auto& st = self->state;
+  st.config = std::move(config);
+  st.cache = std::make_unique<ClusterCache>(st.config.cluster.name, st.config.down_after);
+  st.executor = std::make_shared<ActorExecutor>(caf::actor_cast<caf::actor>(self));
+  clients::ClientOptions options = st.config.options;
+  if (!options.log) options.log = [self](const std::string& m) { self->state.Log(m); };
+  st.client = clients::ClusterClient::Create(st.config.cluster, st.config.transport,
+                                             st.executor.get(), st.config.exec_runner, options);
+  for (const clients::ResourceRef& r :
+       {clients::NamespacesResource(), clients::DeploymentsResource(),
+        clients::StatefulSetsResource(), clients::DaemonSetsResource(),
+        clients::CloneSetsResource()}) {
+    st.resources[r.group + "/" + r.kind] = r;
+  }
+  self->set_down_handler([self](const caf::down_msg& down) {
+    const caf::actor_id id = down.source.id();
+    self->state.cache->RemoveSubscriber(id);
+    self->state.subscribers.erase(id);
+  });
+  st.probe_pending = true;
+  SendProbe(self);
+  return {
+      [self](run_atom, const RunClosure& fn) {
+        RunInActor(fn, [self](const std::string& m) { self->state.Log(m); });
+      },
+      [self](watch_kind_atom, const std::string& api_version, const std::string& kind) {
+        WatchKind(self, api_version, kind);
+      },
+      [self](subscribe_atom, const std::string& label, const caf::actor& who) {
+        auto& st = self->state;
+        if (!who) return;
+        if (st.subscribers.emplace(who.id(), caf::actor_cast<caf::actor_addr>(who)).second) {
+          self->monitor(who);
+        }
+        SendUpdate(self, who.id(), st.cache->Subscribe(label, who.id()));
+      },
+      [self](unsubscribe_atom, const std::string& label, const caf::actor& who) {
+        if (who) self->state.cache->Unsubscribe(label, who.id());
+      },
+      [self](tick_atom) {
+        auto& st = self->state;
+        st.tick_armed = false;
+        for (auto& [id, update] : st.cache->Flush()) SendUpdate(self, id, std::move(update));
+      },
+      [self](probe_atom) { SendProbe(self); },
+      [self](apply_atom, const ApplyCommandPtr& cmd) { return StartApply(self, cmd); },
+      [self](delete_atom, const DeleteCommandPtr& cmd) { return StartDelete(self, cmd); },
+  };
+}
+
+}  // namespace
+
+caf::actor SpawnClusterActor(caf::actor_system& system, ClusterActorConfig config) {
+  return system.spawn(ClusterBehavior, std::move(config));
+}
+
+}  // namespace fleetwave::actors

@@ -1,0 +1,45 @@
+// The cluster actor: one per kubeconfig context in use. It owns that cluster's ClusterClient,
+// one Informer per watched kind (objects carrying the fleetwave.io/app label, projected to
+// LiveEntry on the client's loop thread), the cache of those entries per app label, and the
+// cluster's reachability. It executes apply and delete commands and pushes ClusterUpdates to
+// the subscribers of each label, coalesced per tick. Messages (atoms.h, protocol.h):
+//
+//   (watch_kind_atom, api_version, kind)   start watching a kind (idempotent; an unknown kind
+//                                          is logged once and retried on the next request)
+//   (subscribe_atom, label, caf::actor)    answered at once with (live_atom, ClusterUpdatePtr)
+//   (unsubscribe_atom, label, caf::actor)
+//   (apply_atom, ApplyCommandPtr)       -> ApplyReplyPtr
+//   (delete_atom, DeleteCommandPtr)     -> DeleteReplyPtr
+//   -> subscribers: (live_atom, ClusterUpdatePtr), at most one per tick each
+//
+// Every client and informer callback comes back through an ActorExecutor into this actor's
+// mailbox, and every request is asynchronous on the transport: no handler blocks, so a hung
+// cluster never delays another cluster's actor. On exit the informers stop, later callbacks
+// are dropped, and the client is released on the transport's loop once its last request ended.
+#pragma once
+
+#include <caf/fwd.hpp>
+#include <chrono>
+#include <functional>
+#include <string>
+
+#include "cluster-clients/cluster_client.h"
+
+namespace fleetwave::actors {
+
+struct ClusterActorConfig {
+  clients::ClusterConfig cluster;
+  clients::Transport* transport = nullptr;     // outlives the actor system's actors
+  clients::ExecRunner* exec_runner = nullptr;  // for exec credential plugins; may be null
+  clients::ClientOptions options;
+  int down_after = 3;  // consecutive failed requests, lists or watches
+  std::chrono::milliseconds tick{50};
+  // While the cluster is not known to be up: how often to ask GET /version, and to retry the
+  // discovery of a watched kind that failed for a reason other than "unknown kind".
+  std::chrono::milliseconds probe_interval{2000};
+  std::function<void(const std::string&)> log;  // one line per message; nullptr = stderr
+};
+
+caf::actor SpawnClusterActor(caf::actor_system& system, ClusterActorConfig config);
+
+}  // namespace fleetwave::actors

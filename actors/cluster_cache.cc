@@ -1,0 +1,161 @@
+#include "actors/cluster_cache.h"
+
+namespace fleetwave::actors {
+
+bool ClusterFailure(const clients::Result& result) {
+  using clients::Outcome;
+  using clients::Problem;
+  if (result.ok()) return false;
+  if (result.outcome == Outcome::kTransient) return true;
+  switch (result.problem) {
+    case Problem::kTls:
+    case Problem::kUnauthorized:
+    case Problem::kTimeout:
+    case Problem::kConnectionRefused:
+    case Problem::kDns:
+    case Problem::kConnection:
+    case Problem::kThrottled:
+    case Problem::kServerError:
+    case Problem::kCredentials:
+      return true;
+    default:
+      return false;
+  }
+}
+
+ClusterCache::ClusterCache(std::string cluster, int down_after)
+    : cluster_(std::move(cluster)), down_after_(down_after < 1 ? 1 : down_after) {}
+
+void ClusterCache::Upsert(const std::string& label, LiveEntry entry) {
+  const engine::ObjectRef ref = entry.object.ref;
+  if (auto it = label_of_.find(ref); it != label_of_.end() && it->second != label) {
+    Remove(ref);
+  }
+  label_of_[ref] = label;
+  by_label_[label][ref] = std::move(entry);
+  dirty_.insert(label);
+}
+
+void ClusterCache::Remove(const engine::ObjectRef& ref) {
+  auto it = label_of_.find(ref);
+  if (it == label_of_.end()) return;
+  const std::string label = it->second;
+  label_of_.erase(it);
+  auto entries = by_label_.find(label);
+  if (entries != by_label_.end()) {
+    entries->second.erase(ref);
+    if (entries->second.empty()) by_label_.erase(entries);
+  }
+  dirty_.insert(label);
+}
+
+std::vector<LiveEntry> ClusterCache::Entries(const std::string& label) const {
+  std::vector<LiveEntry> out;
+  auto it = by_label_.find(label);
+  if (it == by_label_.end()) return out;
+  out.reserve(it->second.size());
+  for (const auto& [ref, entry] : it->second) out.push_back(entry);
+  return out;
+}
+
+bool ClusterCache::RecordSuccess() {
+  failures_ = 0;
+  const bool changed = state_ != State::kUp;
+  state_ = State::kUp;
+  return changed;
+}
+
+bool ClusterCache::RecordFailure() {
+  ++failures_;
+  if (failures_ < down_after_ || state_ == State::kDown) return false;
+  const bool changed = state_ == State::kUp;
+  state_ = State::kDown;
+  return changed;
+}
+
+bool ClusterCache::Record(const clients::Result& result) {
+  return ClusterFailure(result) ? RecordFailure() : RecordSuccess();
+}
+
+void ClusterCache::WatchStarted(const std::string& key) { watches_.emplace(key, false); }
+void ClusterCache::WatchSynced(const std::string& key) { watches_[key] = true; }
+void ClusterCache::WatchDropped(const std::string& key) { watches_.erase(key); }
+
+bool ClusterCache::synced() const {
+  if (watches_.empty()) return false;
+  for (const auto& [key, listed] : watches_) {
+    if (!listed) return false;
+  }
+  return true;
+}
+
+ClusterUpdate ClusterCache::Status() const {
+  ClusterUpdate u;
+  u.cluster = cluster_;
+  u.reachable = reachable();
+  u.synced = synced();
+  return u;
+}
+
+bool ClusterCache::StatusChanged() const {
+  return reachable() != sent_reachable_ || synced() != sent_synced_;
+}
+
+ClusterUpdate ClusterCache::Subscribe(const std::string& label, SubscriberId id) {
+  if (labels_of_.empty()) {
+    // Nobody heard the status so far; this answer tells the first subscriber.
+    sent_reachable_ = reachable();
+    sent_synced_ = synced();
+  }
+  subscribers_[label].insert(id);
+  labels_of_[id].insert(label);
+  ClusterUpdate u = Status();
+  u.apps[label] = Entries(label);
+  return u;
+}
+
+void ClusterCache::Unsubscribe(const std::string& label, SubscriberId id) {
+  if (auto it = subscribers_.find(label); it != subscribers_.end()) {
+    it->second.erase(id);
+    if (it->second.empty()) subscribers_.erase(it);
+  }
+  if (auto it = labels_of_.find(id); it != labels_of_.end()) {
+    it->second.erase(label);
+    if (it->second.empty()) labels_of_.erase(it);
+  }
+}
+
+void ClusterCache::RemoveSubscriber(SubscriberId id) {
+  auto it = labels_of_.find(id);
+  if (it == labels_of_.end()) return;
+  const std::set<std::string> labels = it->second;
+  for (const std::string& label : labels) Unsubscribe(label, id);
+}
+
+bool ClusterCache::HasPending() const {
+  if (labels_of_.empty()) return false;
+  if (StatusChanged()) return true;
+  for (const std::string& label : dirty_) {
+    if (subscribers_.count(label)) return true;
+  }
+  return false;
+}
+
+std::vector<std::pair<SubscriberId, ClusterUpdate>> ClusterCache::Flush() {
+  std::vector<std::pair<SubscriberId, ClusterUpdate>> out;
+  const bool status_changed = StatusChanged();
+  const ClusterUpdate status = Status();
+  for (const auto& [id, labels] : labels_of_) {
+    ClusterUpdate u = status;
+    for (const std::string& label : labels) {
+      if (dirty_.count(label)) u.apps[label] = Entries(label);
+    }
+    if (status_changed || !u.apps.empty()) out.emplace_back(id, std::move(u));
+  }
+  dirty_.clear();
+  sent_reachable_ = status.reachable;
+  sent_synced_ = status.synced;
+  return out;
+}
+
+}  // namespace fleetwave::actors

@@ -1,0 +1,93 @@
+// What a cluster actor knows about its cluster, as plain C++ (no CAF, so the rules are unit
+// tests): the live entries of every app label, which labels changed since the last update,
+// who subscribed to which label, and whether the cluster is reachable and its watches synced.
+//
+// Updates (protocol.h, ClusterUpdate): a subscriber receives the complete entry list of each
+// label it subscribed to that changed since the last Flush, and every subscriber receives an
+// update when reachable or synced changed (possibly with no apps). A new subscription is
+// answered at once with that label's entries (cluster_cache_test.cc pins each rule).
+//
+// Reachability: unknown until the first request, up on the first success, down after
+// `down_after` consecutive failures; only failures of the connection or the server count
+// (ClusterFailure), an answer such as 404 or 422 proves the server is there.
+//
+// Not thread-safe: the cluster actor owns one.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actors/protocol.h"
+#include "cluster-clients/result.h"
+
+namespace fleetwave::actors {
+
+using SubscriberId = std::uint64_t;
+
+// Whether a request's result says the cluster cannot be used right now (connection, TLS, DNS,
+// timeout, 5xx, 429 after retries, credentials refused), as opposed to an answer about the
+// request itself.
+bool ClusterFailure(const clients::Result& result);
+
+class ClusterCache {
+ public:
+  ClusterCache(std::string cluster, int down_after);
+
+  // Live entries, keyed by the object's identity; an object whose label changed moves.
+  void Upsert(const std::string& label, LiveEntry entry);
+  void Remove(const engine::ObjectRef& ref);
+  std::vector<LiveEntry> Entries(const std::string& label) const;  // by identity
+  std::size_t size() const { return label_of_.size(); }
+
+  // Reachability. Record() counts a result by ClusterFailure. Each returns whether `reachable`
+  // changed.
+  bool RecordSuccess();
+  bool RecordFailure();
+  bool Record(const clients::Result& result);
+  bool reachable() const { return state_ == State::kUp; }
+  bool down() const { return state_ == State::kDown; }
+  int failures_in_a_row() const { return failures_; }
+
+  // Watches: synced once every started watch has listed (and at least one was started).
+  void WatchStarted(const std::string& key);
+  void WatchSynced(const std::string& key);
+  void WatchDropped(const std::string& key);
+  bool synced() const;
+
+  // Subscriptions. Subscribe returns the update to send the new subscriber at once.
+  ClusterUpdate Subscribe(const std::string& label, SubscriberId id);
+  void Unsubscribe(const std::string& label, SubscriberId id);
+  void RemoveSubscriber(SubscriberId id);
+  bool HasSubscribers() const { return !labels_of_.empty(); }
+
+  // Whether Flush would send anything.
+  bool HasPending() const;
+  // The updates to send now, one per subscriber concerned; clears the changes.
+  std::vector<std::pair<SubscriberId, ClusterUpdate>> Flush();
+
+ private:
+  enum class State { kUnknown, kUp, kDown };
+
+  ClusterUpdate Status() const;
+  bool StatusChanged() const;
+
+  const std::string cluster_;
+  const int down_after_;
+  State state_ = State::kUnknown;
+  int failures_ = 0;
+  std::map<std::string, bool> watches_;  // key -> listed
+  bool sent_reachable_ = false;
+  bool sent_synced_ = false;
+
+  std::map<std::string, std::map<engine::ObjectRef, LiveEntry>> by_label_;
+  std::map<engine::ObjectRef, std::string> label_of_;
+  std::set<std::string> dirty_;
+  std::map<std::string, std::set<SubscriberId>> subscribers_;  // label -> ids
+  std::map<SubscriberId, std::set<std::string>> labels_of_;    // id -> labels
+};
+
+}  // namespace fleetwave::actors
