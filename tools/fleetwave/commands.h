@@ -18,5 +18,6 @@ int RunPlan(const Argv& args, std::ostream& out, std::ostream& err);
 int RunProgress(const Argv& args, std::ostream& out, std::ostream& err);
 int RunHealth(const Argv& args, std::ostream& out, std::ostream& err);
 int RunDoctor(const Argv& args, std::ostream& out, std::ostream& err);
+int RunDaemon(const Argv& args, std::ostream& out, std::ostream& err);
 
 }  // namespace fleetwave::cli

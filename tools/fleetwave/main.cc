@@ -15,6 +15,7 @@ struct Command {
 };
 
 constexpr Command kCommands[] = {
+    {"run", fleetwave::cli::RunDaemon, "the daemon: roll ApplicationSets out across clusters"},
     {"validate", fleetwave::cli::RunValidate, "validate ApplicationSet and config files"},
     {"generate", fleetwave::cli::RunGenerate, "print the Applications a set generates"},
     {"render", fleetwave::cli::RunRender, "print the objects an app would apply"},

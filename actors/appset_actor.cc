@@ -1,0 +1,733 @@
+#include "actors/appset_actor.h"
+
+#include <algorithm>
+#include <set>
+#include <tuple>
+#include <utility>
+
+#include <caf/all.hpp>
+
+#include "actors/atoms.h"
+#include "actors/blocking_pool.h"
+#include "engine/appset_reconcile.h"
+#include "engine/rollout_status.h"
+#include "engine/tracking.h"
+#include "sources/app_render.h"
+#include "sources/generator_inputs.h"
+#include "sources/resolve_once.h"
+#include "store/state.h"
+
+namespace fleetwave::actors {
+namespace {
+
+using engine::Json;
+using ClusterMap = std::map<std::string, caf::actor>;
+
+// What one reconcile gathered on the blocking pool.
+struct Gathered {
+  std::vector<engine::GeneratedApplication> apps;
+  std::vector<std::string> errors;                    // generation problems
+  std::map<std::string, sources::AppRender> renders;  // app -> render at its current revisions
+  // Loaded once per actor life: what the store holds about the set.
+  std::optional<store::AppSetRecords> records;
+  std::string store_error;
+};
+using GatheredPtr = std::shared_ptr<const Gathered>;
+
+// The store's view of the set, kept in memory after the first load: this actor is the only
+// writer of its keys, so it updates the mirror after each commit instead of reading back.
+struct Mirror {
+  std::map<std::string, Json> statuses, specs, operations;
+  Json conditions = Json::array();
+  std::optional<Json> rollout;
+};
+
+// A decision committed (or not) to the store.
+struct Persisted {
+  engine::AppSetReconcileResult result;
+  Mirror mirror;  // the mirror after the commit
+  std::string error;
+};
+using PersistedPtr = std::shared_ptr<Persisted>;
+
+// The end of one sync attempt, committed.
+struct AttemptDone {
+  std::string app;
+  engine::OperationRecord record;
+  std::vector<engine::AppliedObject> applied;
+  std::string error;  // the commit failed
+  bool used_slot = false;
+};
+using AttemptDonePtr = std::shared_ptr<const AttemptDone>;
+
+// An attempt whose desired objects were rendered at the operation's revisions.
+struct AttemptRender {
+  std::string app;
+  engine::OperationRecord record;
+  sources::AppRender render;
+};
+using AttemptRenderPtr = std::shared_ptr<const AttemptRender>;
+
+}  // namespace
+}  // namespace fleetwave::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::GatheredPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::PersistedPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::AttemptDonePtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::AttemptRenderPtr)
+
+namespace fleetwave::actors {
+namespace {
+
+using attempt_atom = caf::atom_constant<caf::atom("attempt")>;
+using rendered_atom = caf::atom_constant<caf::atom("rendered")>;
+using finished_atom = caf::atom_constant<caf::atom("finished")>;
+using wake_atom = caf::atom_constant<caf::atom("wake")>;
+
+struct ClusterView {
+  bool reachable = false;
+  bool synced = false;
+  std::map<std::string, std::vector<LiveEntry>> apps;  // app label -> entries
+};
+
+struct AppSetState {
+  AppSetSpecPtr spec;
+  ClusterMapPtr clusters;
+  const Services* services = nullptr;
+  caf::actor coordinator;
+
+  std::map<std::string, ClusterView> views;                  // cluster -> what it reported
+  std::set<std::pair<std::string, std::string>> subscribed;  // (cluster, app label)
+  std::set<std::pair<std::string, std::string>> kinds;       // (cluster, apiVersion + " " + kind)
+  std::map<std::string, std::vector<engine::AppliedObject>> applied;  // read-after-write
+  std::optional<Mirror> mirror;
+  GatheredPtr last;  // the last gathered generation and renders
+  bool busy = false;
+  bool dirty = false;
+  bool automated_warned = false;
+  std::set<std::string> in_flight;  // apps with an attempt running in this process
+  // Manual syncs that arrived while a decision was in flight: (app, revision, caller).
+  std::vector<std::tuple<std::string, std::string, std::string>> manual;
+  uint64_t wake_generation = 0;
+  std::optional<engine::Time> wake_at;
+
+  static inline const char* name = "appset";
+};
+
+using Self = caf::stateful_actor<AppSetState>;
+
+void Log(Self* self, const std::string& line) {
+  const auto& log = self->state.services->log;
+  if (log) log("appset=" + self->state.spec->appset.name + " " + line);
+}
+
+engine::Time Now(Self* self) { return engine::TruncateToSeconds(self->state.services->now()); }
+
+const Json& Member(const Json& object, const char* key) {
+  static const Json kNull;
+  if (!object.is_object()) return kNull;
+  auto it = object.find(key);
+  return it == object.end() ? kNull : *it;
+}
+
+std::string AppLabel(Self* self, const std::string& app) {
+  return engine::AppLabelValue({self->state.spec->appset.name, app});
+}
+
+const engine::GeneratedApplication* FindApp(const Gathered& g, const std::string& name) {
+  for (const auto& a : g.apps) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+// ---- gathering (blocking pool) ----
+
+GatheredPtr Gather(const AppSetSpec& spec, sources::Source* source, store::Store* store,
+                   bool load_records) {
+  auto out = std::make_shared<Gathered>();
+  if (load_records) {
+    store::State state(*store);
+    store::Loaded<store::AppSetRecords> loaded = state.LoadAppSet(spec.appset.name);
+    if (!loaded.ok()) {
+      out->store_error = loaded.status.message;
+      return out;
+    }
+    out->records = std::move(loaded.value);
+  }
+  sources::ResolveOnce resolver(*source);
+  const engine::GeneratorInputs inputs = sources::ReadGeneratorInputs(spec.appset, resolver);
+  engine::GenerateResult generated =
+      engine::GenerateApplications(spec.appset, &spec.clusters, &inputs);
+  for (const auto& issue : generated.issues) out->errors.push_back(engine::FormatIssue(issue));
+  out->apps = std::move(generated.apps);
+  const engine::Discovery discovery = engine::Discovery::BuiltIn();
+  for (const auto& app : out->apps) {
+    out->renders[app.name] =
+        sources::RenderApp(*source, resolver, spec.appset.name, app, nullptr, discovery);
+  }
+  return out;
+}
+
+Mirror MirrorOf(const store::AppSetRecords& r) {
+  Mirror m;
+  for (const auto& [app, rec] : r.statuses) m.statuses[app] = rec.value;
+  for (const auto& [app, rec] : r.specs) m.specs[app] = rec.value;
+  for (const auto& [app, rec] : r.operations) m.operations[app] = rec.value;
+  if (r.conditions && r.conditions->value.is_array()) m.conditions = r.conditions->value;
+  if (r.rollout) m.rollout = r.rollout->value;
+  return m;
+}
+
+std::optional<engine::OperationRecord> OperationOf(const Json& value, const std::string& where,
+                                                   Self* self) {
+  engine::Issues issues;
+  auto record = engine::OperationRecordFromJson(value, issues);
+  for (const auto& i : issues) Log(self, where + ": stored operation: " + engine::FormatIssue(i));
+  return record;
+}
+
+void Reconcile(Self* self);
+void RunDueAttempts(Self* self);
+void ManualSync(Self* self, const std::string& app, const std::string& revision,
+                const std::string& caller);
+
+// After a decision landed: queued manual syncs first, then a reconcile if events came in.
+void AfterDecision(Self* self) {
+  auto& st = self->state;
+  if (!st.manual.empty()) {
+    auto [app, revision, caller] = st.manual.front();
+    st.manual.erase(st.manual.begin());
+    ManualSync(self, app, revision, caller);
+    if (st.busy) return;
+  }
+  if (st.dirty) {
+    st.dirty = false;
+    Reconcile(self);
+  }
+}
+
+// ---- timers ----
+
+void ArmWake(Self* self, std::optional<engine::Time> at) {
+  auto& st = self->state;
+  if (!at) return;
+  if (st.wake_at && *st.wake_at <= *at && *st.wake_at > Now(self)) return;  // an earlier one runs
+  st.wake_at = at;
+  const uint64_t generation = ++st.wake_generation;
+  auto delay = *at - st.services->now();
+  if (delay < engine::Duration::zero()) delay = engine::Duration::zero();
+  self->delayed_send(
+      self,
+      std::chrono::duration_cast<std::chrono::milliseconds>(delay) + std::chrono::milliseconds(5),
+      wake_atom::value, generation);
+}
+
+// ---- subscriptions ----
+
+void EnsureWatching(Self* self, const Gathered& g) {
+  auto& st = self->state;
+  for (const auto& app : g.apps) {
+    if (app.cluster.empty()) continue;
+    auto cluster = st.clusters->find(app.cluster);
+    if (cluster == st.clusters->end()) continue;
+    const std::string label = AppLabel(self, app.name);
+    if (st.subscribed.emplace(app.cluster, label).second) {
+      self->send(cluster->second, subscribe_atom::value, label, caf::actor(self));
+    }
+    auto render = g.renders.find(app.name);
+    if (render == g.renders.end() || !render->second.objects) continue;
+    for (const auto& object : *render->second.objects) {
+      const Json& api = Member(object.object, "apiVersion");
+      if (!api.is_string()) continue;
+      const std::string api_version = api.get<std::string>();
+      if (st.kinds.emplace(app.cluster, api_version + " " + object.ref.kind).second) {
+        self->send(cluster->second, watch_kind_atom::value, api_version, object.ref.kind);
+      }
+    }
+  }
+}
+
+// ---- reconcile ----
+
+Json StoredStatusJson(const Mirror& m) {
+  Json status = Json::object();
+  Json entries = Json::array();
+  for (const auto& [app, entry] : m.statuses) entries.push_back(entry);
+  status["applicationStatus"] = std::move(entries);
+  status["conditions"] = m.conditions;
+  if (m.rollout) status["rollout"] = *m.rollout;
+  return status;
+}
+
+engine::ObservedApp Observe(Self* self, const Gathered& g,
+                            const engine::GeneratedApplication& app) {
+  auto& st = self->state;
+  engine::ObservedApp o;
+  o.desired = app;
+  auto render = g.renders.find(app.name);
+  if (render != g.renders.end() && render->second.ok()) {
+    o.revisions = render->second.revisions;
+    o.rendered = render->second.objects;
+  } else {
+    o.source_error = render == g.renders.end() ? "not rendered" : render->second.error;
+  }
+  auto view = st.views.find(app.cluster);
+  o.reachable = view != st.views.end() && view->second.reachable && view->second.synced;
+  if (view != st.views.end()) {
+    auto entries = view->second.apps.find(AppLabel(self, app.name));
+    if (entries != view->second.apps.end()) {
+      for (const auto& e : entries->second) {
+        o.live.push_back(e.object);
+        o.live_health[e.object.ref] = e.health;
+      }
+    }
+  }
+  auto applied = st.applied.find(app.name);
+  if (applied != st.applied.end()) o.applied = applied->second;
+  return o;
+}
+
+void OnGathered(Self* self, GatheredPtr g) {
+  auto& st = self->state;
+  if (!g->store_error.empty()) {
+    Log(self, "cannot read the state store: " + g->store_error + "; retrying in 5s");
+    st.busy = false;
+    ArmWake(self, st.services->now() + std::chrono::seconds(5));
+    return;
+  }
+  if (g->records) st.mirror = MirrorOf(*g->records);
+  st.last = g;
+  for (const auto& e : g->errors) Log(self, e);
+  EnsureWatching(self, *g);
+
+  const engine::Time now = Now(self);
+  engine::AppSetReconcileInput input;
+  input.appset = &st.spec->appset;
+  engine::Issues issues;
+  input.stored = engine::DecodeStoredRolloutStatus(StoredStatusJson(*st.mirror), issues);
+  for (const auto& i : issues) Log(self, "stored status: " + engine::FormatIssue(i));
+  for (const auto& app : g->apps) input.apps.push_back(Observe(self, *g, app));
+  for (const auto& app : g->apps) {
+    engine::StoredApp stored;
+    if (auto it = st.mirror->specs.find(app.name); it != st.mirror->specs.end()) {
+      stored.spec = it->second;
+    }
+    if (auto it = st.mirror->operations.find(app.name); it != st.mirror->operations.end()) {
+      stored.operation = OperationOf(it->second, app.name, self);
+    }
+    input.stored_apps[app.name] = std::move(stored);
+  }
+  input.progressive_syncs = st.spec->progressive_syncs;
+  input.automated_warned = st.automated_warned;
+  input.now = now;
+
+  auto persisted = std::make_shared<Persisted>();
+  persisted->result = engine::ReconcileAppSet(std::move(input));
+  engine::AppSetReconcileResult& result = persisted->result;
+  if (result.automated_warning) {
+    Log(self, "warning: " + *result.automated_warning);
+    st.automated_warned = true;
+  }
+
+  // What changed against the mirror becomes one atomic batch.
+  Mirror next = *st.mirror;
+  store::StateBatch batch;
+  const std::string& set = st.spec->appset.name;
+  std::set<std::string> present;
+  const Json& entries = Member(result.status, "applicationStatus");
+  if (entries.is_array()) {
+    for (const auto& entry : entries) {
+      const Json& name = Member(entry, "application");
+      if (!name.is_string()) continue;
+      const std::string app = name.get<std::string>();
+      present.insert(app);
+      auto it = next.statuses.find(app);
+      if (it == next.statuses.end() || it->second != entry) {
+        batch.PutAppStatus(set, app, entry);
+        next.statuses[app] = entry;
+      }
+    }
+  }
+  for (auto it = next.statuses.begin(); it != next.statuses.end();) {
+    if (present.count(it->first) == 0 && FindApp(*g, it->first) == nullptr) {
+      batch.RemoveApp(set, it->first);
+      next.specs.erase(it->first);
+      next.operations.erase(it->first);
+      it = next.statuses.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  const Json& conditions = Member(result.status, "conditions");
+  const Json new_conditions = conditions.is_array() ? conditions : Json::array();
+  if (new_conditions != next.conditions) {
+    batch.PutConditions(set, new_conditions);
+    next.conditions = new_conditions;
+  }
+  const Json& rollout = Member(result.status, "rollout");
+  if (rollout.is_object() && (!next.rollout || *next.rollout != rollout)) {
+    batch.PutRollout(set, rollout);
+    next.rollout = rollout;
+  }
+  for (const auto& [app, spec] : result.specs) {
+    batch.PutAppSpec(set, app, spec);
+    next.specs[app] = spec;
+  }
+  for (const auto& start : result.starts) {
+    const Json record = engine::OperationRecordToJson(start.record);
+    batch.PutOperation(set, start.app, record);
+    next.operations[start.app] = record;
+  }
+  persisted->mirror = std::move(next);
+
+  if (batch.ops().empty()) {
+    self->send(self, persisted_atom::value, persisted);
+    return;
+  }
+  store::Store* store = st.services->store;
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  st.services->pool->Post([store, me, persisted, batch = std::move(batch)] {
+    store::State state(*store);
+    store::WriteResult w = state.Commit(batch);
+    if (!w.ok()) persisted->error = w.status.message;
+    caf::anon_send(me, persisted_atom::value, persisted);
+  });
+}
+
+void OnPersisted(Self* self, PersistedPtr p) {
+  auto& st = self->state;
+  st.busy = false;
+  if (!p->error.empty()) {
+    // Nothing of this decision was acknowledged: act on none of it, try again shortly.
+    Log(self, "cannot commit the reconcile to the state store: " + p->error + "; retrying in 5s");
+    ArmWake(self, st.services->now() + std::chrono::seconds(5));
+    return;
+  }
+  st.mirror = std::move(p->mirror);
+  engine::AppSetReconcileResult& result = p->result;
+  // The engine's lines name the appset, app and cluster themselves.
+  if (st.services->log) {
+    for (const auto& line : result.log) st.services->log(line);
+  }
+  if (st.services->publish.appset) {
+    Json summary = {{"metadata", {{"name", st.spec->appset.name}}},
+                    {"spec", {{"file", st.spec->appset.file}}},
+                    {"status", result.status}};
+    st.services->publish.appset(st.spec->appset.name, summary, std::move(result.applications));
+  }
+  ArmWake(self, result.wake_at);
+  RunDueAttempts(self);
+  AfterDecision(self);
+}
+
+void Reconcile(Self* self) {
+  auto& st = self->state;
+  if (st.busy) {
+    st.dirty = true;
+    return;
+  }
+  st.busy = true;
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  AppSetSpecPtr spec = st.spec;
+  sources::Source* source = st.services->source;
+  store::Store* store = st.services->store;
+  const bool load = !st.mirror.has_value();
+  st.services->pool->Post([me, spec, source, store, load] {
+    caf::anon_send(me, gathered_atom::value, Gather(*spec, source, store, load));
+  });
+}
+
+// ---- sync attempts ----
+
+void FinishAttempt(Self* self, const std::string& app, const engine::OperationRecord& running,
+                   std::vector<engine::ObjectResult> results,
+                   std::vector<engine::AppliedObject> applied,
+                   const std::optional<std::string>& error, bool used_slot) {
+  auto& st = self->state;
+  const engine::GeneratedApplication* generated = st.last ? FindApp(*st.last, app) : nullptr;
+  const Json spec = generated ? Member(generated->object, "spec") : Json::object();
+  auto done = std::make_shared<AttemptDone>();
+  done->app = app;
+  done->record = engine::FinishSyncAttempt(running, spec, std::move(results), error, Now(self));
+  done->applied = std::move(applied);
+  done->used_slot = used_slot;
+  store::StateBatch batch;
+  batch.PutOperation(st.spec->appset.name, app, engine::OperationRecordToJson(done->record));
+  store::Store* store = st.services->store;
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  st.services->pool->Post([store, me, done, batch = std::move(batch)] {
+    store::State state(*store);
+    store::WriteResult w = state.Commit(batch);
+    if (!w.ok()) done->error = w.status.message;
+    caf::anon_send(me, finished_atom::value, AttemptDonePtr(done));
+  });
+}
+
+void OnFinished(Self* self, AttemptDonePtr done) {
+  auto& st = self->state;
+  st.in_flight.erase(done->app);
+  if (done->used_slot) self->send(st.coordinator, release_atom::value);
+  if (!done->error.empty()) {
+    Log(self, "app=" + done->app + " cannot record the sync's end: " + done->error);
+  } else {
+    st.mirror->operations[done->app] = engine::OperationRecordToJson(done->record);
+    const auto& r = done->record;
+    std::string line = "app=" + done->app + " sync " + r.id + " ";
+    if (r.phase == engine::OperationPhase::kRunning) {
+      line += "attempt failed (" + r.message + "), retry " + std::to_string(r.retry_count);
+    } else {
+      line += std::string(engine::OperationPhaseName(r.phase)) +
+              (r.message.empty() ? "" : ": " + r.message);
+    }
+    Log(self, line);
+  }
+  if (!done->applied.empty()) st.applied[done->app] = done->applied;
+  Reconcile(self);
+}
+
+void SendAttempt(Self* self, const std::string& app, const engine::OperationRecord& record,
+                 const std::vector<engine::RenderedObject>& desired) {
+  auto& st = self->state;
+  const engine::GeneratedApplication* generated = FindApp(*st.last, app);
+  auto cluster = st.clusters->find(generated->cluster);
+  if (cluster == st.clusters->end()) {
+    FinishAttempt(self, app, record, {}, {}, "no cluster named " + generated->cluster, false);
+    return;
+  }
+  const Json& spec = Member(generated->object, "spec");
+  std::vector<engine::LiveObject> live;
+  auto view = st.views.find(generated->cluster);
+  if (view != st.views.end()) {
+    auto entries = view->second.apps.find(AppLabel(self, app));
+    if (entries != view->second.apps.end()) {
+      for (const auto& e : entries->second) live.push_back(e.object);
+    }
+  }
+  const bool prune = Member(Member(record.operation, "sync"), "prune") == Json(true);
+  engine::SyncAttempt attempt = engine::PlanSyncAttempt(
+      {st.spec->appset.name, app}, desired, live, engine::DecodeIgnoreDifferences(spec), prune);
+  if (attempt.apply.empty() && attempt.prune.empty()) {
+    FinishAttempt(self, app, record, std::move(attempt.settled), {}, std::nullopt, false);
+    return;
+  }
+  auto command = std::make_shared<ApplyCommand>();
+  command->appset = st.spec->appset.name;
+  command->app = app;
+  command->operation_id = record.id;
+  command->objects = std::move(attempt.apply);
+  command->actions = std::move(attempt.actions);
+  command->prune = std::move(attempt.prune);
+  auto settled = std::make_shared<std::vector<engine::ObjectResult>>(std::move(attempt.settled));
+  caf::actor target = cluster->second;
+  Log(self, "app=" + app + " cluster=" + generated->cluster + " applying " +
+                std::to_string(command->objects.size()) + " object(s), pruning " +
+                std::to_string(command->prune.size()));
+  // One global sync slot per attempt (the coordinator's limit), held until the attempt ends.
+  self->request(st.coordinator, caf::infinite, slot_atom::value).then([=](slot_atom) {
+    self->request(target, std::chrono::minutes(5), apply_atom::value, ApplyCommandPtr(command))
+        .then(
+            [=](ApplyReplyPtr reply) {
+              std::vector<engine::ObjectResult> results = *settled;
+              results.insert(results.end(), reply->results.begin(), reply->results.end());
+              FinishAttempt(self, app, record, std::move(results), reply->applied, reply->error,
+                            true);
+            },
+            [=](caf::error& err) {
+              FinishAttempt(self, app, record, *settled, {},
+                            "cluster " + generated->cluster +
+                                " did not answer: " + self->system().render(err),
+                            true);
+            });
+  });
+}
+
+void StartAttempt(Self* self, const std::string& app, const engine::OperationRecord& record) {
+  auto& st = self->state;
+  const engine::GeneratedApplication* generated = FindApp(*st.last, app);
+  if (generated == nullptr) return;  // no longer generated: its operation stays as it is
+  st.in_flight.insert(app);
+  auto render = st.last->renders.find(app);
+  if (render != st.last->renders.end() && render->second.ok() &&
+      render->second.revisions == record.revisions) {
+    SendAttempt(self, app, record, *render->second.objects);
+    return;
+  }
+  // The operation pins other revisions than the current ones: render at those.
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  sources::Source* source = st.services->source;
+  auto job = std::make_shared<AttemptRender>();
+  job->app = app;
+  job->record = record;
+  const std::string set = st.spec->appset.name;
+  const engine::GeneratedApplication copy = *generated;
+  st.services->pool->Post([me, source, job, set, copy] {
+    sources::ResolveOnce resolver(*source);
+    job->render = sources::RenderApp(*source, resolver, set, copy, &job->record.revisions,
+                                     engine::Discovery::BuiltIn());
+    caf::anon_send(me, rendered_atom::value, AttemptRenderPtr(job));
+  });
+}
+
+void OnAttemptRendered(Self* self, AttemptRenderPtr job) {
+  if (!job->render.ok()) {
+    FinishAttempt(self, job->app, job->record, {}, {}, job->render.error, false);
+    return;
+  }
+  if (FindApp(*self->state.last, job->app) == nullptr) {
+    self->state.in_flight.erase(job->app);
+    return;
+  }
+  SendAttempt(self, job->app, job->record, *job->render.objects);
+}
+
+// Every Running operation without an attempt in this process whose next attempt is due: new
+// starts, retries, and operations a crash interrupted (PlanSyncAttempt re-applies only what the
+// cluster lacks).
+void RunDueAttempts(Self* self) {
+  auto& st = self->state;
+  if (!st.mirror || !st.last) return;
+  const engine::Time now = st.services->now();
+  for (const auto& [app, value] : st.mirror->operations) {
+    if (st.in_flight.count(app) > 0) continue;
+    auto record = OperationOf(value, app, self);
+    if (!record || record->phase != engine::OperationPhase::kRunning) continue;
+    if (record->next_attempt_at && *record->next_attempt_at > now) {
+      ArmWake(self, record->next_attempt_at);
+      continue;
+    }
+    StartAttempt(self, app, *record);
+  }
+}
+
+// ---- manual sync ----
+
+void ManualSync(Self* self, const std::string& app, const std::string& revision,
+                const std::string& caller) {
+  auto& st = self->state;
+  if (st.busy) {  // one decision in flight at a time, so the mirror stays the store's image
+    st.manual.emplace_back(app, revision, caller);
+    return;
+  }
+  if (!st.last || !st.mirror) {
+    Log(self, "app=" + app + " manual sync by " + caller + " refused: the set is still loading");
+    return;
+  }
+  const engine::GeneratedApplication* generated = FindApp(*st.last, app);
+  if (generated == nullptr) {
+    Log(self, "app=" + app + " manual sync by " + caller + " refused: no such application");
+    return;
+  }
+  const engine::ObservedApp observed = Observe(self, *st.last, *generated);
+  std::optional<engine::StoredApp> stored;
+  stored.emplace();
+  if (auto it = st.mirror->specs.find(app); it != st.mirror->specs.end()) {
+    stored->spec = it->second;
+  }
+  if (auto it = st.mirror->operations.find(app); it != st.mirror->operations.end()) {
+    stored->operation = OperationOf(it->second, app, self);
+  }
+  std::vector<std::string> pinned = observed.revisions;
+  if (auto it = st.mirror->statuses.find(app); it != st.mirror->statuses.end()) {
+    const Json& targets = Member(it->second, "targetRevisions");
+    if (targets.is_array() && !targets.empty()) {
+      pinned.clear();
+      for (const auto& t : targets) {
+        if (t.is_string()) pinned.push_back(t.get<std::string>());
+      }
+    }
+  }
+  engine::ManualSyncDecision decision = engine::StartManualSync(
+      observed, stored, pinned,
+      revision.empty() ? std::nullopt : std::optional<std::string>(revision), caller, Now(self));
+  if (!decision.start) {
+    Log(self, "app=" + app + " manual sync by " + caller + " refused: " + decision.error);
+    return;
+  }
+  auto persisted = std::make_shared<Persisted>();
+  persisted->mirror = *st.mirror;
+  const Json record = engine::OperationRecordToJson(decision.start->record);
+  persisted->mirror.operations[app] = record;
+  persisted->result.log.push_back("app=" + app + " manual sync by " + caller + " (operation " +
+                                  decision.start->record.id + ")");
+  persisted->result.status = Json::object();
+  store::StateBatch batch;
+  batch.PutOperation(st.spec->appset.name, app, record);
+  st.busy = true;  // the commit below is this actor's decision in flight
+  store::Store* store = st.services->store;
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  st.services->pool->Post([store, me, persisted, batch = std::move(batch)] {
+    store::State state(*store);
+    store::WriteResult w = state.Commit(batch);
+    if (!w.ok()) persisted->error = w.status.message;
+    caf::anon_send(me, persisted_atom::value, persisted);
+  });
+}
+
+// ---- live data ----
+
+void OnClusterUpdate(Self* self, const ClusterUpdatePtr& update) {
+  auto& view = self->state.views[update->cluster];
+  const bool was_up = view.reachable && view.synced;
+  view.reachable = update->reachable;
+  view.synced = update->synced;
+  for (const auto& [label, entries] : update->apps) view.apps[label] = entries;
+  if (was_up != (view.reachable && view.synced)) {
+    Log(self, "cluster=" + update->cluster + " " +
+                  (view.reachable && view.synced ? "is reachable" : "is unreachable"));
+  }
+  Reconcile(self);
+}
+
+caf::behavior AppSetBehavior(Self* self, caf::actor coordinator, AppSetActorConfig config) {
+  auto& st = self->state;
+  st.spec = config.spec;
+  st.clusters = config.clusters;
+  st.services = config.services;
+  st.coordinator = coordinator;
+  Reconcile(self);
+  return {
+      [=](reconcile_atom) { Reconcile(self); },
+      [=](wake_atom, uint64_t generation) {
+        if (generation != self->state.wake_generation) return;
+        self->state.wake_at.reset();
+        Reconcile(self);
+      },
+      [=](gathered_atom, GatheredPtr g) { OnGathered(self, std::move(g)); },
+      [=](persisted_atom, PersistedPtr p) {
+        // A manual sync's commit carries no status: publish nothing, just run its attempt.
+        if (p->result.status.empty()) {
+          self->state.busy = false;
+          if (!p->error.empty()) {
+            Log(self, "cannot commit the manual sync: " + p->error);
+          } else {
+            self->state.mirror = std::move(p->mirror);
+            for (const auto& line : p->result.log) Log(self, line);
+            RunDueAttempts(self);
+          }
+          AfterDecision(self);
+          return;
+        }
+        OnPersisted(self, std::move(p));
+      },
+      [=](rendered_atom, AttemptRenderPtr job) { OnAttemptRendered(self, std::move(job)); },
+      [=](finished_atom, AttemptDonePtr done) { OnFinished(self, std::move(done)); },
+      [=](live_atom, ClusterUpdatePtr update) { OnClusterUpdate(self, update); },
+      [=](spec_atom, AppSetSpecPtr spec, ClusterMapPtr clusters) {
+        self->state.spec = std::move(spec);
+        if (clusters) self->state.clusters = std::move(clusters);
+        Reconcile(self);
+      },
+      [=](sync_atom, const std::string& app, const std::string& revision,
+          const std::string& caller) { ManualSync(self, app, revision, caller); },
+  };
+}
+
+}  // namespace
+
+caf::actor SpawnAppSetActor(caf::actor_system& system, const caf::actor& coordinator,
+                            AppSetActorConfig config) {
+  return system.spawn(AppSetBehavior, coordinator, std::move(config));
+}
+
+}  // namespace fleetwave::actors

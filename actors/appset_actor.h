@@ -1,0 +1,52 @@
+// The appset actor: owns one ApplicationSet. On every relevant event (a cluster's live data, a
+// reload, a timer, an operator's command) it reconciles: gathers generated apps and their
+// renders on the blocking pool, asks engine::ReconcileAppSet what to do, commits the decision to
+// the store, and only then sends apply commands to cluster actors, one sync slot from the
+// coordinator per attempt. Level-triggered: every reconcile starts from observed and stored
+// state; events only wake it, and a burst of them while a reconcile runs costs one more.
+//
+// Messages (atoms.h):
+//   (live_atom, ClusterUpdatePtr)                 from cluster actors
+//   (spec_atom, AppSetSpecPtr)                    from the coordinator on reload
+//   (sync_atom, app, revision ("" = pinned), caller)  a manual sync (API)
+//   (reconcile_atom)                              wake up
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <caf/allowed_unsafe_message_type.hpp>
+#include <caf/fwd.hpp>
+
+#include "actors/services.h"
+#include "engine/appset.h"
+#include "engine/generate.h"
+
+namespace fleetwave::actors {
+
+// What the coordinator hands an appset actor, on spawn and on every reload.
+struct AppSetSpec {
+  engine::ApplicationSet appset;
+  std::vector<engine::ClusterInfo> clusters;
+  bool progressive_syncs = true;
+};
+using AppSetSpecPtr = std::shared_ptr<const AppSetSpec>;
+using ClusterMapPtr = std::shared_ptr<const std::map<std::string, caf::actor>>;
+
+struct AppSetActorConfig {
+  AppSetSpecPtr spec;
+  // Cluster actors by context name. The map is the coordinator's registry at spawn time; a
+  // reload that changes it re-sends the spec with the new map.
+  ClusterMapPtr clusters;
+  const Services* services = nullptr;
+};
+
+caf::actor SpawnAppSetActor(caf::actor_system& system, const caf::actor& coordinator,
+                            AppSetActorConfig config);
+
+}  // namespace fleetwave::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::AppSetSpecPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::ClusterMapPtr)

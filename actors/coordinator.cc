@@ -1,0 +1,360 @@
+#include "actors/coordinator.h"
+
+#include <deque>
+#include <map>
+#include <set>
+
+#include <caf/all.hpp>
+
+#include "actors/appset_actor.h"
+#include "actors/atoms.h"
+#include "actors/blocking_pool.h"
+
+namespace fleetwave::actors {
+namespace {
+using DaemonInputsPtr = std::shared_ptr<const DaemonInputs>;
+using ClusterMap = std::map<std::string, caf::actor>;
+}  // namespace
+}  // namespace fleetwave::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::DaemonInputsPtr)
+
+namespace fleetwave::actors {
+namespace {
+
+using loaded_atom = caf::atom_constant<caf::atom("loaded")>;
+
+struct AppSetEntry {
+  caf::actor actor;
+  std::string file;
+  AppSetSpecPtr spec;
+  int restarts = 0;
+};
+
+struct CoordinatorState {
+  CoordinatorConfig config;
+  // The inputs in force: the last good config and clusters, and per file its last good sets.
+  DaemonInputs inputs;
+  std::map<std::string, std::vector<engine::ApplicationSet>> good_files;
+  std::map<std::string, std::vector<std::string>> file_errors;  // what was reported last
+
+  std::map<std::string, caf::actor> clusters;  // context -> cluster actor
+  std::map<std::string, clients::ClusterConfig> cluster_configs;
+  std::map<std::string, AppSetEntry> appsets;    // name -> actor
+  std::map<caf::actor_addr, std::string> names;  // child -> appset name or "cluster:<name>"
+
+  bool loading = false;
+  bool reload_again = false;
+  bool stopping = false;
+
+  int active_syncs = 0;
+  std::map<caf::actor_addr, int> slots_held;
+  std::deque<std::pair<caf::actor_addr, caf::response_promise>> waiting;
+
+  static inline const char* name = "coordinator";
+};
+
+using Self = caf::stateful_actor<CoordinatorState>;
+
+void Log(Self* self, const std::string& line) {
+  if (self->state.config.services->log) self->state.config.services->log(line);
+}
+
+std::string Join(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += (out.empty() ? "" : "; ") + l;
+  return out;
+}
+
+ClusterMapPtr ClusterMapOf(Self* self) {
+  return std::make_shared<const ClusterMap>(self->state.clusters);
+}
+
+void SpawnCluster(Self* self, const clients::ClusterConfig& config) {
+  auto& st = self->state;
+  caf::actor actor = st.config.spawn_cluster(self->system(), config);
+  self->monitor(actor);
+  st.names[actor.address()] = "cluster:" + config.name;
+  st.clusters[config.name] = actor;
+  st.cluster_configs[config.name] = config;
+}
+
+AppSetSpecPtr SpecOf(Self* self, const engine::ApplicationSet& appset) {
+  auto spec = std::make_shared<AppSetSpec>();
+  spec->appset = appset;
+  spec->clusters = self->state.inputs.clusters;
+  spec->progressive_syncs = self->state.inputs.config.progressive_syncs;
+  return spec;
+}
+
+void SpawnAppSet(Self* self, const std::string& name) {
+  auto& st = self->state;
+  AppSetEntry& entry = st.appsets[name];
+  AppSetActorConfig config;
+  config.spec = entry.spec;
+  config.clusters = ClusterMapOf(self);
+  config.services = st.config.services;
+  entry.actor = SpawnAppSetActor(self->system(), caf::actor_cast<caf::actor>(self), config);
+  self->monitor(entry.actor);
+  st.names[entry.actor.address()] = name;
+}
+
+// Makes the running actors match the inputs in force.
+void Apply(Self* self, bool clusters_changed) {
+  auto& st = self->state;
+  // Clusters: one actor per context; a changed context is replaced, a removed one stopped.
+  std::set<std::string> contexts;
+  for (const auto& c : st.inputs.cluster_configs) {
+    contexts.insert(c.name);
+    auto it = st.cluster_configs.find(c.name);
+    if (it != st.cluster_configs.end() && it->second.server == c.server &&
+        it->second.ca_pem == c.ca_pem && it->second.token == c.token &&
+        it->second.client_cert_pem == c.client_cert_pem && it->second.token_file == c.token_file) {
+      continue;
+    }
+    if (auto old = st.clusters.find(c.name); old != st.clusters.end()) {
+      Log(self, "cluster=" + c.name + " changed in the kubeconfig; its actor restarts");
+      st.names.erase(old->second.address());
+      self->send_exit(old->second, caf::exit_reason::user_shutdown);
+    }
+    SpawnCluster(self, c);
+    clusters_changed = true;
+  }
+  for (auto it = st.clusters.begin(); it != st.clusters.end();) {
+    if (contexts.count(it->first) == 0) {
+      Log(self, "cluster=" + it->first + " left the kubeconfig; its actor stops");
+      st.names.erase(it->second.address());
+      self->send_exit(it->second, caf::exit_reason::user_shutdown);
+      st.cluster_configs.erase(it->first);
+      it = st.clusters.erase(it);
+      clusters_changed = true;
+    } else {
+      ++it;
+    }
+  }
+  // ApplicationSets: the last good sets of every file.
+  std::map<std::string, std::pair<std::string, const engine::ApplicationSet*>> wanted;
+  for (const auto& [file, sets] : st.good_files) {
+    for (const auto& set : sets) {
+      if (wanted.count(set.name) > 0) {
+        Log(self, file + ": ApplicationSet " + set.name + " is also defined in " +
+                      wanted[set.name].first + "; the first one is used");
+        continue;
+      }
+      wanted[set.name] = {file, &set};
+    }
+  }
+  const ClusterMapPtr cluster_map = ClusterMapOf(self);
+  for (const auto& [name, where] : wanted) {
+    auto it = st.appsets.find(name);
+    AppSetSpecPtr spec = SpecOf(self, *where.second);
+    if (it == st.appsets.end()) {
+      st.appsets[name].spec = spec;
+      st.appsets[name].file = where.first;
+      SpawnAppSet(self, name);
+      Log(self, "appset=" + name + " loaded from " + where.first);
+    } else {
+      it->second.spec = spec;
+      it->second.file = where.first;
+      self->send(it->second.actor, spec_atom::value, spec, cluster_map);
+    }
+  }
+  // A set that is no longer defined stops being reconciled. Deleting what it applied is a
+  // decision for the deletion rules (grace period, order), never a side effect of a reload.
+  for (auto it = st.appsets.begin(); it != st.appsets.end();) {
+    if (wanted.count(it->first) == 0) {
+      Log(self, "appset=" + it->first + " is no longer defined; it stops being reconciled");
+      st.names.erase(it->second.actor.address());
+      self->send_exit(it->second.actor, caf::exit_reason::user_shutdown);
+      if (st.config.services->publish.appset_removed) {
+        st.config.services->publish.appset_removed(it->first);
+      }
+      it = st.appsets.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  (void)clusters_changed;
+}
+
+// Merges a fresh load into the inputs in force; a failing part keeps its last good version.
+void Merge(Self* self, const DaemonInputs& fresh, bool first) {
+  auto& st = self->state;
+  const auto& publish = st.config.services->publish;
+  for (const auto& w : fresh.warnings) Log(self, "warning: " + w);
+  if (fresh.config_errors.empty()) {
+    st.inputs.config = fresh.config;
+    st.inputs.clusters = fresh.clusters;
+    st.inputs.cluster_configs = fresh.cluster_configs;
+    st.inputs.config_path = fresh.config_path;
+    if (publish.file) publish.file(fresh.config_path, {});
+  } else {
+    Log(self, std::string(first ? "" : "reload: ") + Join(fresh.config_errors) +
+                  (first ? "" : "; the previous configuration stays in force"));
+    if (publish.file) publish.file(fresh.config_path, fresh.config_errors);
+  }
+  if (fresh.directory_error) {
+    Log(self,
+        "reload: " + *fresh.directory_error + "; the ApplicationSets loaded before stay in force");
+  } else {
+    // A file that disappeared takes its sets with it; a file that fails keeps its last good.
+    std::map<std::string, std::vector<engine::ApplicationSet>> next;
+    for (const auto& [path, file] : fresh.files) {
+      if (file.errors.empty()) {
+        next[path] = file.appsets;
+        if (st.file_errors.count(path) > 0) Log(self, path + ": loads again");
+        st.file_errors.erase(path);
+        if (publish.file) publish.file(path, {});
+        continue;
+      }
+      if (st.file_errors[path] != file.errors) {
+        for (const auto& e : file.errors) Log(self, e);
+        const bool kept = st.good_files.count(path) > 0;
+        Log(self, path + (kept ? ": the last good version stays in force"
+                               : ": not loaded (no earlier good version)"));
+      }
+      st.file_errors[path] = file.errors;
+      if (publish.file) publish.file(path, file.errors);
+      auto good = st.good_files.find(path);
+      if (good != st.good_files.end()) next[path] = good->second;
+    }
+    st.good_files = std::move(next);
+  }
+  Apply(self, false);
+}
+
+void StartLoad(Self* self) {
+  auto& st = self->state;
+  if (st.loading) {
+    st.reload_again = true;
+    return;
+  }
+  st.loading = true;
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  auto load = st.config.load;
+  st.config.services->pool->Post([me, load] {
+    caf::anon_send(me, loaded_atom::value, DaemonInputsPtr(std::make_shared<DaemonInputs>(load())));
+  });
+}
+
+void GrantSlots(Self* self) {
+  auto& st = self->state;
+  while (!st.waiting.empty() && st.active_syncs < st.config.max_concurrent_syncs) {
+    auto [holder, promise] = std::move(st.waiting.front());
+    st.waiting.pop_front();
+    ++st.active_syncs;
+    ++st.slots_held[holder];
+    promise.deliver(slot_atom::value);
+  }
+}
+
+void OnDown(Self* self, const caf::down_msg& down) {
+  auto& st = self->state;
+  // Slots a dead actor held go back to the pool.
+  if (auto held = st.slots_held.find(down.source); held != st.slots_held.end()) {
+    st.active_syncs -= held->second;
+    st.slots_held.erase(held);
+  }
+  for (auto it = st.waiting.begin(); it != st.waiting.end();) {
+    it = it->first == down.source ? st.waiting.erase(it) : it + 1;
+  }
+  GrantSlots(self);
+  auto name = st.names.find(down.source);
+  if (name == st.names.end() || st.stopping) return;  // stopped on purpose
+  const std::string who = name->second;
+  st.names.erase(name);
+  const std::string reason = self->system().render(down.reason);
+  if (who.rfind("cluster:", 0) == 0) {
+    const std::string cluster = who.substr(8);
+    Log(self, "cluster=" + cluster + " actor failed (" + reason + "); restarting it");
+    auto config = st.cluster_configs.find(cluster);
+    if (config == st.cluster_configs.end()) return;
+    SpawnCluster(self, config->second);
+    // Every appset actor re-subscribes through the new map.
+    const ClusterMapPtr map = ClusterMapOf(self);
+    for (auto& [set, entry] : st.appsets) {
+      self->send(entry.actor, spec_atom::value, entry.spec, map);
+    }
+    return;
+  }
+  auto entry = st.appsets.find(who);
+  if (entry == st.appsets.end()) return;
+  ++entry->second.restarts;
+  Log(self, "appset=" + who + " actor failed (" + reason + "); restarting it (restart " +
+                std::to_string(entry->second.restarts) + "), state re-read from the store");
+  SpawnAppSet(self, who);
+}
+
+caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
+  auto& st = self->state;
+  st.config = std::move(config);
+  self->set_down_handler([=](caf::down_msg& down) { OnDown(self, down); });
+  Merge(self, st.config.initial, true);
+  st.config.initial = DaemonInputs{};
+  if (st.config.services->publish.ready) st.config.services->publish.ready(true);
+  return {
+      [=](reload_atom) { StartLoad(self); },
+      [=](loaded_atom, DaemonInputsPtr fresh) {
+        auto& s = self->state;
+        s.loading = false;
+        if (s.stopping) return;
+        Log(self,
+            "reload: " + std::to_string(fresh->files.size()) + " ApplicationSet file(s) read");
+        Merge(self, *fresh, false);
+        if (s.reload_again) {
+          s.reload_again = false;
+          StartLoad(self);
+        }
+      },
+      [=](slot_atom) -> caf::response_promise {
+        auto& s = self->state;
+        auto promise = self->make_response_promise();
+        s.waiting.emplace_back(
+            self->current_sender() ? self->current_sender()->address() : caf::actor_addr{},
+            promise);
+        GrantSlots(self);
+        return promise;
+      },
+      [=](release_atom) {
+        auto& s = self->state;
+        const caf::actor_addr holder =
+            self->current_sender() ? self->current_sender()->address() : caf::actor_addr{};
+        auto held = s.slots_held.find(holder);
+        if (held == s.slots_held.end()) return;
+        --s.active_syncs;
+        if (--held->second == 0) s.slots_held.erase(held);
+        GrantSlots(self);
+      },
+      [=](sync_atom, const std::string& appset, const std::string& app, const std::string& revision,
+          const std::string& caller) {
+        auto it = self->state.appsets.find(appset);
+        if (it == self->state.appsets.end()) {
+          Log(self, "manual sync of " + app + " by " + caller + ": no ApplicationSet " + appset);
+          return;
+        }
+        self->send(it->second.actor, sync_atom::value, app, revision, caller);
+      },
+      [=](stop_atom) {
+        auto& s = self->state;
+        s.stopping = true;
+        for (auto& [name, entry] : s.appsets) {
+          self->send_exit(entry.actor, caf::exit_reason::user_shutdown);
+        }
+        for (auto& [name, actor] : s.clusters) {
+          self->send_exit(actor, caf::exit_reason::user_shutdown);
+        }
+        for (auto& [holder, promise] : s.waiting)
+          promise.deliver(caf::make_error(caf::sec::request_receiver_down));
+        s.waiting.clear();
+        self->quit();
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor SpawnCoordinator(caf::actor_system& system, CoordinatorConfig config) {
+  return system.spawn(CoordinatorBehavior, std::move(config));
+}
+
+}  // namespace fleetwave::actors

@@ -1,0 +1,41 @@
+// The coordinator: the daemon's root actor. It holds the inputs in force (fleetwave.yaml, the
+// clusters, the ApplicationSet files), spawns one cluster actor per kubeconfig context and one
+// appset actor per ApplicationSet, supervises them (an actor that fails is restarted and
+// re-reads its state from the store; the failure is logged), reloads on request (SIGHUP, a
+// change in the ApplicationSet directory) keeping the last good version of whatever fails to
+// load, enforces the global limit on concurrent sync attempts, routes operator commands, and
+// stops everything on request.
+//
+// Messages (atoms.h):
+//   (reload_atom)                         load the inputs again (on the blocking pool)
+//   (slot_atom) -> (slot_atom)            a sync slot; answered once one is free
+//   (release_atom)                        the sender's attempt ended
+//   (sync_atom, appset, app, revision, caller)  a manual sync, forwarded to the appset actor
+//   (stop_atom)                           stop every child, then itself
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include <caf/fwd.hpp>
+
+#include "actors/daemon_inputs.h"
+#include "actors/services.h"
+#include "cluster-clients/kubeconfig.h"
+
+namespace fleetwave::actors {
+
+struct CoordinatorConfig {
+  const Services* services = nullptr;
+  // Reads every input from disk (blocking; runs on the pool).
+  std::function<DaemonInputs()> load;
+  DaemonInputs initial;  // loaded before the actor system started
+  // Spawns the actor of one cluster (tests substitute their own).
+  std::function<caf::actor(caf::actor_system&, const clients::ClusterConfig&)> spawn_cluster;
+  int max_concurrent_syncs = 50;
+};
+
+caf::actor SpawnCoordinator(caf::actor_system& system, CoordinatorConfig config);
+
+}  // namespace fleetwave::actors

@@ -1,0 +1,37 @@
+// Everything the daemon reads from disk, as values: fleetwave.yaml, the clusters of its
+// kubeconfigs, and each ApplicationSet file. The binary loads them (the same read-and-validate
+// chain `fleetwave validate` runs) and the coordinator merges a load into the state in force:
+// a part that failed keeps its last good version (product §2).
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cluster-clients/kubeconfig.h"
+#include "engine/appset.h"
+#include "engine/config.h"
+#include "engine/generate.h"
+
+namespace fleetwave::actors {
+
+struct AppSetFile {
+  std::vector<engine::ApplicationSet> appsets;  // only when `errors` is empty
+  std::vector<std::string> errors;              // each "file:line:col: message"
+};
+
+struct DaemonInputs {
+  std::string config_path;
+  // fleetwave.yaml and its kubeconfigs. On errors, the coordinator keeps the previous ones.
+  std::vector<std::string> config_errors;
+  engine::Config config;
+  std::vector<engine::ClusterInfo> clusters;            // contexts with the config's labels
+  std::vector<clients::ClusterConfig> cluster_configs;  // what cluster actors connect with
+  std::vector<std::string> warnings;                    // said once, not problems
+  // The ApplicationSet directory. Unreadable: nothing of it changes (and nothing is deleted).
+  std::optional<std::string> directory_error;
+  std::map<std::string, AppSetFile> files;  // path -> what it holds
+};
+
+}  // namespace fleetwave::actors

@@ -1,0 +1,52 @@
+// What the daemon's actors share and do not own: the store, the sources, the blocking pool,
+// the clock, the log and where they publish what the API shows. The binary builds one and
+// tests build theirs (a MemoryStore, a FakeSource, a fake clock, publishers that record).
+// Everything here outlives the actor system.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/time.h"
+#include "engine/yaml_json.h"
+
+namespace fleetwave::store {
+class Store;
+}
+namespace fleetwave::sources {
+class Source;
+}
+
+namespace fleetwave::actors {
+
+class BlockingPool;
+
+// Where actors publish snapshots for the API (StatusBoard in the binary). Every callback may be
+// called from any actor thread; unset ones are skipped.
+struct Publisher {
+  // One ApplicationSet's summary + status, and its Argo-shaped Applications (replacing the set's
+  // previous ones).
+  std::function<void(const std::string& appset, const engine::Json& summary,
+                     std::vector<engine::Json> applications)>
+      appset;
+  std::function<void(const std::string& appset)> appset_removed;
+  std::function<void(const std::string& cluster, const engine::Json& state)> cluster;
+  // An input file's problems (empty: it loaded); `in_force` says whether a last good version
+  // is still used.
+  std::function<void(const std::string& file, const std::vector<std::string>& errors)> file;
+  std::function<void(bool ready)> ready;
+};
+
+struct Services {
+  store::Store* store = nullptr;
+  sources::Source* source = nullptr;
+  BlockingPool* pool = nullptr;
+  std::function<engine::Time()> now;
+  // One line per decision; the actors never log credentials or Secret data.
+  std::function<void(const std::string&)> log;
+  Publisher publish;
+};
+
+}  // namespace fleetwave::actors

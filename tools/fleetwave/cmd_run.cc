@@ -1,0 +1,299 @@
+// fleetwave run [--config F]: the daemon. Loads the inputs (failing fast only when
+// fleetwave.yaml or its kubeconfigs cannot be used at all), takes the state directory's lock,
+// starts the HTTP API, the CAF actor system (coordinator, cluster and appset actors), the
+// client's I/O thread and the blocking pool, and then waits for signals: SIGHUP and changes
+// in the ApplicationSet directory reload, SIGTERM/SIGINT stop (in-flight work gets 10 s).
+#include <poll.h>
+#include <signal.h>
+#include <sys/inotify.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include <caf/all.hpp>
+#include <chrono>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <future>
+#include <iostream>
+#include <mutex>
+#include <ostream>
+
+#include "actors/api_server.h"
+#include "actors/atoms.h"
+#include "actors/blocking_pool.h"
+#include "actors/cluster_actor.h"
+#include "actors/coordinator.h"
+#include "actors/services.h"
+#include "actors/status_board.h"
+#include "cluster-clients/credentials.h"
+#include "cluster-clients/curl_transport.h"
+#include "sources/git_source.h"
+#include "store/sqlite_store.h"
+#include "tools/fleetwave/args.h"
+#include "tools/fleetwave/commands.h"
+#include "tools/fleetwave/daemon_loader.h"
+
+namespace fleetwave::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage = "usage: fleetwave run [--config F]\n";
+constexpr const char* kDefaultConfig = "/etc/fleetwave/fleetwave.yaml";
+
+// One line per event, timestamped; safe from every thread.
+class LineLog {
+ public:
+  explicit LineLog(std::ostream& os) : os_(os) {}
+  void operator()(const std::string& line) {
+    const auto now = std::chrono::system_clock::now();
+    const std::time_t t = std::chrono::system_clock::to_time_t(now);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    std::lock_guard<std::mutex> lock(mu_);
+    os_ << stamp << " " << line << "\n" << std::flush;
+  }
+
+ private:
+  std::mutex mu_;
+  std::ostream& os_;
+};
+
+std::string Resolve(const std::string& path, const std::string& config_path) {
+  if (path.empty() || path[0] == '/') return path;
+  return (fs::path(config_path).parent_path() / path).lexically_normal().string();
+}
+
+// "sqlite://relative/state.db" is relative to the config file's directory, as every other
+// path in fleetwave.yaml.
+std::string ResolveStateUrl(const std::string& url, const std::string& config_path) {
+  const std::string scheme = "sqlite://";
+  if (url.rfind(scheme, 0) != 0) return url;
+  const std::string path = url.substr(scheme.size());
+  if (!path.empty() && path[0] == '/') return url;
+  return scheme + fs::absolute(Resolve(path, config_path)).string();
+}
+
+std::string JoinLines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& l : lines) out += (out.empty() ? "" : "\n") + l;
+  return out;
+}
+
+// Signals and ApplicationSet directory changes, both as file descriptors for one poll loop.
+class Events {
+ public:
+  Events() {
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGHUP);
+    // Blocked before any thread starts, so every thread inherits the mask and only the
+    // signalfd sees them.
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    signal(SIGPIPE, SIG_IGN);
+    signal_fd_ = signalfd(-1, &set, SFD_CLOEXEC);
+    inotify_fd_ = inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+  }
+  ~Events() {
+    if (signal_fd_ >= 0) close(signal_fd_);
+    if (inotify_fd_ >= 0) close(inotify_fd_);
+  }
+  bool Watch(const std::string& dir, std::string* error) {
+    if (inotify_fd_ < 0) return false;
+    const int wd = inotify_add_watch(
+        inotify_fd_, dir.c_str(),
+        IN_CLOSE_WRITE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CREATE | IN_DELETE_SELF);
+    if (wd < 0) {
+      *error = dir + ": cannot watch for changes: " + std::strerror(errno);
+      return false;
+    }
+    return true;
+  }
+
+  enum class Kind { kNone, kStop, kReload, kDirectoryChanged };
+  // Waits up to `timeout_ms` (-1 = forever).
+  Kind Wait(int timeout_ms) {
+    pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {inotify_fd_, POLLIN, 0}};
+    const int n = poll(fds, inotify_fd_ >= 0 ? 2 : 1, timeout_ms);
+    if (n <= 0) return Kind::kNone;
+    if (fds[0].revents & POLLIN) {
+      signalfd_siginfo info{};
+      if (read(signal_fd_, &info, sizeof info) == sizeof info) {
+        return info.ssi_signo == SIGHUP ? Kind::kReload : Kind::kStop;
+      }
+    }
+    if (inotify_fd_ >= 0 && (fds[1].revents & POLLIN)) {
+      char buffer[4096];
+      while (read(inotify_fd_, buffer, sizeof buffer) > 0) {
+      }
+      return Kind::kDirectoryChanged;
+    }
+    return Kind::kNone;
+  }
+
+ private:
+  int signal_fd_ = -1;
+  int inotify_fd_ = -1;
+};
+
+}  // namespace
+
+int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
+  (void)out;
+  std::string error;
+  auto args = ParseArgs(argv, {"--config", "-c"}, {}, &error);
+  if (!args || !args->positional.empty()) {
+    if (!error.empty()) err << "fleetwave run: " << error << "\n";
+    err << kUsage;
+    return 2;
+  }
+  const std::string config_path =
+      args->Get("--config").value_or(args->Get("-c").value_or(kDefaultConfig));
+  Events events;  // before any thread exists: see Events()
+  LineLog log(err);
+  auto log_fn = [&log](const std::string& line) { log(line); };
+
+  actors::DaemonInputs initial = LoadDaemonInputs(config_path);
+  for (const auto& w : initial.warnings) log("warning: " + w);
+  if (!initial.config_errors.empty()) {
+    err << JoinLines(initial.config_errors) << "\n";
+    err << "fleetwave run: " << config_path << " cannot be used; nothing started\n";
+    return 1;
+  }
+  const engine::Config config = initial.config;
+
+  store::OpenResult opened = store::OpenStore(ResolveStateUrl(config.state, config_path));
+  if (!opened.ok()) {
+    err << "fleetwave run: " << opened.status.message << "\n";
+    return 1;
+  }
+  std::unique_ptr<store::Store> store = std::move(opened.store);
+
+  actors::StatusBoard board;
+  actors::BlockingPool pool(4, log_fn);
+  sources::GitSource source;
+  clients::CurlTransport transport(clients::CurlTransportOptions{0, 0, log_fn});
+  clients::ExecRunner exec_runner;
+
+  actors::Services services;
+  services.store = store.get();
+  services.source = &source;
+  services.pool = &pool;
+  services.now = [] {
+    return std::chrono::time_point_cast<engine::Duration>(std::chrono::system_clock::now());
+  };
+  services.log = log_fn;
+  services.publish.appset = [&board](const std::string& name, const engine::Json& summary,
+                                     std::vector<engine::Json> apps) {
+    std::map<std::string, engine::Json> by_name;
+    for (auto& app : apps) {
+      const engine::Json& meta = app.contains("metadata") ? app["metadata"] : engine::Json();
+      if (meta.is_object() && meta.contains("name") && meta["name"].is_string()) {
+        const std::string app_name = meta["name"].get<std::string>();
+        by_name[app_name] = std::move(app);
+      }
+    }
+    board.PublishAppSet(name, summary, std::move(by_name));
+  };
+  services.publish.appset_removed = [&board](const std::string& name) { board.RemoveAppSet(name); };
+  services.publish.cluster = [&board](const std::string& name, const engine::Json& state) {
+    actors::ClusterStatus status;
+    status.name = name;
+    status.server = state.value("server", "");
+    status.up = state.value("up", false);
+    status.synced = state.value("synced", false);
+    board.PublishCluster(std::move(status));
+  };
+  services.publish.file = [&board](const std::string& file, const std::vector<std::string>& e) {
+    board.SetFileStatus(file, e.empty() ? std::nullopt : std::optional<std::string>(JoinLines(e)));
+  };
+  services.publish.ready = [&board](bool ready) { board.SetReady(ready); };
+
+  caf::actor_system_config caf_config;
+  caf_config.set("scheduler.max-threads", 2);
+  caf::actor_system system(caf_config);
+
+  actors::CoordinatorConfig coordinator_config;
+  coordinator_config.services = &services;
+  coordinator_config.load = [config_path] { return LoadDaemonInputs(config_path); };
+  coordinator_config.initial = std::move(initial);
+  coordinator_config.spawn_cluster = [&transport, &exec_runner, log_fn](
+                                         caf::actor_system& sys,
+                                         const clients::ClusterConfig& cluster) {
+    actors::ClusterActorConfig c;
+    c.cluster = cluster;
+    c.transport = &transport;
+    c.exec_runner = &exec_runner;
+    c.options.log = [log_fn, name = cluster.name](const std::string& line) {
+      log_fn("cluster=" + name + " " + line);
+    };
+    c.log = c.options.log;
+    return actors::SpawnClusterActor(sys, std::move(c));
+  };
+  caf::actor coordinator = actors::SpawnCoordinator(system, std::move(coordinator_config));
+
+  actors::ApiServer api(board, [&board, coordinator](const actors::ApiCommand& command) {
+    actors::ApiCommandResult result;
+    if (command.kind != "sync") return actors::ApiCommandResult{400, "unknown command"};
+    const std::optional<std::string> owner = board.ApplicationOwner(command.target);
+    if (!owner)
+      return actors::ApiCommandResult{404, "application " + command.target + " not found"};
+    caf::anon_send(coordinator, actors::sync_atom::value, *owner, command.target,
+                   command.revision.value_or(""), command.caller);
+    return actors::ApiCommandResult{202, "sync of " + command.target + " requested"};
+  });
+  actors::ApiServerOptions api_options;
+  api_options.listen = config.listen_api;
+  api_options.token_file = Resolve(config.api_token_file, config_path);
+  api_options.log = log_fn;
+  if (auto failed = api.Start(api_options)) {
+    log("fleetwave run: the API cannot listen on " + config.listen_api + ": " + *failed);
+    caf::anon_send(coordinator, actors::stop_atom::value);
+    system.await_all_actors_done();
+    return 1;
+  }
+  log("fleetwave run: API on " + config.listen_api + " (port " + std::to_string(api.port()) +
+      "), state " + config.state + ", ApplicationSets from " + config.application_sets);
+  std::string watch_error;
+  if (!events.Watch(config.application_sets, &watch_error) && !watch_error.empty()) {
+    log("warning: " + watch_error + "; reload with SIGHUP");
+  }
+
+  // Directory changes come in bursts (an editor writes, renames, deletes a backup): one reload
+  // after 200 ms of quiet.
+  bool pending_reload = false;
+  for (;;) {
+    const auto kind = events.Wait(pending_reload ? 200 : -1);
+    if (kind == Events::Kind::kStop) break;
+    if (kind == Events::Kind::kReload) {
+      log("reload requested (SIGHUP)");
+      caf::anon_send(coordinator, actors::reload_atom::value);
+    } else if (kind == Events::Kind::kDirectoryChanged) {
+      pending_reload = true;
+    } else if (kind == Events::Kind::kNone && pending_reload) {
+      pending_reload = false;
+      caf::anon_send(coordinator, actors::reload_atom::value);
+    }
+  }
+
+  log("fleetwave run: stopping");
+  api.Stop();
+  caf::anon_send(coordinator, actors::stop_atom::value);
+  auto done = std::async(std::launch::async, [&system] { system.await_all_actors_done(); });
+  if (done.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    // Every decision is already on disk (write-ahead): abandoning in-flight requests loses
+    // nothing acknowledged.
+    log("fleetwave run: in-flight work did not finish within 10 s; abandoning it");
+    std::_Exit(0);
+  }
+  pool.Stop();
+  log("fleetwave run: stopped");
+  return 0;
+}
+
+}  // namespace fleetwave::cli

@@ -1,0 +1,15 @@
+// What `fleetwave run` reads from disk on start and on every reload: fleetwave.yaml, the
+// kubeconfigs it names and every ApplicationSet file of its directory, through the same
+// read-and-validate chain as `fleetwave validate`. Blocking: the daemon runs it on its blocking
+// pool.
+#pragma once
+
+#include <string>
+
+#include "actors/daemon_inputs.h"
+
+namespace fleetwave::cli {
+
+actors::DaemonInputs LoadDaemonInputs(const std::string& config_path);
+
+}  // namespace fleetwave::cli
