@@ -401,6 +401,17 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     out.starts.push_back(std::move(s));
   };
 
+  if (gate.reconcile) {
+    // progressiveSyncs is on again (or the set is no longer RollingSync): its gate's condition
+    // goes, as the planner clears its own errors.
+    auto& conditions = input.stored.conditions;
+    conditions.erase(std::remove_if(conditions.begin(), conditions.end(),
+                                    [](const AppSetCondition& c) {
+                                      return c.type == "ErrorOccurred" &&
+                                             c.reason == "ProgressiveSyncsDisabled";
+                                    }),
+                     conditions.end());
+  }
   if (!gate.reconcile) {
     // progressiveSyncs: false: the set is not reconciled at all; only the condition is set.
     out.plan.application_status = input.stored.application_status;
@@ -427,13 +438,14 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     // apps_to_sync are the Pending apps of the open steps. A sync starts for one only when none
     // is running and no operation at the pinned revisions started since the entry's transition:
     // a sync is never re-sent every reconcile.
+    std::map<std::string, const AppView*> by_name;
+    for (const auto& v : views) by_name.emplace(v.id.app, &v);
     for (const std::string& name : out.plan.apps_to_sync) {
-      auto vit = std::find_if(views.begin(), views.end(),
-                              [&](const AppView& v) { return v.id.app == name; });
+      auto vit = by_name.find(name);
       const AppRolloutStatus* entry = FindEntry(out.plan.application_status, name);
       auto op_it = out.plan.operations.find(name);
-      if (vit == views.end() || entry == nullptr || op_it == out.plan.operations.end()) continue;
-      const AppView& v = *vit;
+      if (vit == by_name.end() || entry == nullptr || op_it == out.plan.operations.end()) continue;
+      const AppView& v = *vit->second;
       const OperationRecord* op = StoredOperation(v.stored);
       std::string held;
       if (!v.observed->reachable) {

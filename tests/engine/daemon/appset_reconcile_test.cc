@@ -514,16 +514,45 @@ TEST(AppSetReconcileTest, AllAtOnceAutomatedSelfHealAndManual) {
   }
 }
 
-TEST(AppSetReconcileTest, ProgressiveSyncsDisabledReconcilesNothing) {
+TEST(AppSetReconcileTest, SetsThatAreNotRolledOutWriteNothing) {
+  struct Case {
+    const char* name;
+    ApplicationSet set;
+    bool progressive_syncs;
+    const char* condition_type;
+    const char* condition_reason;
+  };
+  ApplicationSet no_steps = RollingSet({});
+  ApplicationSet unsupported = AllAtOnceSet();
+  unsupported.strategy.type = "RollingUpdate";
+  const std::vector<Case> cases = {
+      {"progressiveSyncs: false", ThreeSteps(), false, "ErrorOccurred", "ProgressiveSyncsDisabled"},
+      {"RollingSync without steps", no_steps, true, "ErrorOccurred", "ApplicationSetRolloutError"},
+      {"unsupported strategy type", unsupported, true, "", ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    FakeStore store{c.set};
+    store.progressive_syncs = c.progressive_syncs;
+    const auto r = store.Reconcile(DevQaProd(), kT0);
+    EXPECT_TRUE(r.starts.empty());
+    EXPECT_TRUE(r.specs.empty());
+    EXPECT_TRUE(r.plan.apps_to_sync.empty());
+    if (*c.condition_type) {
+      EXPECT_EQ(ConditionOf(r.status, c.condition_type)["reason"], c.condition_reason);
+    }
+    EXPECT_EQ(r.applications.size(), 3u);  // still reported
+  }
+}
+
+TEST(AppSetReconcileTest, ProgressiveSyncsBackOnClearsItsCondition) {
   FakeStore store{ThreeSteps()};
   store.progressive_syncs = false;
-  const auto r = store.Reconcile(DevQaProd(), kT0);
-  EXPECT_TRUE(r.starts.empty());
-  EXPECT_TRUE(r.specs.empty());
-  ASSERT_EQ(r.status["conditions"].size(), 1u);
-  EXPECT_EQ(r.status["conditions"][0]["type"], "ErrorOccurred");
-  EXPECT_EQ(r.status["conditions"][0]["reason"], "ProgressiveSyncsDisabled");
-  EXPECT_EQ(r.applications.size(), 3u);  // still reported
+  store.Reconcile(DevQaProd(), kT0);
+  store.progressive_syncs = true;
+  const auto r = store.Reconcile(DevQaProd(), At(1));
+  EXPECT_TRUE(ConditionOf(r.status, "ErrorOccurred").is_null());
+  EXPECT_EQ(StartedApps(r), std::vector<std::string>{"guestbook-dev"});
 }
 
 // --- Specs, Applications, idempotence ------------------------------------------------------
