@@ -583,6 +583,48 @@ TEST(AppSetReconcileTest, SpecsWrittenOnFirstSightAndOnChangeOnly) {
   EXPECT_EQ(r.status["rollout"]["generation"], 2);
 }
 
+TEST(AppSetReconcileTest, HeldBackUpdatesAreNotChanges) {
+  // applicationsSync: create-only keeps the Application as first written, so a template change
+  // is neither written nor read as a spec change (which would re-roll on every reconcile).
+  ApplicationSet set = RollingSet({EnvStep("dev")});
+  set.applications_sync = ApplicationsSync::kCreateOnly;
+  FakeStore store{set};
+  FakeApp a = App("dev-a", "dev", "sim-1", "ui:1", "r1", "ui:1");
+  ASSERT_EQ(store.Reconcile({a}, kT0).specs.size(), 1u);  // created
+  a.spec["destination"]["namespace"] = "elsewhere";
+  const auto r = store.Reconcile({a}, At(1));
+  EXPECT_TRUE(r.specs.empty());
+  EXPECT_EQ(EntryOf(r, "dev-a")->status, RolloutAppState::kHealthy);
+  EXPECT_EQ(r.status["rollout"]["generation"], 1);
+  EXPECT_EQ(r.applications[0]["spec"]["destination"]["namespace"], "guestbook");
+}
+
+TEST(AppSetReconcileTest, OperationIdsAreDeterministicAndUniquePerStart) {
+  auto ids = [](Time now) {
+    FakeStore store{RollingSet({EnvStep("dev")})};
+    std::vector<std::string> out;
+    for (const auto& s :
+         store.Reconcile({App("dev-a", "dev", "sim-1"), App("dev-b", "dev", "sim-2")}, now)
+             .starts) {
+      out.push_back(s.record.id);
+    }
+    return out;
+  };
+  const auto first = ids(kT0);
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(ids(kT0), first);     // the same inputs give the same ids
+  EXPECT_NE(first[0], first[1]);  // per app
+  EXPECT_NE(ids(At(1)), first);   // per start time
+  // A manual sync right after, in the same second, at the same revision: still a new id.
+  StoredApp stored;
+  stored.operation = StartOperation(first[0], Json::object(), {"r1"}, kT0);
+  stored.operation->phase = OperationPhase::kSucceeded;
+  const ManualSyncDecision again = StartManualSync(Observe(App("dev-a", "dev", "sim-1")), stored,
+                                                   {"r1"}, std::nullopt, "bob", kT0);
+  ASSERT_TRUE(again.start);
+  EXPECT_NE(again.start->record.id, first[0]);
+}
+
 TEST(AppSetReconcileTest, ApplicationsRoundTripThroughDecodeApplication) {
   FakeStore store{ThreeSteps()};
   auto fleet = DevQaProd();
