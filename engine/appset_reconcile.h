@@ -37,6 +37,9 @@ struct ObservedApp {
   // targetRevision). Empty with `source_error`.
   std::vector<std::string> revisions;
   // Resolving, reading or rendering failed: the complete message (file:line:col where known).
+  // The app is reported (sync and health Unknown, a ComparisonError condition) and never
+  // synced; its pin is kept, so a failed fetch never reads as a revision change. A RollingSync
+  // entry promoted meanwhile stays Pending and syncs once the source reads again.
   std::optional<std::string> source_error;
   // The objects rendered at `revisions`; null with `source_error`.
   std::shared_ptr<const std::vector<RenderedObject>> rendered;
@@ -65,7 +68,9 @@ const char* SyncStartTriggerName(SyncStartTrigger trigger);  // "rollout" | "aut
 struct SyncStart {
   std::string app;
   SyncStartTrigger trigger = SyncStartTrigger::kRollout;
-  OperationRecord record;  // phase Running, started at `now`, revisions = the pinned ones
+  // Phase Running, started at `now`, revisions = the pinned ones. The id is deterministic
+  // from the app, trigger, time, revisions and the app's previous operation id: unique per start.
+  OperationRecord record;
 };
 
 struct AppSetReconcileInput {
@@ -85,7 +90,12 @@ struct AppSetReconcileResult {
   // next_attempt_at has come, or it has none (an attempt is in flight, or was when the process
   // stopped: the actor resumes those it has no attempt in flight for). Sorted.
   std::vector<std::string> attempts_due;
-  std::map<std::string, Json> specs;  // app -> spec to store (only those that changed)
+  // app -> spec to store, only those that changed: the desired spec (automated sync disabled
+  // under RollingSync), written on first sight and on every change, as Argo's appset
+  // controller does. Nothing is written for a set that is not reconciled (progressiveSyncs:
+  // false, RollingSync without steps, an unsupported strategy), and no update when
+  // applicationsSync holds updates back: the app then keeps, plans and syncs its stored spec.
+  std::map<std::string, Json> specs;
   // Argo-shaped Application objects (metadata, spec, status.sync/health/operationState,
   // conditions), sorted by name: what the API serves and `fleetwave plan --apps` reads.
   std::vector<Json> applications;
@@ -93,8 +103,10 @@ struct AppSetReconcileResult {
   // The earliest time a reconcile is due without any event: a step deadline, a retry's
   // next attempt, a held-back self-heal.
   std::optional<Time> wake_at;
-  // One line per decision (promotion, step completed, rollout completed, sync held back),
-  // naming appset, app and cluster; never credentials or Secret data.
+  // One line per decision (promotion, entry transition, pin moved, step completed, rollout
+  // completed, sync started, sync held back), naming appset, app and cluster, derived from the
+  // difference between the stored and the new status: a reconcile that changes nothing logs
+  // nothing. Never credentials or Secret data.
   std::vector<std::string> log;
   std::optional<std::string> automated_warning;  // log once, then pass automated_warned
 };
