@@ -373,7 +373,10 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     live.revisions = CurrentRevisions(app, FindEntry(input.stored.application_status, live.name),
                                       StoredOperation(v.stored));
     live.health_status = std::string(HealthCodeName(v.health.status));
-    live.reconciled_at = now;
+    // reconciledAt stays unset for the planner: it guards `fleetwave plan` against an
+    // Application status older than the entry's transition, and the daemon's observation is
+    // fresh by construction. Set, a clock stepped back would hold Pending entries until it
+    // caught up (appset_reconcile_test.cc StartGuardNeverReSendsASync).
     if (const OperationRecord* op = StoredOperation(v.stored)) {
       live.operation_state = OperationStateOf(*op);
     }
@@ -386,14 +389,14 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
   // The operation each app has after this reconcile (a start replaces the stored one).
   std::map<std::string, OperationRecord> started;
   auto start = [&](const AppView& v, SyncStartTrigger trigger, Json operation,
-                   std::vector<std::string> revisions) {
+                   std::vector<std::string> revisions, Time started_at) {
     const std::optional<StoredApp> stored =
         v.stored ? std::optional<StoredApp>(*v.stored) : std::nullopt;
     SyncStart s;
     s.app = v.id.app;
     s.trigger = trigger;
     s.record = StartOperation(OperationId(v.id.app, trigger, revisions, stored, now),
-                              std::move(operation), std::move(revisions), now);
+                              std::move(operation), std::move(revisions), started_at);
     out.log.push_back(Prefix(set, *v.observed) + " sync started (" + SyncStartTriggerName(trigger) +
                       ") operation=" + s.record.id +
                       " revision=" + JoinRevisions(s.record.revisions));
@@ -465,7 +468,12 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
         }
         continue;
       }
-      start(v, SyncStartTrigger::kRollout, op_it->second, entry->target_revisions);
+      // Started no earlier than the entry's transition, so that the planner's rule (an operation
+      // started at or after the transition moves a Pending entry on) holds whatever the clock
+      // did since the promotion: with a clock stepped back, a start stamped `now` would read as
+      // older than the entry and be sent again every reconcile.
+      start(v, SyncStartTrigger::kRollout, op_it->second, entry->target_revisions,
+            std::max(now, entry->last_transition_time.value_or(now)));
     }
   } else {
     // A set the planner refuses keeps its stored status.
@@ -501,7 +509,7 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
       if (d.action != AutoSyncAction::kSync) continue;
       start(v, SyncStartTrigger::kAutomated,
             BuildAutomatedSyncOperation(in.app_spec, app.revisions, IsMultiSourceSpec(in.app_spec)),
-            app.revisions);
+            app.revisions, now);
       out.log.back() += " (" + d.message + ")";
     }
   }

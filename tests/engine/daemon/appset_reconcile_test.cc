@@ -107,6 +107,31 @@ TEST(AppSetReconcileTest, StartGuardNeverReSendsASync) {
   }
 }
 
+TEST(AppSetReconcileTest, ClockSteppedBackBeforeTheStartNeverReSends) {
+  // dev was promoted at 12:00:00 but held back behind a running sync; when that one ends the
+  // clock reads 30 s earlier. The sync starts once, stamped at the transition, and the next
+  // reconcile moves the entry on instead of starting it again.
+  FakeStore store{RollingSet({EnvStep("dev")})};
+  AppRolloutStatus e;
+  e.application = "dev-a";
+  e.status = RolloutAppState::kPending;
+  e.step = "1";
+  e.target_revisions = {"r2"};
+  e.last_transition_time = kT0;
+  store.status.application_status = {e};
+  store.apps["dev-a"].spec = Spec();
+  OperationRecord old = StartOperation("op-0", Json::object(), {"r1"}, At(-90));
+  old.phase = OperationPhase::kSucceeded;
+  store.apps["dev-a"].operation = old;
+  const FakeApp a = App("dev-a", "dev", "sim-1", "ui:2", "r2", "ui:1");
+  auto r = store.Reconcile({a}, At(-30));
+  ASSERT_EQ(r.starts.size(), 1u);
+  EXPECT_EQ(r.starts[0].record.started_at, kT0);
+  r = store.Reconcile({a}, At(-29));
+  EXPECT_TRUE(r.starts.empty());
+  EXPECT_EQ(EntryOf(r, "dev-a")->status, RolloutAppState::kProgressing);
+}
+
 TEST(AppSetReconcileTest, PendingAppWithItsSyncStartedIsNotRestarted) {
   FakeStore store{ThreeSteps()};
   auto fleet = DevQaProd();
