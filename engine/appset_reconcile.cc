@@ -337,11 +337,11 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     v.stored = FindStored(input.stored_apps, app.desired.name);
     v.id = {set.name, app.desired.name};
     const Json& desired_spec = DesiredSpecOf(desired[i]);
-    const std::optional<Json>& stored_spec = v.stored ? v.stored->spec : std::nullopt;
+    const Json* stored_spec = v.stored && v.stored->spec ? &*v.stored->spec : nullptr;
 
     // The spec after this reconcile: the desired one (Argo's appset controller writes it every
     // reconcile), unless the set may not write or applicationsSync holds updates back.
-    if (!stored_spec) {
+    if (stored_spec == nullptr) {
       v.new_spec = desired_spec;
       v.write_spec = writes;
     } else if (writes && may_update && *stored_spec != desired_spec) {
@@ -350,7 +350,7 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     } else {
       v.new_spec = *stored_spec;
     }
-    if (stored_spec && !may_update) {
+    if (stored_spec != nullptr && !may_update) {
       // The Application keeps its spec: the rollout plans and syncs with it, so the held-back
       // difference never reads as a spec change on every reconcile.
       desired[i].object["spec"] = *stored_spec;
@@ -366,8 +366,9 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     live.labels = app.desired.labels;
     // The Application as it stands before this reconcile's write: what fleetwave stored, or on
     // first sight the desired spec.
-    live.spec = stored_spec ? *stored_spec : desired_spec;
-    live.spec_fingerprint = stored_spec ? SpecFingerprint(live.spec) : desired[i].spec_fingerprint;
+    live.spec = stored_spec != nullptr ? *stored_spec : desired_spec;
+    live.spec_fingerprint =
+        stored_spec != nullptr ? SpecFingerprint(live.spec) : desired[i].spec_fingerprint;
     if (live.spec_fingerprint == 0) live.spec_fingerprint = SpecFingerprint(live.spec);
     live.sync_status = std::string(SyncCodeName(v.sync.status));
     live.revisions = CurrentRevisions(app, FindEntry(input.stored.application_status, live.name),
@@ -376,7 +377,7 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     // reconciledAt stays unset for the planner: it guards `fleetwave plan` against an
     // Application status older than the entry's transition, and the daemon's observation is
     // fresh by construction. Set, a clock stepped back would hold Pending entries until it
-    // caught up (appset_reconcile_test.cc StartGuardNeverReSendsASync).
+    // caught up (appset_reconcile_test.cc ClockSteppedBackBeforeTheStartNeverReSends).
     if (const OperationRecord* op = StoredOperation(v.stored)) {
       live.operation_state = OperationStateOf(*op);
     }
