@@ -262,6 +262,8 @@ int ApiServer::Serve(mg_connection* conn) {
         if (n <= 0) break;
         request.body.append(buffer.data(), static_cast<size_t>(n));
         if (request.body.size() > limit) {
+          router_->LogLine("api: " + LogSafe(request.method) + " " + LogSafe(request.path) +
+                           " from " + request.caller + " refused (413): body over the limit");
           const ApiResponse r =
               ApiError(413, "request body is larger than " + std::to_string(limit) + " bytes");
           WriteResponse(conn, r, head);

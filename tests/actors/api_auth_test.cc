@@ -146,6 +146,19 @@ TEST_F(ApiAuthTest, MissingTokenFileRefusesEveryMutation) {
   EXPECT_EQ(Commands().size(), 1u);
 }
 
+// Deleting the file revokes the token at the next refresh, and the condition is logged.
+TEST_F(ApiAuthTest, DeletedTokenFileRevokesAtRefresh) {
+  Start();
+  EXPECT_EQ(Sync("guestbook-dev", "s3cret-token").status, 202);
+  std::filesystem::remove(token_path_);
+  clock_seconds_ += 59;
+  EXPECT_EQ(Sync("guestbook-dev", "s3cret-token").status, 202);  // cached until the refresh
+  clock_seconds_ += 1;
+  ExpectUnauthorized(Sync("guestbook-dev", "s3cret-token"),
+                     "no API token is configured or readable (see the daemon's log)");
+  EXPECT_EQ(LinesContaining("token file " + token_path_ + " cannot be read"), 1);
+}
+
 TEST_F(ApiAuthTest, EmptyTokenFileMatchesNothing) {
   WriteToken(" \n\t");
   Start();
