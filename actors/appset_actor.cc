@@ -416,7 +416,11 @@ void OnPersisted(Self* self, PersistedPtr p) {
                     {"status", result.status}};
     st.services->publish.appset(st.spec->appset.name, summary, std::move(result.applications));
   }
-  ArmWake(self, result.wake_at);
+  // New commits are found by polling: the next reconcile comes at the latest one poll interval
+  // from now (sooner when the engine asked for a wake-up).
+  std::optional<engine::Time> wake = st.services->now() + st.spec->poll_interval;
+  if (result.wake_at && *result.wake_at < *wake) wake = result.wake_at;
+  ArmWake(self, wake);
   RunDueAttempts(self);
   AfterDecision(self);
 }

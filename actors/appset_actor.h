@@ -12,6 +12,7 @@
 //   (reconcile_atom)                              wake up
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -31,6 +32,8 @@ struct AppSetSpec {
   engine::ApplicationSet appset;
   std::vector<engine::ClusterInfo> clusters;
   bool progressive_syncs = true;
+  // How often the set is reconciled without an event, so new commits are seen (git.pollInterval).
+  std::chrono::seconds poll_interval{60};
 };
 using AppSetSpecPtr = std::shared_ptr<const AppSetSpec>;
 using ClusterMapPtr = std::shared_ptr<const std::map<std::string, caf::actor>>;

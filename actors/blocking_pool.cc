@@ -5,8 +5,8 @@
 
 namespace fleetwave::actors {
 
-BlockingPool::BlockingPool(std::size_t threads, Log log) : log_(std::move(log)) {
-  if (threads == 0) threads = 1;
+BlockingPool::BlockingPool(std::size_t threads, Log log)
+    : log_(std::move(log)), inline_(threads == 0) {
   threads_.reserve(threads);
   for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { Work(); });
 }
@@ -14,6 +14,14 @@ BlockingPool::BlockingPool(std::size_t threads, Log log) : log_(std::move(log)) 
 BlockingPool::~BlockingPool() { Stop(); }
 
 void BlockingPool::Post(std::function<void()> job) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stop_) return;
+  }
+  if (inline_) {
+    RunGuarded(job);
+    return;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stop_) return;
@@ -25,7 +33,6 @@ void BlockingPool::Post(std::function<void()> job) {
 void BlockingPool::Stop() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stop_ && threads_.empty()) return;
     stop_ = true;
     queue_.clear();
   }
@@ -51,20 +58,25 @@ void BlockingPool::Work() {
       job = std::move(queue_.front());
       queue_.pop_front();
     }
-    try {
-      job();
-    } catch (const std::exception& e) {
-      const std::string msg = std::string("blocking job failed: ") + e.what();
-      if (log_)
-        log_(msg);
-      else
-        std::cerr << msg << "\n";
-    } catch (...) {
-      if (log_)
-        log_("blocking job failed: unknown exception");
-      else
-        std::cerr << "blocking job failed: unknown exception\n";
-    }
+    RunGuarded(job);
+  }
+}
+
+void BlockingPool::RunGuarded(const std::function<void()>& job) {
+  try {
+    job();
+  } catch (const std::exception& e) {
+    Report(std::string("blocking job failed: ") + e.what());
+  } catch (...) {
+    Report("blocking job failed: unknown exception");
+  }
+}
+
+void BlockingPool::Report(const std::string& message) {
+  if (log_) {
+    log_(message);
+  } else {
+    std::cerr << message << "\n";
   }
 }
 

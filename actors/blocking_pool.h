@@ -2,7 +2,9 @@
 // kustomize. Never on CAF's scheduler threads, which must stay free to move messages: an actor
 // posts a closure here and the closure sends its result back to the actor's mailbox.
 //
-// A fixed set of threads takes closures in FIFO order. A closure that throws is logged and the
+// A fixed set of threads takes closures in FIFO order; with 0 threads every closure runs inside
+// Post, which deterministic actor tests use (the result message then waits in the mailbox for
+// the test scheduler like any other). A closure that throws is logged and the
 // next one runs (a bug costs one job, never the process). Stop() finishes the running closures,
 // drops the queued ones and joins; posting after Stop() is ignored.
 #pragma once
@@ -32,12 +34,15 @@ class BlockingPool {
 
  private:
   void Work();
+  void RunGuarded(const std::function<void()>& job);
+  void Report(const std::string& message);
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;
   bool stop_ = false;
   Log log_;
+  const bool inline_;
   std::vector<std::thread> threads_;
 };
 

@@ -1,5 +1,6 @@
 #include "actors/coordinator.h"
 
+#include <algorithm>
 #include <deque>
 #include <map>
 #include <set>
@@ -84,6 +85,8 @@ AppSetSpecPtr SpecOf(Self* self, const engine::ApplicationSet& appset) {
   spec->appset = appset;
   spec->clusters = self->state.inputs.clusters;
   spec->progressive_syncs = self->state.inputs.config.progressive_syncs;
+  spec->poll_interval =
+      std::chrono::seconds(std::max<long long>(1, self->state.inputs.config.git_poll_interval_seconds));
   return spec;
 }
 

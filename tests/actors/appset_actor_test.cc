@@ -1,0 +1,318 @@
+// The coordinator and appset actors' message protocols on CAF's deterministic test scheduler:
+// promotion in step order through apply commands and their results, the restart of a failed
+// appset actor from the store, and a reload that changes the set. Cluster actors are fakes that
+// record apply commands and push live data the test controls; the store is a MemoryStore and
+// git a FakeSource; the blocking pool runs jobs inline, so every message waits in a mailbox
+// for the test scheduler and nothing depends on timing.
+#include <caf/all.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "actors/atoms.h"
+#include "actors/blocking_pool.h"
+#include "actors/coordinator.h"
+#include "actors/services.h"
+#include "engine/appset.h"
+#include "engine/live_object.h"
+#include "engine/yaml_json.h"
+#include "sources/fake_source.h"
+#include "store/memory_store.h"
+
+namespace fleetwave::actors {
+namespace {
+
+using engine::Json;
+
+constexpr const char* kRepo = "file:///repo.git";
+constexpr const char* kSha1 = "1111111111111111111111111111111111111111";
+constexpr const char* kSha2 = "2222222222222222222222222222222222222222";
+
+std::string AppSetYaml(const std::string& image_note = "") {
+  return R"(apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: web)" +
+         image_note +
+         R"(}
+spec:
+  goTemplate: true
+  generators:
+    - list:
+        elements:
+          - {cluster: dev, env: dev}
+          - {cluster: qa, env: qa}
+  strategy:
+    type: RollingSync
+    rollingSync:
+      steps:
+        - matchExpressions: [{key: env, operator: In, values: [dev]}]
+        - matchExpressions: [{key: env, operator: In, values: [qa]}]
+  template:
+    metadata: {name: 'web-{{.cluster}}', labels: {env: '{{.env}}'}}
+    spec:
+      project: default
+      source: {repoURL: file:///repo.git, targetRevision: main, path: web}
+      destination: {name: '{{.cluster}}', namespace: shop}
+)";
+}
+
+std::string Deployment(const std::string& image) {
+  return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 1\n"
+         "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
+         "    spec: {containers: [{name: web, image: " +
+         image + "}]}\n";
+}
+
+engine::ApplicationSet Decode(const std::string& yaml) {
+  engine::LoadedDocuments docs = engine::LoadYamlDocuments(yaml, "web.yaml");
+  EXPECT_TRUE(docs.issues.empty());
+  engine::DecodedApplicationSet d = engine::DecodeApplicationSet(docs.documents.at(0), "web.yaml");
+  EXPECT_TRUE(d.issues.empty()) << engine::FormatIssue(d.issues.at(0));
+  return *d.appset;
+}
+
+// What the fake cluster actors saw and what they report, shared with the test body.
+struct FakeCluster {
+  std::vector<ApplyCommandPtr> applies;
+  caf::actor subscriber;
+  std::string label;
+  std::vector<LiveEntry> live;
+  bool healthy_after_apply = false;
+  int resource_version = 100;
+};
+
+using Clusters = std::map<std::string, std::shared_ptr<FakeCluster>>;
+
+void Push(caf::event_based_actor* self, const std::string& name, FakeCluster& c) {
+  if (!c.subscriber) return;
+  auto update = std::make_shared<ClusterUpdate>();
+  update->cluster = name;
+  update->reachable = true;
+  update->synced = true;
+  update->apps[c.label] = c.live;
+  self->send(c.subscriber, live_atom::value, ClusterUpdatePtr(update));
+}
+
+caf::behavior FakeClusterActor(caf::event_based_actor* self, std::string name,
+                               std::shared_ptr<FakeCluster> c) {
+  return {
+      [=](subscribe_atom, const std::string& label, const caf::actor& who) {
+        c->subscriber = who;
+        c->label = label;
+        Push(self, name, *c);
+      },
+      [=](unsubscribe_atom, const std::string&, const caf::actor&) {},
+      [=](watch_kind_atom, const std::string&, const std::string&) {},
+      [=](apply_atom, ApplyCommandPtr command) -> ApplyReplyPtr {
+        c->applies.push_back(command);
+        auto reply = std::make_shared<ApplyReply>();
+        reply->operation_id = command->operation_id;
+        c->live.clear();
+        for (const auto& object : command->objects) {
+          Json live = object.object;
+          live["metadata"]["resourceVersion"] = std::to_string(++c->resource_version);
+          live["metadata"]["generation"] = 1;
+          live["status"] = {{"observedGeneration", 1}};
+          LiveEntry entry;
+          entry.object = engine::ProjectLiveObject(live);
+          entry.health.status = c->healthy_after_apply ? engine::HealthCode::kHealthy
+                                                       : engine::HealthCode::kProgressing;
+          c->live.push_back(entry);
+          reply->results.push_back({object.ref, engine::ObjectResultCode::kSynced, "applied"});
+          reply->applied.push_back({object.ref, std::to_string(c->resource_version), 1});
+        }
+        Push(self, name, *c);
+        return reply;
+      },
+  };
+}
+
+class AppSetActorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    source_.SetRevision(kRepo, "main", kSha1);
+    source_.SetFiles(kRepo, kSha1, {{"web/deploy.yaml", Deployment("web:1")}});
+    services_.store = &store_;
+    services_.source = &source_;
+    services_.pool = &pool_;
+    services_.now = [this] { return now_; };
+    services_.log = [this](const std::string& line) { log_.push_back(line); };
+    services_.publish.appset = [this](const std::string&, const Json& summary, std::vector<Json>) {
+      status_ = summary["status"];
+    };
+    clusters_["dev"] = std::make_shared<FakeCluster>();
+    clusters_["qa"] = std::make_shared<FakeCluster>();
+    cfg_.set("scheduler.policy", caf::atom("testing"));
+    system_ = std::make_unique<caf::actor_system>(cfg_);
+    sched_ = &dynamic_cast<caf::scheduler::test_coordinator&>(system_->scheduler());
+  }
+  void TearDown() override {
+    if (coordinator_) caf::anon_send(coordinator_, stop_atom::value);
+    sched_->run();
+    for (auto& [name, actor] : fakes_) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+    sched_->run();
+  }
+
+  DaemonInputs Inputs(const std::string& yaml) {
+    DaemonInputs in;
+    in.config_path = "fleetwave.yaml";
+    in.clusters = {{"dev", "https://dev.example", {}}, {"qa", "https://qa.example", {}}};
+    for (const auto& c : in.clusters) {
+      clients::ClusterConfig cc;
+      cc.name = c.name;
+      cc.server = c.server;
+      in.cluster_configs.push_back(cc);
+    }
+    in.files["web.yaml"].appsets.push_back(Decode(yaml));
+    return in;
+  }
+
+  void Start(const std::string& yaml) {
+    inputs_ = Inputs(yaml);
+    CoordinatorConfig config;
+    config.services = &services_;
+    config.initial = inputs_;
+    config.load = [this] { return inputs_; };
+    config.spawn_cluster = [this](caf::actor_system& sys, const clients::ClusterConfig& cc) {
+      caf::actor a = sys.spawn(FakeClusterActor, cc.name, clusters_.at(cc.name));
+      fakes_[cc.name] = a;
+      return a;
+    };
+    coordinator_ = SpawnCoordinator(*system_, config);
+    sched_->run();
+  }
+
+  std::string AppStatus(const std::string& app) {
+    for (const auto& e : status_["applicationStatus"]) {
+      if (e["application"] == app) return e["status"].get<std::string>();
+    }
+    return "";
+  }
+
+  // Marks a cluster's live objects Healthy and lets every actor react.
+  void BecomeHealthy(const std::string& cluster) {
+    auto& c = *clusters_.at(cluster);
+    for (auto& e : c.live) e.health.status = engine::HealthCode::kHealthy;
+    caf::anon_send(fakes_.at(cluster), subscribe_atom::value, c.label, c.subscriber);
+    sched_->run();
+  }
+
+  caf::actor_system_config cfg_;
+  std::unique_ptr<caf::actor_system> system_;
+  caf::scheduler::test_coordinator* sched_ = nullptr;
+  store::MemoryStore store_;
+  sources::FakeSource source_;
+  BlockingPool pool_{0};
+  engine::Time now_ = engine::FromUnixSeconds(1'800'000'000);
+  Services services_;
+  std::vector<std::string> log_;
+  Json status_;
+  Clusters clusters_;
+  std::map<std::string, caf::actor> fakes_;
+  DaemonInputs inputs_;
+  caf::actor coordinator_;
+};
+
+TEST_F(AppSetActorTest, StepTwoIsAppliedOnlyAfterStepOneIsHealthy) {
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+  EXPECT_EQ(clusters_["dev"]->applies[0]->app, "web-dev");
+  EXPECT_TRUE(clusters_["qa"]->applies.empty()) << "step 2 applied while step 1 progresses";
+  EXPECT_EQ(AppStatus("web-dev"), "Progressing");
+  EXPECT_EQ(AppStatus("web-qa"), "Waiting");
+
+  BecomeHealthy("dev");
+  EXPECT_EQ(AppStatus("web-dev"), "Healthy");
+  ASSERT_EQ(clusters_["qa"]->applies.size(), 1u);
+  EXPECT_EQ(clusters_["qa"]->applies[0]->app, "web-qa");
+
+  BecomeHealthy("qa");
+  EXPECT_EQ(AppStatus("web-qa"), "Healthy");
+  bool completed = false;
+  for (const auto& c : status_["conditions"]) {
+    completed = completed || c["message"] == "ApplicationSet Rollout has completed";
+  }
+  EXPECT_TRUE(completed) << status_.dump(2);
+  // Nothing is applied twice.
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+  EXPECT_EQ(clusters_["qa"]->applies.size(), 1u);
+}
+
+TEST_F(AppSetActorTest, AFailedAppSetActorIsRestartedFromTheStoreWithoutReapplying) {
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+  BecomeHealthy("dev");
+  ASSERT_EQ(clusters_["qa"]->applies.size(), 1u);
+
+  // Kill the appset actor the way a bug would (an unhandled exception's exit reason).
+  caf::actor appset = caf::actor_cast<caf::actor>(clusters_["dev"]->subscriber);
+  ASSERT_TRUE(appset);
+  caf::anon_send_exit(appset, caf::exit_reason::unhandled_exception);
+  sched_->run();
+
+  bool restarted = false;
+  for (const auto& line : log_) {
+    restarted = restarted || line.find("appset=web actor failed") != std::string::npos;
+  }
+  EXPECT_TRUE(restarted);
+  EXPECT_NE(caf::actor_cast<caf::actor>(clusters_["dev"]->subscriber), appset)
+      << "the new actor subscribes again";
+  // The new actor reads the rollout back from the store: nothing re-applied, state kept.
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+  EXPECT_EQ(clusters_["qa"]->applies.size(), 1u);
+  EXPECT_EQ(AppStatus("web-dev"), "Healthy");
+  EXPECT_EQ(AppStatus("web-qa"), "Progressing");
+}
+
+TEST_F(AppSetActorTest, AReloadWithANewCommitRerollsFromStepOne) {
+  clusters_["dev"]->healthy_after_apply = true;
+  clusters_["qa"]->healthy_after_apply = true;
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+  ASSERT_EQ(clusters_["qa"]->applies.size(), 1u);
+
+  // A new commit with another image; the coordinator reloads and the set re-reconciles.
+  clusters_["qa"]->healthy_after_apply = false;
+  clusters_["dev"]->healthy_after_apply = false;
+  source_.SetRevision(kRepo, "main", kSha2);
+  source_.SetFiles(kRepo, kSha2, {{"web/deploy.yaml", Deployment("web:2")}});
+  now_ += std::chrono::seconds(10);
+  caf::anon_send(coordinator_, reload_atom::value);
+  sched_->run();
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 2u);
+  EXPECT_EQ(clusters_["qa"]->applies.size(), 1u) << "qa gets the new commit only after dev";
+  const auto& image = clusters_["dev"]->applies[1]->objects.at(0).object["spec"]["template"]["spec"]
+                                                                        ["containers"][0]["image"];
+  EXPECT_EQ(image, "web:2");
+
+  BecomeHealthy("dev");
+  EXPECT_EQ(clusters_["qa"]->applies.size(), 2u);
+}
+
+TEST_F(AppSetActorTest, AnUnchangedRenderAtANewCommitAppliesNothing) {
+  clusters_["dev"]->healthy_after_apply = true;
+  clusters_["qa"]->healthy_after_apply = true;
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+  ASSERT_EQ(clusters_["qa"]->applies.size(), 1u);
+
+  source_.SetRevision(kRepo, "main", kSha2);
+  source_.SetFiles(kRepo, kSha2, {{"web/deploy.yaml", Deployment("web:1")}});
+  now_ += std::chrono::seconds(10);
+  caf::anon_send(coordinator_, reload_atom::value);
+  sched_->run();
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+  EXPECT_EQ(clusters_["qa"]->applies.size(), 1u);
+  for (const auto& e : status_["applicationStatus"]) {
+    EXPECT_EQ(e["targetRevisions"], Json::array({kSha2})) << "the pin moves without a sync";
+    EXPECT_EQ(e["status"], "Healthy");
+  }
+}
+
+}  // namespace
+}  // namespace fleetwave::actors
