@@ -62,7 +62,7 @@ std::vector<std::string> Segments(std::string_view path) {
 }
 
 // nlohmann builds and destroys values recursively: a body nested thousands deep would exhaust
-// the stack, so depth is checked on the raw text first (ApiServerTest.SyncBodyErrors).
+// the stack, so depth is checked on the raw text first (ApiServerTest.SyncRefusals).
 bool NestingWithin(std::string_view text, int limit) {
   int depth = 0;
   bool in_string = false;
@@ -176,7 +176,7 @@ void ApiRouter::LogLine(const std::string& line) const {
 
 ApiResponse ApiRouter::Handle(const ApiRequest& request) const noexcept {
   // The catch-all: a bug in a handler costs one request a 500, never the process
-  // (ApiServerTest.ThrowingCommandHandlerIs500).
+  // (ApiServerTest.ThrowingCommandHandlerIs500AndServerKeepsServing).
   try {
     return Route(request);
   } catch (const std::exception& e) {
