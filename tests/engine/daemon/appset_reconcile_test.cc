@@ -132,6 +132,29 @@ TEST(AppSetReconcileTest, ClockSteppedBackBeforeTheStartNeverReSends) {
   EXPECT_EQ(EntryOf(r, "dev-a")->status, RolloutAppState::kProgressing);
 }
 
+TEST(AppSetReconcileTest, HeldBackSyncIsToldOnceAtThePromotion) {
+  FakeStore store{RollingSet({EnvStep("dev")})};
+  store.apps["dev-a"].spec = Spec();
+  store.apps["dev-a"].operation = StartOperation("manual-1", Json::object(), {"r0"}, At(-5));
+  const FakeApp a = App("dev-a", "dev", "sim-1");
+  auto r = store.Reconcile({a}, kT0);
+  EXPECT_TRUE(r.starts.empty());
+  EXPECT_TRUE(LogHas(r,
+                     "appset=guestbook app=dev-a cluster=sim-1 sync held back: operation "
+                     "manual-1 is running"));
+  r = store.Reconcile({a}, At(1));
+  EXPECT_TRUE(r.starts.empty());
+  EXPECT_TRUE(r.log.empty());
+}
+
+TEST(AppSetReconcileTest, WakesAtTheStepDeadline) {
+  RolloutStep dev = EnvStep("dev");
+  dev.progress_deadline_seconds = 300;
+  FakeStore store{RollingSet({dev, EnvStep("qa")})};
+  const auto r = store.Reconcile({App("dev-a", "dev", "sim-1"), App("qa-a", "qa", "sim-2")}, kT0);
+  EXPECT_EQ(r.wake_at, At(300));
+}
+
 TEST(AppSetReconcileTest, PendingAppWithItsSyncStartedIsNotRestarted) {
   FakeStore store{ThreeSteps()};
   auto fleet = DevQaProd();
