@@ -297,8 +297,17 @@ void OnGathered(Self* self, GatheredPtr g) {
     return;
   }
   if (g->records) st.mirror = MirrorOf(*g->records);
+  if (!g->errors.empty()) {
+    // A partial app list would read as apps disappearing: keep the last decision in force
+    // and try again at the next poll.
+    for (const auto& e : g->errors) Log(self, e);
+    Log(self, "generation failed; the last generated applications stay in force");
+    st.busy = false;
+    ArmWake(self, st.services->now() + st.spec->poll_interval);
+    AfterDecision(self);
+    return;
+  }
   st.last = g;
-  for (const auto& e : g->errors) Log(self, e);
   EnsureWatching(self, *g);
 
   const engine::Time now = Now(self);

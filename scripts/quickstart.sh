@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The quickstart: installs what it needs, builds fleetwave and kubesim, starts three
-# simulated clusters, and walks the guestbook example of examples/guestbook/ through
-# validate, doctor, generate, an offline rollout plan, and step 1 of the rollout applied to
-# its cluster, watched until the Deployment is available.
+# The quickstart: installs what it needs, builds fleetwave and kubesim, starts three simulated
+# clusters (sim-0 dev, sim-1 qa, sim-2 prod), creates the git repository the guestbook example
+# deploys from, and runs the daemon (`fleetwave run`) on examples/guestbook/. The rollout is
+# printed as it advances: step 1 (dev), the manual gate of step 2 (qa, maxUpdate: 0) which the
+# script opens for you through the API, then step 3 (prod), until "ApplicationSet Rollout has
+# completed". Ctrl-C stops everything it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,44 +12,61 @@ scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)" --target fleetwave kubesim
 
-fw=build/tools/fleetwave/fleetwave
-ex=examples/guestbook
+fw=$PWD/build/tools/fleetwave/fleetwave
+ex=$PWD/examples/guestbook
 work=$(mktemp -d /tmp/fleetwave-quickstart.XXXXXX)
-kubesim_pid=
+repo=/var/tmp/fleetwave-quickstart/guestbook.git  # the repoURL the example's ApplicationSet names
+pids=()
 cleanup() {
-  [ -n "$kubesim_pid" ] && kill "$kubesim_pid" 2>/dev/null && wait "$kubesim_pid" 2>/dev/null
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
   rm -rf "$work"
 }
 trap cleanup EXIT
-step() { printf '\n\033[1m== %s\033[0m\n$ %s\n' "$1" "${*:2}"; "${@:2}"; }
+trap 'exit 130' INT TERM
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+wait_for_line() {  # FILE PATTERN PID WHAT: up to 20 s
+  for _ in $(seq 1 200); do
+    grep -q "$2" "$1" && return 0
+    kill -0 "$3" 2>/dev/null || { cat "$1"; echo "$4 exited"; exit 1; }
+    sleep 0.1
+  done
+  cat "$1"; echo "$4 not ready after 20 s"; exit 1
+}
 
-step "Validate the ApplicationSet and the daemon's configuration" \
-  "$fw" validate "$ex/applicationset.yaml" "$ex/fleetwave.yaml"
+say "Validate the ApplicationSet and the daemon's configuration"
+"$fw" validate "$ex/applicationsets/guestbook.yaml" "$ex/fleetwave.yaml"
 
-printf '\n\033[1m== Start three simulated clusters (sim-0 dev, sim-1 qa, sim-2 prod)\033[0m\n'
+say "A git repository with the guestbook manifests ($repo)"
+rm -rf "$repo" && mkdir -p "$repo"
+cp -r "$ex/manifests/guestbook" "$repo/"
+git -C "$repo" init -q -b main
+git -C "$repo" add .
+git -C "$repo" -c user.name=quickstart -c user.email=quickstart@localhost commit -qm "guestbook v1"
+git -C "$repo" log --oneline
+
+say "Start three simulated clusters (sim-0 dev, sim-1 qa, sim-2 prod) on 127.0.0.1:18443"
 build/tools/kubesim/kubesim --clusters 3 --listen 127.0.0.1:18443 --tls \
   --kubeconfig-out "$work/kubeconfig" >"$work/kubesim.log" 2>&1 &
-kubesim_pid=$!
-for _ in $(seq 1 200); do
-  grep -q '^kubesim ready' "$work/kubesim.log" && break
-  kill -0 "$kubesim_pid" 2>/dev/null || { cat "$work/kubesim.log"; echo "kubesim did not start (is port 18443 free?)"; exit 1; }
-  sleep 0.1
-done
-grep '^kubesim ready' "$work/kubesim.log" || { echo "kubesim did not become ready in 20 s"; exit 1; }
-sed "s|^kubeconfig: .*|kubeconfig: $work/kubeconfig|" "$ex/fleetwave.yaml" >"$work/fleetwave.yaml"
+pids+=($!)
+wait_for_line "$work/kubesim.log" '^kubesim ready' "${pids[-1]}" "kubesim (is port 18443 free?)"
+"$fw" doctor --kubeconfig "$work/kubeconfig"
 
-step "Check every cluster: reachable, version, permissions, latency" \
-  "$fw" doctor --kubeconfig "$work/kubeconfig"
-step "Generate one Application per cluster (destinations resolved against the kubeconfig)" \
-  "$fw" generate -f "$ex/applicationset.yaml" --config "$work/fleetwave.yaml"
-step "Plan the rollout of commit 7d3f0a1 against a sample live state (step 2 is a manual gate)" \
-  "$fw" plan --appset "$ex/applicationset.yaml" --apps "$ex/live-apps.yaml" --now 2026-11-29T10:00:00Z -o yaml
+say "Start the daemon: fleetwave run --config $work/fleetwave.yaml"
+mkdir -p "$work/applicationsets"
+cp "$ex/applicationsets/guestbook.yaml" "$work/applicationsets/"
+head -c 24 /dev/urandom | base64 >"$work/api-token"
+sed -e "s|^kubeconfig: .*|kubeconfig: $work/kubeconfig|" \
+    -e "s|^applicationSets: .*|applicationSets: $work/applicationsets|" \
+    -e "s|^state: .*|state: sqlite://$work/state.db|" "$ex/fleetwave.yaml" >"$work/fleetwave.yaml"
+printf 'apiTokenFile: %s\ngit: {pollInterval: 5s}\n' "$work/api-token" >>"$work/fleetwave.yaml"
+"$fw" run --config "$work/fleetwave.yaml" 2>"$work/fleetwave.log" &
+pids+=($!)
+wait_for_line "$work/fleetwave.log" 'fleetwave run: API on' "${pids[-1]}" "fleetwave run (is port 8089 free?)"
+echo "daemon log: $work/fleetwave.log    API: http://127.0.0.1:8089/api/v1/applicationsets/guestbook"
 
-k=(kubectl --kubeconfig "$work/kubeconfig" --context sim-0)
-step "Step 1 on sim-0: apply the guestbook manifests" \
-  bash -c "printf 'apiVersion: v1\\nkind: Namespace\\nmetadata: {name: guestbook}\\n' | $(printf '%q ' "${k[@]}") apply -f - && $(printf '%q ' "${k[@]}") apply -n guestbook -f $ex/manifests/guestbook/"
-step "Watch the Deployment roll out" \
-  "${k[@]}" rollout status -n guestbook deployment/guestbook-ui --timeout=60s
-step "Its health as fleetwave judges it" \
-  bash -c "$(printf '%q ' "${k[@]}") get -n guestbook deployment/guestbook-ui -o json | $fw health -f -"
-printf '\nDone. The simulated clusters stop now; see README.md for what comes next.\n'
+say "The rollout, as the daemon advances it"
+python3 scripts/watch-rollout.py guestbook --token-file "$work/api-token" --sync-gates --timeout 180
+
+say "Every decision the daemon took (its log)"
+grep -E 'promoted|sync|step|rollout|Healthy' "$work/fleetwave.log" | cut -c1-160 | head -40
+printf '\nDone. The daemon and the simulated clusters stop now; see README.md for what comes next.\n'

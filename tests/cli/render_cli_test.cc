@@ -63,7 +63,7 @@ class RenderCliTest : public ::testing::Test {
     repo_->Write("guestbook/guestbook.yaml",
                  ReadFile(kSource + "/examples/guestbook/manifests/guestbook/guestbook.yaml"));
     first_ = repo_->Commit("guestbook");
-    std::string appset = ReadFile(kSource + "/examples/guestbook/applicationset.yaml");
+    std::string appset = ReadFile(kSource + "/examples/guestbook/applicationsets/guestbook.yaml");
     const std::string shipped = "file:///var/tmp/fleetwave-quickstart/guestbook.git";
     const auto at = appset.find(shipped);
     ASSERT_NE(at, std::string::npos);
