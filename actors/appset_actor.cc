@@ -533,6 +533,8 @@ void SendAttempt(Self* self, const std::string& app, const engine::OperationReco
   command->prune = std::move(attempt.prune);
   auto settled = std::make_shared<std::vector<engine::ObjectResult>>(std::move(attempt.settled));
   caf::actor target = cluster->second;
+  // By value: the gathered apps `generated` points into may be replaced before the reply.
+  const std::string cluster_name = generated->cluster;
   Log(self, "app=" + app + " cluster=" + generated->cluster + " applying " +
                 std::to_string(command->objects.size()) + " object(s), pruning " +
                 std::to_string(command->prune.size()));
