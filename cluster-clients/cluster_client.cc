@@ -190,6 +190,10 @@ void ClusterClient::Warn(const std::string& message) const {
   }
 }
 
+void ClusterClient::ReportWatchRestart(const std::string& resource) const {
+  if (options_.observer) options_.observer->OnWatchRestart(config_.name, resource);
+}
+
 std::string ClusterClient::QueryEscape(const std::string& value) {
   static const char* kHex = "0123456789ABCDEF";
   std::string out;
@@ -341,8 +345,15 @@ void ClusterClient::SendWithCredential(std::shared_ptr<Call> call,
   ++requests_sent_;
   auto self = shared_from_this();
   HttpHandlers handlers;
-  handlers.on_done = [self, call, cred](HttpResponse response) {
-    self->GuardedCall(call, [&] { self->FinishCall(call, cred, std::move(response)); });
+  handlers.on_done = [self, call, cred, sent = transport_->Now()](HttpResponse response) {
+    self->GuardedCall(call, [&] {
+      if (RequestObserver* o = self->options_.observer) {
+        const int code = response.error == NetError::kNone ? response.status : 0;
+        o->OnRequest(self->config_.name, call->request.method, code,
+                     std::chrono::duration<double>(self->transport_->Now() - sent).count());
+      }
+      self->FinishCall(call, cred, std::move(response));
+    });
   };
   transport_->Start(std::move(req), std::move(handlers));
 }

@@ -26,6 +26,7 @@
 #include "cluster-clients/executor.h"
 #include "cluster-clients/kubeconfig.h"
 #include "cluster-clients/rate_limiter.h"
+#include "cluster-clients/request_observer.h"
 #include "cluster-clients/result.h"
 #include "cluster-clients/transport.h"
 #include "cluster-clients/watch_decoder.h"
@@ -69,6 +70,9 @@ struct ClientOptions {
   Duration discovery_min_refresh = seconds(30);  // an unknown kind refreshes at most this often
   std::uint64_t seed = 0;                        // 0 = random (jitter, watch timeouts)
   std::function<void(const std::string&)> log;   // warnings; nullptr = stderr
+  // Told of every request attempt and watch restart (metrics); nullptr = nobody. Must outlive
+  // the client.
+  RequestObserver* observer = nullptr;
 };
 
 struct RawRequest {
@@ -167,6 +171,8 @@ class ClusterClient : public std::enable_shared_from_this<ClusterClient> {
 
   // Logs a warning through ClientOptions::log (any thread; the informer reports with it).
   void Warn(const std::string& message) const;
+  // Tells ClientOptions::observer that a watch of `resource` is re-opened (the informer's).
+  void ReportWatchRestart(const std::string& resource) const;
 
   // Counters (any thread).
   long requests_sent() const { return requests_sent_.load(); }

@@ -275,6 +275,7 @@ void Informer::OnEvent(WatchEvent ev) {
         std::lock_guard<std::mutex> lock(mu_);
         ++stats_.watch_restarts;
       }
+      client_->ReportWatchRestart(options_.resource.resource);
       RetryLater(&Informer::StartWatch, r);
     }
     return;
@@ -333,6 +334,7 @@ void Informer::OnWatchEnd(Result r) {
     std::lock_guard<std::mutex> lock(mu_);
     ++stats_.watch_restarts;
   }
+  client_->ReportWatchRestart(options_.resource.resource);
   if (r.ok()) {
     // The server ended the watch at timeoutSeconds: resume where it left off.
     StartWatch();

@@ -1,0 +1,418 @@
+#include "metrics/metrics.h"
+
+#include <algorithm>
+#include <array>
+#include <exception>
+#include <set>
+#include <sstream>
+#include <string_view>
+
+#include <prometheus/exposer.h>
+#include <prometheus/text_serializer.h>
+
+#include "engine/workload.h"
+#include "metrics/process_collector.h"
+
+namespace fleetwave::metrics {
+namespace {
+
+using engine::FieldAt;
+using engine::IntAt;
+using engine::Json;
+using engine::StringAt;
+using engine::Time;
+using prometheus::Histogram;
+
+// Series budget per cluster (metrics.h): cluster_up + kMaxRequestSeries + kMaxWatchSeries.
+constexpr std::size_t kMaxRequestSeries = 6;  // the last one is {verb="other",code="other"}
+constexpr std::size_t kMaxWatchSeries = 3;    // the last one is resource="other"
+
+const Histogram::BucketBoundaries& RequestBuckets() {
+  static const Histogram::BucketBoundaries b{0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                             0.5,   1,    2.5,   5,    10,  30};
+  return b;
+}
+const Histogram::BucketBoundaries& ReconcileBuckets() {
+  static const Histogram::BucketBoundaries b{0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
+                                             0.25,  0.5,    1,     2.5,  5,     10};
+  return b;
+}
+// A step waits for syncs and health: seconds to hours.
+const Histogram::BucketBoundaries& StepBuckets() {
+  static const Histogram::BucketBoundaries b{30,   60,   120,  300,   600,  1200,
+                                             1800, 3600, 7200, 14400, 28800};
+  return b;
+}
+const Histogram::BucketBoundaries& RolloutBuckets() {
+  static const Histogram::BucketBoundaries b{60,   300,   600,   1800,  3600,
+                                             7200, 14400, 28800, 86400, 172800};
+  return b;
+}
+
+// `value` when it is one of `allowed`, else `fallback`: label values stay a closed set.
+template <std::size_t N>
+std::string OneOf(const std::string& value, const std::array<std::string_view, N>& allowed,
+                  const char* fallback) {
+  for (std::string_view a : allowed) {
+    if (value == a) return value;
+  }
+  return fallback;
+}
+
+std::string Verb(std::string verb) {
+  std::transform(verb.begin(), verb.end(), verb.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  static constexpr std::array<std::string_view, 6> kVerbs{"GET",   "POST",   "PUT",
+                                                          "PATCH", "DELETE", "HEAD"};
+  return OneOf(verb, kVerbs, "other");
+}
+
+std::string CodeClass(int code) {
+  if (code < 100 || code > 599) return "error";
+  return std::to_string(code / 100) + "xx";
+}
+
+std::string HealthState(const std::string& s) {
+  static constexpr std::array<std::string_view, 6> kHealth{"Healthy",   "Progressing", "Degraded",
+                                                           "Suspended", "Missing",     "Unknown"};
+  return OneOf(s, kHealth, "Unknown");
+}
+std::string SyncState(const std::string& s) {
+  static constexpr std::array<std::string_view, 3> kSync{"Synced", "OutOfSync", "Unknown"};
+  return OneOf(s, kSync, "Unknown");
+}
+std::string RolloutState(const std::string& s) {
+  static constexpr std::array<std::string_view, 4> kRollout{"Waiting", "Pending", "Progressing",
+                                                            "Healthy"};
+  return OneOf(s, kRollout, "Unknown");
+}
+
+double Seconds(Time from, Time to) { return engine::ToSeconds(to - from); }
+
+double UnixSeconds(Time t) { return engine::ToSeconds(t.time_since_epoch()); }
+
+std::optional<Time> TimeAt(const Json& object, std::initializer_list<std::string_view> path) {
+  return engine::ParseRfc3339(StringAt(object, path));
+}
+
+// The array at `path`, or an empty one: a malformed status reads as absent.
+const Json& ArrayAt(const Json& object, std::initializer_list<std::string_view> path) {
+  static const Json empty = Json::array();
+  const Json* v = FieldAt(object, path);
+  return v != nullptr && v->is_array() ? *v : empty;
+}
+
+prometheus::Family<prometheus::Gauge>& GaugeFamily(prometheus::Registry& r, const char* name,
+                                                   const char* help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(r);
+}
+prometheus::Family<prometheus::Counter>& CounterFamily(prometheus::Registry& r, const char* name,
+                                                       const char* help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(r);
+}
+prometheus::Family<Histogram>& HistogramFamily(prometheus::Registry& r, const char* name,
+                                               const char* help) {
+  return prometheus::BuildHistogram().Name(name).Help(help).Register(r);
+}
+
+}  // namespace
+
+Metrics::Metrics(BuildInfo build, std::string proc)
+    : registry_(std::make_shared<prometheus::Registry>()),
+      process_(std::make_shared<ProcessCollector>(std::move(proc))),
+      app_health_(GaugeFamily(*registry_, "fleetwave_application_health",
+                              "State set: the health of each Application (value 1)."),
+                  {"appset", "application", "cluster", "health"}, 2),
+      app_rollout_status_(
+          GaugeFamily(*registry_, "fleetwave_application_rollout_status",
+                      "State set: each Application's RollingSync status (value 1)."),
+          {"appset", "application", "status"}, 2),
+      app_sync_status_(GaugeFamily(*registry_, "fleetwave_application_sync_status",
+                                   "State set: the sync status of each Application (value 1)."),
+                       {"appset", "application", "cluster", "status"}, 2),
+      appset_condition_(
+          GaugeFamily(*registry_, "fleetwave_applicationset_condition",
+                      "State set: each ApplicationSet condition's status and reason (value 1)."),
+          {"appset", "type", "status", "reason"}, 2),
+      appset_last_progress_(
+          GaugeFamily(*registry_, "fleetwave_applicationset_last_progress_timestamp_seconds",
+                      "Unix time of the set's last rollout progress (an app's transition or a "
+                      "step start)."),
+          {"appset"}),
+      appset_rollout_step_(
+          GaugeFamily(*registry_, "fleetwave_applicationset_rollout_step",
+                      "The current 1-based RollingSync step of the set, 0 when idle."),
+          {"appset"}),
+      cluster_request_duration_(
+          HistogramFamily(*registry_, "fleetwave_cluster_request_duration_seconds",
+                          "Duration of HTTP requests to clusters (each attempt)."),
+          {"verb"}),
+      cluster_requests_(CounterFamily(*registry_, "fleetwave_cluster_requests_total",
+                                      "HTTP requests to clusters by verb and code class (each "
+                                      "attempt)."),
+                        {"cluster", "verb", "code"}),
+      cluster_up_(GaugeFamily(*registry_, "fleetwave_cluster_up",
+                              "1 when the cluster answers and its watches are running, else 0."),
+                  {"cluster"}),
+      config_reload_success_(
+          GaugeFamily(*registry_, "fleetwave_config_last_reload_success",
+                      "1 when the last load of the configuration file succeeded, else 0."),
+          {"file"}),
+      pending_deletions_(GaugeFamily(*registry_, "fleetwave_pending_deletions",
+                                     "Applications of the set waiting to be deleted."),
+                         {"appset"}),
+      reconcile_duration_(HistogramFamily(*registry_, "fleetwave_reconcile_duration_seconds",
+                                          "Duration of one reconcile by actor kind."),
+                          {"actor"}),
+      rollout_duration_(HistogramFamily(*registry_, "fleetwave_rollout_duration_seconds",
+                                        "Duration of a rollout, from the first promotion to "
+                                        "rollout complete."),
+                        {"appset"}),
+      rollout_step_duration_(HistogramFamily(*registry_, "fleetwave_rollout_step_duration_seconds",
+                                             "Duration of a rollout step, from becoming current "
+                                             "to complete."),
+                             {"appset"}),
+      syncs_(CounterFamily(*registry_, "fleetwave_syncs_total",
+                           "Sync operations ended, by trigger and result."),
+             {"appset", "trigger", "result"}),
+      watch_restarts_(CounterFamily(*registry_, "fleetwave_watch_restarts_total",
+                                    "Watches re-opened after they ended or failed."),
+                      {"cluster", "resource"}),
+      workload_deadline_exceeded_(
+          GaugeFamily(*registry_, "fleetwave_workload_progress_deadline_exceeded",
+                      "1 when the workload's progress deadline is exceeded, else 0."),
+          {"cluster", "namespace", "kind", "name"}),
+      workload_progressing_(
+          GaugeFamily(*registry_, "fleetwave_workload_progressing",
+                      "State set: the reason of each workload's Progressing condition (value 1)."),
+          {"cluster", "namespace", "kind", "name", "reason"}, 4) {
+  GaugeFamily(*registry_, "fleetwave_build_info",
+              "The version and revision fleetwave was built at.")
+      .Add({{"version", build.version}, {"revision", build.revision}})
+      .Set(1);
+}
+
+Metrics::~Metrics() {
+  // Stop serving before the registry goes (the exposer holds it weakly).
+  std::lock_guard<std::mutex> lock(mu_);
+  exposer_.reset();
+}
+
+std::optional<std::string> Metrics::Serve(const std::string& listen) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (exposer_) return "metrics: already serving";
+  try {
+    auto exposer = std::make_unique<prometheus::Exposer>(listen, 2);
+    exposer->RegisterCollectable(registry_);
+    exposer->RegisterCollectable(process_);
+    exposer_ = std::move(exposer);
+  } catch (const std::exception& e) {
+    return "metrics: cannot serve on " + listen + ": " + e.what();
+  }
+  return std::nullopt;
+}
+
+std::vector<int> Metrics::ListeningPorts() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return exposer_ ? exposer_->GetListeningPorts() : std::vector<int>{};
+}
+
+std::string Metrics::Text() const {
+  std::vector<prometheus::MetricFamily> families = registry_->Collect();
+  for (auto& f : process_->Collect()) families.push_back(std::move(f));
+  return prometheus::TextSerializer().Serialize(families);
+}
+
+void Metrics::AppSetObserved(const std::string& appset, const Json& status,
+                             const std::vector<Json>& applications, Time now) {
+  std::lock_guard<std::mutex> lock(mu_);
+
+  // Rollout step and the timestamps of progress.
+  const int step =
+      static_cast<int>(std::max<int64_t>(0, IntAt(status, {"rollout", "step"}).value_or(0)));
+  const long long generation = IntAt(status, {"rollout", "generation"}).value_or(0);
+  const std::optional<Time> step_started = TimeAt(status, {"rollout", "stepStartedAt"});
+  appset_rollout_step_.Get({appset}).Set(step);
+
+  std::optional<Time> last_progress = step_started;
+  std::set<LabelValues> entries;
+  for (const Json& e : ArrayAt(status, {"applicationStatus"})) {
+    const std::string app = StringAt(e, {"application"});
+    if (app.empty()) continue;
+    app_rollout_status_.Set({appset, app}, {RolloutState(StringAt(e, {"status"}))});
+    entries.insert({appset, app});
+    if (auto t = TimeAt(e, {"lastTransitionTime"}); t && (!last_progress || *t > *last_progress)) {
+      last_progress = t;
+    }
+  }
+  for (const auto& id : app_rollout_status_.Where(0, appset)) {
+    if (!entries.count(id)) app_rollout_status_.Erase(id);
+  }
+  if (last_progress) {
+    appset_last_progress_.Get({appset}).Set(UnixSeconds(*last_progress));
+  } else {
+    appset_last_progress_.Erase({appset});
+  }
+
+  // Conditions: one state per type.
+  std::set<LabelValues> types;
+  bool rollout_complete = false;
+  for (const Json& c : ArrayAt(status, {"conditions"})) {
+    const std::string type = StringAt(c, {"type"});
+    if (type.empty()) continue;
+    const std::string reason = StringAt(c, {"reason"});
+    appset_condition_.Set({appset, type}, {StringAt(c, {"status"}), reason});
+    types.insert({appset, type});
+    if (type == "RolloutProgressing" && reason == "ApplicationSetRolloutComplete") {
+      rollout_complete = true;
+    }
+  }
+  for (const auto& id : appset_condition_.Where(0, appset)) {
+    if (!types.count(id)) appset_condition_.Erase(id);
+  }
+
+  // Applications: health and sync status per app, on its destination cluster.
+  std::set<LabelValues> apps;
+  for (const Json& a : applications) {
+    const std::string app = StringAt(a, {"metadata", "name"});
+    if (app.empty()) continue;
+    std::string cluster = StringAt(a, {"spec", "destination", "name"});
+    if (cluster.empty()) cluster = StringAt(a, {"spec", "destination", "server"});
+    app_health_.Set({appset, app},
+                    {cluster, HealthState(StringAt(a, {"status", "health", "status"}))});
+    app_sync_status_.Set({appset, app},
+                         {cluster, SyncState(StringAt(a, {"status", "sync", "status"}))});
+    apps.insert({appset, app});
+  }
+  for (StateSet* s : {&app_health_, &app_sync_status_}) {
+    for (const auto& id : s->Where(0, appset)) {
+      if (!apps.count(id)) s->Erase(id);
+    }
+  }
+
+  // Durations, from the transition between the previous call and this one. A step completes
+  // when the next step of the same generation becomes current, or the rollout completes; a new
+  // generation abandons the step it interrupts (no observation). The rollout runs from the
+  // promotion out of idle to the RolloutProgressing reason ApplicationSetRolloutComplete.
+  auto [it, first] = appsets_.try_emplace(appset);
+  AppSetMemory& m = it->second;
+  if (!first) {
+    const bool completed_to_idle = step == 0 && rollout_complete;
+    if (m.step > 0 && m.step_started_at && now >= *m.step_started_at &&
+        ((generation == m.generation && step > m.step) || completed_to_idle)) {
+      rollout_step_duration_.Get({appset}, StepBuckets()).Observe(Seconds(*m.step_started_at, now));
+    }
+    if (m.step == 0 && step > 0) m.rollout_started_at = step_started.value_or(now);
+    if (m.step > 0 && completed_to_idle && m.rollout_started_at && now >= *m.rollout_started_at) {
+      rollout_duration_.Get({appset}, RolloutBuckets())
+          .Observe(Seconds(*m.rollout_started_at, now));
+    }
+    if (step == 0) m.rollout_started_at.reset();
+  }
+  if (step_started) {
+    m.step_started_at = step_started;
+  } else if (first || step != m.step || generation != m.generation) {
+    // No recorded start: this call is the earliest we know of the step (none on first sight).
+    m.step_started_at = first ? std::nullopt : std::optional<Time>(now);
+  }
+  m.step = step;
+  m.generation = generation;
+}
+
+void Metrics::EraseAppSetLocked(const std::string& appset) {
+  for (StateSet* s : {&app_health_, &app_rollout_status_, &app_sync_status_, &appset_condition_}) {
+    s->EraseWhere(0, appset);
+  }
+  appset_last_progress_.Erase({appset});
+  appset_rollout_step_.Erase({appset});
+  pending_deletions_.Erase({appset});
+  rollout_duration_.Erase({appset});
+  rollout_step_duration_.Erase({appset});
+  syncs_.EraseWhere(0, appset);
+  appsets_.erase(appset);
+}
+
+void Metrics::AppSetRemoved(const std::string& appset) {
+  std::lock_guard<std::mutex> lock(mu_);
+  EraseAppSetLocked(appset);
+}
+
+void Metrics::PendingDeletions(const std::string& appset, int count) {
+  std::lock_guard<std::mutex> lock(mu_);
+  pending_deletions_.Get({appset}).Set(std::max(0, count));
+}
+
+void Metrics::SyncFinished(const std::string& appset, const std::string& trigger,
+                           const std::string& result) {
+  static constexpr std::array<std::string_view, 3> kTriggers{"rollout", "manual", "automated"};
+  static constexpr std::array<std::string_view, 3> kResults{"Succeeded", "Failed", "Error"};
+  std::lock_guard<std::mutex> lock(mu_);
+  syncs_.Get({appset, OneOf(trigger, kTriggers, "other"), OneOf(result, kResults, "other")})
+      .Increment();
+}
+
+void Metrics::WorkloadCondition(const WorkloadId& w, const std::string& reason, bool exceeded) {
+  std::lock_guard<std::mutex> lock(mu_);
+  workload_deadline_exceeded_.Get({w.cluster, w.ns, w.kind, w.name}).Set(exceeded ? 1 : 0);
+  workload_progressing_.Set({w.cluster, w.ns, w.kind, w.name},
+                            {reason.empty() ? std::string("Unknown") : reason});
+}
+
+void Metrics::WorkloadRemoved(const WorkloadId& w) {
+  std::lock_guard<std::mutex> lock(mu_);
+  workload_deadline_exceeded_.Erase({w.cluster, w.ns, w.kind, w.name});
+  workload_progressing_.Erase({w.cluster, w.ns, w.kind, w.name});
+}
+
+void Metrics::ClusterState(const std::string& cluster, bool up) {
+  std::lock_guard<std::mutex> lock(mu_);
+  cluster_up_.Get({cluster}).Set(up ? 1 : 0);
+}
+
+void Metrics::ClusterRemoved(const std::string& cluster) {
+  std::lock_guard<std::mutex> lock(mu_);
+  cluster_up_.Erase({cluster});
+  cluster_requests_.EraseWhere(0, cluster);
+  watch_restarts_.EraseWhere(0, cluster);
+  workload_deadline_exceeded_.EraseWhere(0, cluster);
+  workload_progressing_.EraseWhere(0, cluster);
+}
+
+void Metrics::ClusterRequest(const std::string& cluster, const std::string& verb, int code,
+                             double seconds) {
+  const std::string v = Verb(verb);
+  std::lock_guard<std::mutex> lock(mu_);
+  LabelValues key{cluster, v, CodeClass(code)};
+  if (!cluster_requests_.Has(key) &&
+      cluster_requests_.CountFirst(cluster) >= kMaxRequestSeries - 1) {
+    key = {cluster, "other", "other"};
+  }
+  cluster_requests_.Get(key).Increment();
+  cluster_request_duration_.Get({v}, RequestBuckets()).Observe(std::max(0.0, seconds));
+}
+
+void Metrics::WatchRestart(const std::string& cluster, const std::string& resource) {
+  std::lock_guard<std::mutex> lock(mu_);
+  LabelValues key{cluster, resource};
+  if (!watch_restarts_.Has(key) && watch_restarts_.CountFirst(cluster) >= kMaxWatchSeries - 1) {
+    key = {cluster, "other"};
+  }
+  watch_restarts_.Get(key).Increment();
+}
+
+void Metrics::ReconcileDuration(const std::string& actor, double seconds) {
+  std::lock_guard<std::mutex> lock(mu_);
+  reconcile_duration_.Get({actor}, ReconcileBuckets()).Observe(std::max(0.0, seconds));
+}
+
+void Metrics::ConfigReload(const std::string& file, bool ok) {
+  std::lock_guard<std::mutex> lock(mu_);
+  config_reload_success_.Get({file}).Set(ok ? 1 : 0);
+}
+
+void Metrics::ConfigFileRemoved(const std::string& file) {
+  std::lock_guard<std::mutex> lock(mu_);
+  config_reload_success_.Erase({file});
+}
+
+}  // namespace fleetwave::metrics

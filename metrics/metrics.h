@@ -1,0 +1,177 @@
+// fleetwave's Prometheus metrics: one `Metrics` per daemon holds every metric the product
+// documents (names, types and labels exactly as listed below), keeps state sets honest and
+// the series of each app, workload and cluster within budget, and serves them at /metrics.
+//
+// The metrics, in one sorted block:
+//   fleetwave_application_health{appset,application,cluster,health}          state set
+//   fleetwave_application_rollout_status{appset,application,status}          state set
+//   fleetwave_application_sync_status{appset,application,cluster,status}     state set
+//   fleetwave_applicationset_condition{appset,type,status,reason}            state set per type
+//   fleetwave_applicationset_last_progress_timestamp_seconds{appset}         gauge
+//   fleetwave_applicationset_rollout_step{appset}                            gauge, 0 = idle
+//   fleetwave_build_info{version,revision}                                   gauge 1
+//   fleetwave_cluster_request_duration_seconds{verb}                         histogram
+//   fleetwave_cluster_requests_total{cluster,verb,code}                      counter
+//   fleetwave_cluster_up{cluster}                                            gauge 0/1
+//   fleetwave_config_last_reload_success{file}                               gauge 0/1
+//   fleetwave_pending_deletions{appset}                                      gauge
+//   fleetwave_reconcile_duration_seconds{actor}                              histogram
+//   fleetwave_rollout_duration_seconds{appset}                               histogram
+//   fleetwave_rollout_step_duration_seconds{appset}                          histogram
+//   fleetwave_syncs_total{appset,trigger,result}                             counter
+//   fleetwave_watch_restarts_total{cluster,resource}                         counter
+//   fleetwave_workload_progress_deadline_exceeded{cluster,namespace,kind,name} gauge 0/1
+//   fleetwave_workload_progressing{cluster,namespace,kind,name,reason}       state set
+//   process_* (process_collector.h)
+//
+// State sets: only the current state's series exists, at value 1; a change deletes the old
+// series (metrics_test.cc, StateSetTransitionsDeleteTheOldSeries). Going away deletes
+// everything: AppSetRemoved every series of the set and its apps, WorkloadRemoved the
+// workload's, ClusterRemoved the cluster's and its workloads' (RemovedObjectsLeaveNoSeries).
+//
+// Series budget (SeriesStayWithinBudgetAt100ClustersAnd1000Apps): an app has 3 series (rollout
+// status, health, sync status), a workload 2, a cluster at most 10: cluster_up, at most 6
+// request series and at most 3 watch-restart series. Requests are counted by code CLASS
+// ("2xx", "4xx", "5xx", "error" for a failure without a response) and a known verb; once a
+// cluster has 5 (verb, code) pairs, further pairs count as {verb="other",code="other"}, and
+// after 2 resources further watch restarts count as resource="other". The folded series is
+// itself the signal that the budget was hit.
+//
+// Label values from outside (trigger, result, verb) are mapped onto their documented sets
+// ("other" for anything else), so a bug elsewhere cannot explode the series count.
+//
+// Thread-safety: every method may be called from any thread (one mutex); scrapes run on the
+// exposer's threads concurrently with updates.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include "engine/time.h"
+#include "engine/yaml_json.h"
+#include "metrics/build_info.h"
+#include "metrics/series.h"
+
+namespace prometheus {
+class Exposer;
+}
+
+namespace fleetwave::metrics {
+
+class ProcessCollector;
+
+// A workload as the cluster actor watches it.
+struct WorkloadId {
+  std::string cluster;
+  std::string ns;
+  std::string kind;
+  std::string name;
+};
+
+class Metrics {
+ public:
+  // `proc` is the procfs mount the process metrics read (tests pass a fake tree).
+  explicit Metrics(BuildInfo build = CompiledBuildInfo(), std::string proc = "/proc");
+  ~Metrics();
+  Metrics(const Metrics&) = delete;
+  Metrics& operator=(const Metrics&) = delete;
+
+  // Serves /metrics on `listen` ("127.0.0.1:9464", "[::1]:9464", port 0 = any free port).
+  // Returns why it could not (the address is taken, malformed); nullopt when serving. At most
+  // once per Metrics.
+  std::optional<std::string> Serve(const std::string& listen);
+  // The ports actually bound (port 0 resolved); empty before Serve.
+  std::vector<int> ListeningPorts() const;
+
+  // The exposition text a scrape returns right now (text format 0.0.4).
+  std::string Text() const;
+
+  // ---- ApplicationSets (the appset actor, after each persisted reconcile) ----
+  // `status` is the ApplicationSet status (applicationStatus, conditions, rollout) and
+  // `applications` the Argo-shaped Applications (metadata.name, spec.destination,
+  // status.sync.status, status.health.status) of this reconcile; both are read without
+  // throwing, and a malformed field reads as absent ("Unknown" for a state). Updates the
+  // rollout step, the condition and per-app state sets (deleting series of apps and
+  // conditions no longer present), the last progress timestamp, and observes the step and
+  // rollout durations from transitions between consecutive calls (nothing on the first call
+  // for a set, e.g. after a restart: a duration is only observed when both ends were seen).
+  void AppSetObserved(const std::string& appset, const engine::Json& status,
+                      const std::vector<engine::Json>& applications, engine::Time now);
+  // The set was deleted from the configuration: every series naming it goes.
+  void AppSetRemoved(const std::string& appset);
+  void PendingDeletions(const std::string& appset, int count);
+  // A sync operation ended. trigger: rollout|manual|automated; result: Succeeded|Failed|Error.
+  void SyncFinished(const std::string& appset, const std::string& trigger,
+                    const std::string& result);
+
+  // ---- Workloads (the cluster actor, from its informers) ----
+  // The workload's Progressing condition reason ("" reads as "Unknown") and whether its
+  // progress deadline is exceeded.
+  void WorkloadCondition(const WorkloadId& workload, const std::string& reason, bool exceeded);
+  void WorkloadRemoved(const WorkloadId& workload);
+
+  // ---- Clusters ----
+  void ClusterState(const std::string& cluster, bool up);
+  // The cluster left the configuration: its series and its workloads' series go.
+  void ClusterRemoved(const std::string& cluster);
+  // One HTTP request to a cluster ended: `code` the HTTP status, 0 when none came back.
+  void ClusterRequest(const std::string& cluster, const std::string& verb, int code,
+                      double seconds);
+  void WatchRestart(const std::string& cluster, const std::string& resource);
+
+  // ---- The daemon ----
+  // One reconcile of an actor kind ("appset", "cluster", "coordinator") took `seconds`.
+  void ReconcileDuration(const std::string& actor, double seconds);
+  void ConfigReload(const std::string& file, bool ok);
+  // The file is no longer part of the configuration.
+  void ConfigFileRemoved(const std::string& file);
+
+ private:
+  // What AppSetObserved remembers between calls to see transitions.
+  struct AppSetMemory {
+    long long generation = 0;
+    int step = 0;  // 0 = idle
+    std::optional<engine::Time> step_started_at;
+    std::optional<engine::Time> rollout_started_at;  // the promotion out of idle, if seen
+  };
+
+  void EraseAppSetLocked(const std::string& appset);
+
+  mutable std::mutex mu_;
+  std::shared_ptr<prometheus::Registry> registry_;
+  std::shared_ptr<ProcessCollector> process_;
+  std::unique_ptr<prometheus::Exposer> exposer_;
+
+  StateSet app_health_;
+  StateSet app_rollout_status_;
+  StateSet app_sync_status_;
+  StateSet appset_condition_;
+  Series<prometheus::Gauge> appset_last_progress_;
+  Series<prometheus::Gauge> appset_rollout_step_;
+  Series<prometheus::Histogram> cluster_request_duration_;
+  Series<prometheus::Counter> cluster_requests_;
+  Series<prometheus::Gauge> cluster_up_;
+  Series<prometheus::Gauge> config_reload_success_;
+  Series<prometheus::Gauge> pending_deletions_;
+  Series<prometheus::Histogram> reconcile_duration_;
+  Series<prometheus::Histogram> rollout_duration_;
+  Series<prometheus::Histogram> rollout_step_duration_;
+  Series<prometheus::Counter> syncs_;
+  Series<prometheus::Counter> watch_restarts_;
+  Series<prometheus::Gauge> workload_deadline_exceeded_;
+  StateSet workload_progressing_;
+
+  std::map<std::string, AppSetMemory> appsets_;
+};
+
+}  // namespace fleetwave::metrics

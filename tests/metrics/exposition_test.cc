@@ -1,0 +1,182 @@
+// The exposition as Prometheus sees it: `promtool check metrics` accepts a fully populated
+// scrape, and /metrics is served over HTTP on listen.metrics.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "engine/time.h"
+#include "metrics/metrics.h"
+#include "tests/metrics/exposition.h"
+
+namespace fleetwave::metrics {
+namespace {
+
+using engine::Json;
+
+// A scrape with every metric family holding series, histograms observed included.
+void Populate(Metrics& m) {
+  const auto t0 = *engine::ParseRfc3339("2026-03-01T12:00:00Z");
+  auto status = [](int step, const char* started, const char* reason) {
+    Json rollout = {{"generation", 1}, {"step", step}};
+    if (started) rollout["stepStartedAt"] = started;
+    return Json{
+        {"applicationStatus", Json::array({{{"application", "web-east"},
+                                            {"status", "Progressing"},
+                                            {"lastTransitionTime", "2026-03-01T12:00:00Z"}}})},
+        {"conditions", Json::array({{{"type", "RolloutProgressing"},
+                                     {"status", step ? "True" : "False"},
+                                     {"reason", reason}}})},
+        {"rollout", rollout}};
+  };
+  const std::vector<Json> apps = {
+      {{"metadata", {{"name", "web-east"}}},
+       {"spec", {{"destination", {{"name", "east"}}}}},
+       {"status", {{"health", {{"status", "Progressing"}}}, {"sync", {{"status", "Synced"}}}}}}};
+  m.AppSetObserved("web", status(1, "2026-03-01T12:00:00Z", "ApplicationSetModified"), apps, t0);
+  m.AppSetObserved("web", status(2, "2026-03-01T12:05:00Z", "ApplicationSetModified"), apps,
+                   t0 + std::chrono::minutes(5));
+  m.AppSetObserved("web", status(0, nullptr, "ApplicationSetRolloutComplete"), apps,
+                   t0 + std::chrono::minutes(9));
+  m.AppSetObserved("web", status(1, "2026-03-01T12:10:00Z", "ApplicationSetModified"), apps,
+                   t0 + std::chrono::minutes(10));
+  m.AppSetObserved("web", status(0, nullptr, "ApplicationSetRolloutComplete"), apps,
+                   t0 + std::chrono::minutes(20));
+  m.PendingDeletions("web", 1);
+  m.SyncFinished("web", "rollout", "Succeeded");
+  m.SyncFinished("web", "manual", "Failed");
+  m.WorkloadCondition({"east", "web", "CloneSet", "web"}, "ProgressDeadlineExceeded", true);
+  m.ClusterState("east", true);
+  m.ClusterState("west", false);
+  m.ClusterRequest("east", "GET", 200, 0.012);
+  m.ClusterRequest("west", "PATCH", 0, 5.0);
+  m.WatchRestart("east", "clonesets");
+  m.ReconcileDuration("appset", 0.02);
+  m.ReconcileDuration("cluster", 0.001);
+  m.ConfigReload("/etc/fleetwave/fleetwave.yaml", true);
+  m.ConfigReload("/etc/fleetwave/applicationsets/web.yaml", false);
+}
+
+struct RunResult {
+  int status = -1;
+  std::string output;
+};
+
+// Runs a shell command; stdout and stderr together.
+RunResult RunShell(const std::string& command) {
+  RunResult r;
+  FILE* p = popen((command + " 2>&1").c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.output.append(buf, n);
+  const int raw = pclose(p);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  return r;
+}
+
+TEST(ExpositionTest, EveryDocumentedMetricIsExposed) {
+  Metrics m;
+  Populate(m);
+  const auto samples = testing::ParseSamples(m.Text());
+  for (const char* name : {
+           "fleetwave_build_info",
+           "fleetwave_applicationset_rollout_step",
+           "fleetwave_applicationset_condition",
+           "fleetwave_applicationset_last_progress_timestamp_seconds",
+           "fleetwave_application_rollout_status",
+           "fleetwave_application_health",
+           "fleetwave_application_sync_status",
+           "fleetwave_pending_deletions",
+           "fleetwave_syncs_total",
+           "fleetwave_rollout_duration_seconds_count",
+           "fleetwave_rollout_step_duration_seconds_count",
+           "fleetwave_workload_progress_deadline_exceeded",
+           "fleetwave_workload_progressing",
+           "fleetwave_cluster_up",
+           "fleetwave_cluster_requests_total",
+           "fleetwave_cluster_request_duration_seconds_bucket",
+           "fleetwave_watch_restarts_total",
+           "fleetwave_reconcile_duration_seconds_sum",
+           "fleetwave_config_last_reload_success",
+           "process_cpu_seconds_total",
+           "process_resident_memory_bytes",
+           "process_open_fds",
+           "process_start_time_seconds",
+       }) {
+    EXPECT_FALSE(testing::Find(samples, name).empty()) << name;
+  }
+}
+
+// promtool is a test dependency (scripts/install-deps.sh installs Debian's `prometheus`):
+// without it this test fails, saying so, rather than passing unchecked.
+TEST(ExpositionTest, PassesPromtoolCheckMetrics) {
+  const RunResult which = RunShell("command -v promtool");
+  ASSERT_EQ(which.status, 0) << "promtool not found on PATH: install Debian's `prometheus` "
+                                "package (scripts/install-deps.sh)";
+  Metrics m;
+  Populate(m);
+  const auto path = std::filesystem::temp_directory_path() /
+                    ("fleetwave-metrics-" + std::to_string(getpid()) + ".prom");
+  std::ofstream(path) << m.Text();
+  const RunResult r = RunShell("promtool check metrics < " + path.string());
+  std::filesystem::remove(path);
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(r.output, "") << "promtool lint findings";
+}
+
+// A plain HTTP/1.0 GET over a socket (no client library in this layer's tests).
+std::string HttpGet(int port, const std::string& path) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "";
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string out;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+    const std::string req = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
+    if (write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
+      char buf[8192];
+      ssize_t n;
+      while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+    }
+  }
+  close(fd);
+  return out;
+}
+
+TEST(ExpositionTest, ServesMetricsOnTheListenAddress) {
+  Metrics m;
+  Populate(m);
+  ASSERT_EQ(m.Serve("127.0.0.1:0"), std::nullopt);
+  const auto ports = m.ListeningPorts();
+  ASSERT_EQ(ports.size(), 1u);
+  ASSERT_GT(ports[0], 0);
+  const std::string response = HttpGet(ports[0], "/metrics");
+  EXPECT_NE(response.find(" 200 "), std::string::npos) << response.substr(0, 200);
+  EXPECT_NE(response.find("fleetwave_build_info{"), std::string::npos);
+  EXPECT_NE(response.find("fleetwave_cluster_up{cluster=\"east\"} 1"), std::string::npos);
+  EXPECT_NE(response.find("process_open_fds "), std::string::npos);
+
+  // Serving twice, or on a port already taken, is an error value, not an exception.
+  const auto again = m.Serve("127.0.0.1:0");
+  ASSERT_TRUE(again.has_value());
+  EXPECT_NE(again->find("already serving"), std::string::npos);
+  Metrics other;
+  const auto taken = other.Serve("127.0.0.1:" + std::to_string(ports[0]));
+  ASSERT_TRUE(taken.has_value());
+  EXPECT_NE(taken->find("127.0.0.1:" + std::to_string(ports[0])), std::string::npos) << *taken;
+  const auto malformed = other.Serve("not-an-address:xyz");
+  EXPECT_TRUE(malformed.has_value());
+}
+
+}  // namespace
+}  // namespace fleetwave::metrics
