@@ -35,6 +35,9 @@ using release_atom = caf::atom_constant<caf::atom("release")>;
 using reload_atom = caf::atom_constant<caf::atom("reload")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
+// coordinator: (ping_atom) -> (ping_atom), the systemd watchdog's heartbeat through the actor
+// system (tools/fleetwave/service_heartbeat.h)
+using ping_atom = caf::atom_constant<caf::atom("ping")>;
 
 }  // namespace fleetwave::actors
 

@@ -46,6 +46,8 @@ struct CoordinatorState {
 
   bool loading = false;
   bool reload_again = false;
+  uint64_t ticket_requested = 0;  // the highest reload ticket received
+  uint64_t ticket_loading = 0;    // the highest ticket the load in flight covers
   bool stopping = false;
 
   int active_syncs = 0;
@@ -85,8 +87,8 @@ AppSetSpecPtr SpecOf(Self* self, const engine::ApplicationSet& appset) {
   spec->appset = appset;
   spec->clusters = self->state.inputs.clusters;
   spec->progressive_syncs = self->state.inputs.config.progressive_syncs;
-  spec->poll_interval =
-      std::chrono::seconds(std::max<long long>(1, self->state.inputs.config.git_poll_interval_seconds));
+  spec->poll_interval = std::chrono::seconds(
+      std::max<long long>(1, self->state.inputs.config.git_poll_interval_seconds));
   return spec;
 }
 
@@ -233,6 +235,7 @@ void StartLoad(Self* self) {
     return;
   }
   st.loading = true;
+  st.ticket_loading = st.ticket_requested;
   caf::actor me = caf::actor_cast<caf::actor>(self);
   auto load = st.config.load;
   st.config.services->pool->Post([me, load] {
@@ -297,6 +300,11 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
   if (st.config.services->publish.ready) st.config.services->publish.ready(true);
   return {
       [=](reload_atom) { StartLoad(self); },
+      [=](reload_atom, uint64_t ticket) {
+        self->state.ticket_requested = std::max(self->state.ticket_requested, ticket);
+        StartLoad(self);
+      },
+      [=](ping_atom) { return ping_atom::value; },
       [=](loaded_atom, DaemonInputsPtr fresh) {
         auto& s = self->state;
         s.loading = false;
@@ -307,6 +315,12 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
         if (s.reload_again) {
           s.reload_again = false;
           StartLoad(self);
+          return;
+        }
+        if (s.config.services->publish.reloaded) {
+          bool ok = fresh->config_errors.empty() && !fresh->directory_error;
+          for (const auto& [path, file] : fresh->files) ok = ok && file.errors.empty();
+          s.config.services->publish.reloaded(s.ticket_loading, ok);
         }
       },
       [=](slot_atom) -> caf::response_promise {

@@ -8,6 +8,8 @@
 //
 // Messages (atoms.h):
 //   (reload_atom)                         load the inputs again (on the blocking pool)
+//   (reload_atom, uint64_t ticket)        the same; Publisher::reloaded reports the ticket done
+//   (ping_atom) -> (ping_atom)            the systemd watchdog's heartbeat
 //   (slot_atom) -> (slot_atom)            a sync slot; answered once one is free
 //   (release_atom)                        the sender's attempt ended
 //   (sync_atom, appset, app, revision, caller)  a manual sync, forwarded to the appset actor

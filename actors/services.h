@@ -4,6 +4,7 @@
 // Everything here outlives the actor system.
 #pragma once
 
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
@@ -37,6 +38,10 @@ struct Publisher {
   // is still used.
   std::function<void(const std::string& file, const std::vector<std::string>& errors)> file;
   std::function<void(bool ready)> ready;
+  // A reload finished: it covered every (reload_atom, ticket) request up to `ticket` (0 when
+  // only ticketless ones); `ok` is false when any input failed to load (its last good version
+  // stays in force). The daemon answers SIGHUP's RELOADING=1 with READY=1 on it.
+  std::function<void(uint64_t ticket, bool ok)> reloaded;
 };
 
 struct Services {

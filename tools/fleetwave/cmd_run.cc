@@ -3,6 +3,9 @@
 // starts the HTTP API, the CAF actor system (coordinator, cluster and appset actors), the
 // client's I/O thread and the blocking pool, and then waits for signals: SIGHUP and changes
 // in the ApplicationSet directory reload, SIGTERM/SIGINT stop (in-flight work gets 10 s).
+// Under systemd (fleetwave.service, Type=notify) it also speaks sd_notify (service_notify.h),
+// feeds the watchdog from a heartbeat through the actor system (service_heartbeat.h) and logs
+// to the journal with fields (service_log.h).
 #include <poll.h>
 #include <signal.h>
 #include <sys/inotify.h>
@@ -11,6 +14,7 @@
 
 #include <caf/all.hpp>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
@@ -33,6 +37,9 @@
 #include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"
 #include "tools/fleetwave/daemon_loader.h"
+#include "tools/fleetwave/service_heartbeat.h"
+#include "tools/fleetwave/service_log.h"
+#include "tools/fleetwave/service_notify.h"
 
 namespace fleetwave::cli {
 namespace {
@@ -41,26 +48,7 @@ namespace fs = std::filesystem;
 
 constexpr const char* kUsage = "usage: fleetwave run [--config F]\n";
 constexpr const char* kDefaultConfig = "/etc/fleetwave/fleetwave.yaml";
-
-// One line per event, timestamped; safe from every thread.
-class LineLog {
- public:
-  explicit LineLog(std::ostream& os) : os_(os) {}
-  void operator()(const std::string& line) {
-    const auto now = std::chrono::system_clock::now();
-    const std::time_t t = std::chrono::system_clock::to_time_t(now);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    char stamp[32];
-    std::strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    std::lock_guard<std::mutex> lock(mu_);
-    os_ << stamp << " " << line << "\n" << std::flush;
-  }
-
- private:
-  std::mutex mu_;
-  std::ostream& os_;
-};
+constexpr int kSchedulerThreads = 2;
 
 std::string Resolve(const std::string& path, const std::string& config_path) {
   if (path.empty() || path[0] == '/') return path;
@@ -86,12 +74,14 @@ std::string JoinLines(const std::vector<std::string>& lines) {
 // Signals and ApplicationSet directory changes, both as file descriptors for one poll loop.
 class Events {
  public:
-  Events() {
+  // `test_wedge`: SIGUSR1 is an event too (the SchedulerWedge test hook, service_heartbeat.h).
+  explicit Events(bool test_wedge) {
     sigset_t set;
     sigemptyset(&set);
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGHUP);
+    if (test_wedge) sigaddset(&set, SIGUSR1);
     // Blocked before any thread starts, so every thread inherits the mask and only the
     // signalfd sees them.
     pthread_sigmask(SIG_BLOCK, &set, nullptr);
@@ -115,7 +105,7 @@ class Events {
     return true;
   }
 
-  enum class Kind { kNone, kStop, kReload, kDirectoryChanged };
+  enum class Kind { kNone, kStop, kReload, kDirectoryChanged, kTestWedge };
   // Waits up to `timeout_ms` (-1 = forever).
   Kind Wait(int timeout_ms) {
     pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {inotify_fd_, POLLIN, 0}};
@@ -124,6 +114,7 @@ class Events {
     if (fds[0].revents & POLLIN) {
       signalfd_siginfo info{};
       if (read(signal_fd_, &info, sizeof info) == sizeof info) {
+        if (info.ssi_signo == SIGUSR1) return Kind::kTestWedge;
         return info.ssi_signo == SIGHUP ? Kind::kReload : Kind::kStop;
       }
     }
@@ -154,9 +145,15 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   }
   const std::string config_path =
       args->Get("--config").value_or(args->Get("-c").value_or(kDefaultConfig));
-  Events events;  // before any thread exists: see Events()
-  LineLog log(err);
+  const char* wedge_env = std::getenv("FLEETWAVE_TEST_WEDGE");
+  const bool test_wedge = wedge_env != nullptr && std::string(wedge_env) == "1";
+  Events events(test_wedge);  // before any thread exists: see Events()
+  DaemonLog log(err);
   auto log_fn = [&log](const std::string& line) { log(line); };
+  const NotifyEnvironment notify = ReadNotifyEnvironment();
+  ServiceLifecycle lifecycle([enabled = notify.enabled](const std::string& state) {
+    if (enabled) SdNotify(state);
+  });
 
   actors::DaemonInputs initial = LoadDaemonInputs(config_path);
   for (const auto& w : initial.warnings) log("warning: " + w);
@@ -212,10 +209,16 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   services.publish.file = [&board](const std::string& file, const std::vector<std::string>& e) {
     board.SetFileStatus(file, e.empty() ? std::nullopt : std::optional<std::string>(JoinLines(e)));
   };
-  services.publish.ready = [&board](bool ready) { board.SetReady(ready); };
+  services.publish.ready = [&board, &lifecycle](bool ready) {
+    board.SetReady(ready);
+    if (ready) lifecycle.CoordinatorReady();
+  };
+  services.publish.reloaded = [&lifecycle](uint64_t ticket, bool ok) {
+    lifecycle.Reloaded(ticket, ok);
+  };
 
   caf::actor_system_config caf_config;
-  caf_config.set("scheduler.max-threads", 2);
+  caf_config.set("scheduler.max-threads", kSchedulerThreads);
   caf::actor_system system(caf_config);
 
   actors::CoordinatorConfig coordinator_config;
@@ -263,6 +266,35 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   if (!events.Watch(config.application_sets, &watch_error) && !watch_error.empty()) {
     log("warning: " + watch_error + "; reload with SIGHUP");
   }
+  lifecycle.Started();
+  // systemd's watchdog: ping three times per WatchdogSec; without one, STATUS= every 5 s.
+  std::unique_ptr<ServiceHeartbeat> heartbeat;
+  if (notify.enabled) {
+    const auto period =
+        notify.watchdog
+            ? std::max(std::chrono::milliseconds(10),
+                       std::chrono::duration_cast<std::chrono::milliseconds>(*notify.watchdog / 3))
+            : std::chrono::milliseconds(5000);
+    heartbeat = std::make_unique<ServiceHeartbeat>(
+        system, coordinator, period, notify.watchdog.has_value(),
+        [&lifecycle] { lifecycle.Alive(); },
+        [&lifecycle, &board] {
+          ServiceCounts counts;
+          counts.appsets = board.AppSets().size();
+          counts.applications = board.Applications().size();
+          for (const auto& c : board.Clusters()) {
+            ++counts.clusters;
+            if (c.up) ++counts.clusters_up;
+          }
+          lifecycle.UpdateStatus(counts);
+        });
+  }
+  std::unique_ptr<SchedulerWedge> wedge;
+  if (test_wedge) {
+    wedge = std::make_unique<SchedulerWedge>(system, kSchedulerThreads, log_fn);
+    log("test hook: FLEETWAVE_TEST_WEDGE=1, SIGUSR1 wedges or releases the actor scheduler");
+  }
+  uint64_t reload_ticket = 0;
 
   // Directory changes come in bursts (an editor writes, renames, deletes a backup): one reload
   // after 200 ms of quiet.
@@ -272,7 +304,10 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     if (kind == Events::Kind::kStop) break;
     if (kind == Events::Kind::kReload) {
       log("reload requested (SIGHUP)");
-      caf::anon_send(coordinator, actors::reload_atom::value);
+      lifecycle.ReloadRequested(++reload_ticket);
+      caf::anon_send(coordinator, actors::reload_atom::value, reload_ticket);
+    } else if (kind == Events::Kind::kTestWedge && wedge) {
+      wedge->Toggle();
     } else if (kind == Events::Kind::kDirectoryChanged) {
       pending_reload = true;
     } else if (kind == Events::Kind::kNone && pending_reload) {
@@ -282,6 +317,9 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   }
 
   log("fleetwave run: stopping");
+  lifecycle.Stopping();
+  heartbeat.reset();
+  wedge.reset();  // a wedged scheduler could not stop the actors
   api.Stop();
   caf::anon_send(coordinator, actors::stop_atom::value);
   auto done = std::async(std::launch::async, [&system] { system.await_all_actors_done(); });
