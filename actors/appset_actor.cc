@@ -605,6 +605,12 @@ void RunDueAttempts(Self* self) {
   const engine::Time now = st.services->now();
   for (const auto& [app, value] : st.mirror->operations) {
     if (st.in_flight.count(app) > 0) continue;
+    // Only against a cluster whose watches have listed: after a restart, an attempt planned
+    // before the live objects arrive would re-apply objects that already carry the hash.
+    const engine::GeneratedApplication* generated = FindApp(*st.last, app);
+    if (generated == nullptr) continue;
+    auto view = st.views.find(generated->cluster);
+    if (view == st.views.end() || !view->second.reachable || !view->second.synced) continue;
     auto record = OperationOf(value, app, self);
     if (!record || record->phase != engine::OperationPhase::kRunning) continue;
     if (record->next_attempt_at && *record->next_attempt_at > now) {

@@ -20,9 +20,11 @@
 #include "actors/services.h"
 #include "engine/appset.h"
 #include "engine/live_object.h"
+#include "engine/operation_record.h"
 #include "engine/yaml_json.h"
 #include "sources/fake_source.h"
 #include "store/memory_store.h"
+#include "store/state.h"
 
 namespace fleetwave::actors {
 namespace {
@@ -267,6 +269,37 @@ TEST_F(AppSetActorTest, AFailedAppSetActorIsRestartedFromTheStoreWithoutReapplyi
   EXPECT_EQ(clusters_["qa"]->applies.size(), 1u);
   EXPECT_EQ(AppStatus("web-dev"), "Healthy");
   EXPECT_EQ(AppStatus("web-qa"), "Progressing");
+}
+
+TEST_F(AppSetActorTest, ASyncInterruptedByACrashResumesWithoutReapplyingWhatTheClusterHas) {
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+
+  // As if the process died after the apply and before recording its end: the stored operation
+  // is Running again.
+  const std::string key = store::keys::Operation("web", "web-dev");
+  store::GetResult stored = store_.Get(key);
+  ASSERT_TRUE(stored.ok());
+  engine::Issues issues;
+  auto record = engine::OperationRecordFromJson(Json::parse(stored.entry.value), issues);
+  ASSERT_TRUE(record.has_value());
+  ASSERT_EQ(record->phase, engine::OperationPhase::kSucceeded);
+  record->phase = engine::OperationPhase::kRunning;
+  record->finished_at.reset();
+  ASSERT_TRUE(store_.Put(key, engine::OperationRecordToJson(*record).dump()).ok());
+
+  caf::actor appset = caf::actor_cast<caf::actor>(clusters_["dev"]->subscriber);
+  caf::anon_send_exit(appset, caf::exit_reason::unhandled_exception);
+  sched_->run();
+
+  // The new actor resumed the operation once the cluster's live objects arrived: they carry
+  // the applied hash, so nothing was sent again, and the operation ended.
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+  stored = store_.Get(key);
+  ASSERT_TRUE(stored.ok());
+  record = engine::OperationRecordFromJson(Json::parse(stored.entry.value), issues);
+  ASSERT_TRUE(record.has_value());
+  EXPECT_EQ(record->phase, engine::OperationPhase::kSucceeded);
 }
 
 TEST_F(AppSetActorTest, AReloadWithANewCommitRerollsFromStepOne) {
