@@ -55,6 +55,10 @@ TEST(ParseLogLineTest, FieldsAndPriority) {
        "cluster=c0 actor failed (unhandled exception); restarting it",
        {{"CLUSTER", "c0"}},
        kPriorityError},
+      {"cluster unreachable",
+       "cluster=c0 cluster c0: unreachable after 3 consecutive failures; last: GET /version",
+       {{"CLUSTER", "c0"}},
+       kPriorityWarning},
       {"empty value is no field", "app= cluster=c", {{"CLUSTER", "c"}}, kPriorityInfo},
       {"a word that only contains a key", "reapp=x subcluster=y", {}, kPriorityInfo},
   };

@@ -2,6 +2,8 @@
 
 #include <sys/stat.h>
 #include <sys/uio.h>
+// CODE_FILE/CODE_LINE would name this file for every line: noise, not where the event is.
+#define SD_JOURNAL_SUPPRESS_LOCATION
 #include <systemd/sd-journal.h>
 
 #include <chrono>
@@ -71,9 +73,10 @@ JournalEntry ParseLogLine(std::string_view line) {
       if (IsDigits(next)) Add(e, "STEP", next);
     }
   }
-  // The level: the daemon's lines say "warning: ..." (possibly after the key=value prefix);
-  // a failed actor or a refused start is an error.
-  if (line.find("warning:") != std::string_view::npos) {
+  // The level: the daemon's lines say "warning: ..." (possibly after the key=value prefix), a
+  // cluster going unreachable is a warning too; a failed actor is an error.
+  if (line.find("warning:") != std::string_view::npos ||
+      line.find(" unreachable") != std::string_view::npos) {
     e.priority = kPriorityWarning;
   } else if (line.find("error:") != std::string_view::npos ||
              line.find(" failed (") != std::string_view::npos) {

@@ -3,7 +3,8 @@
 // started (...) operation=..."). Under systemd (JOURNAL_STREAM names our stderr) each line goes
 // to the journal through sd_journal_send with those parts as fields — APPSET, APP, CLUSTER, STEP,
 // OPERATION — so `journalctl -u fleetwave APPSET=guestbook` filters one set, and with a
-// PRIORITY from the line's level ("warning:" 4, "error:"/"failed" 3, otherwise 6). Elsewhere the
+// PRIORITY from the line's level ("warning:" and an unreachable cluster 4, "error:" and a failed
+// actor 3, otherwise 6). Elsewhere the
 // plain timestamped line is written to stderr.
 //
 // Only the line's own text is sent: the fields are copies of parts of it, so nothing reaches the
