@@ -274,11 +274,29 @@ struct ApplyRun {
   std::size_t ordered = 0;  // leading Namespaces and CRDs: applied one after another
   std::size_t next = 0;
   std::size_t outstanding = 0;
+  // Requests that failed because of the cluster (ClusterFailure), and all the others.
+  std::size_t cluster_failures = 0;
+  std::size_t answered = 0;
+  std::string last_failure;
+
+  void Count(const Result& r) {
+    if (ClusterFailure(r)) {
+      ++cluster_failures;
+      last_failure = r.ToString();
+    } else {
+      ++answered;
+    }
+  }
 };
 
 void FinishApply(const std::shared_ptr<ApplyRun>& run) {
   for (auto& a : run->applied) {
     if (a) run->reply->applied.push_back(std::move(*a));
+  }
+  // No request got through: the attempt could not run at all (protocol.h, ApplyReply::error;
+  // cluster_actor_test.cc, AnApplyThatReachesNoServerIsAnError).
+  if (run->answered == 0 && run->cluster_failures > 0) {
+    run->reply->error = "the cluster did not answer: " + run->last_failure;
   }
   ApplyReplyPtr reply = run->reply;
   run->promise.deliver(std::move(reply));
@@ -294,6 +312,7 @@ void Prune(ClusterActor* self, const std::shared_ptr<ApplyRun>& run) {
   for (std::size_t i = 0; i < run->cmd->prune.size(); ++i) {
     const engine::ObjectRef ref = run->cmd->prune[i];
     DeleteObject(self, ref, [run, base, i, ref](Result r) {
+      run->Count(r);
       run->reply->results[base + i] = DeleteResult(ref, r, "pruned");
       if (--run->outstanding == 0) FinishApply(run);
     });
@@ -309,6 +328,7 @@ void ApplyOne(ClusterActor* self, const std::shared_ptr<ApplyRun>& run, std::siz
   self->state.client->Apply(
       object.object, options, [self, run, i, then = std::move(then)](Result r) {
         NoteResult(self, r, "apply");
+        run->Count(r);
         const engine::ObjectRef& ref = run->cmd->objects[i].ref;
         if (r.ok()) {
           clients::FieldReader body(r.object);
@@ -472,7 +492,12 @@ caf::behavior ClusterBehavior(ClusterActor* self, ClusterActorConfig config) {
         SendUpdate(self, who.id(), st.cache->Subscribe(label, who.id()));
       },
       [self](unsubscribe_atom, const std::string& label, const caf::actor& who) {
-        if (who) self->state.cache->Unsubscribe(label, who.id());
+        if (!who) return;
+        auto& st = self->state;
+        st.cache->Unsubscribe(label, who.id());
+        if (!st.cache->Subscribed(who.id()) && st.subscribers.erase(who.id())) {
+          self->demonitor(who);
+        }
       },
       [self](tick_atom) {
         auto& st = self->state;

@@ -63,6 +63,7 @@ class ClusterCache {
   void Unsubscribe(const std::string& label, SubscriberId id);
   void RemoveSubscriber(SubscriberId id);
   bool HasSubscribers() const { return !labels_of_.empty(); }
+  bool Subscribed(SubscriberId id) const { return labels_of_.count(id) > 0; }
 
   // Whether Flush would send anything.
   bool HasPending() const;

@@ -422,6 +422,27 @@ TEST_F(ClusterActorTest, AppliesNamespacesFirstThenTheRestInParallelThenPrunes) 
   EXPECT_EQ(r.applied[1].generation, 7);
 }
 
+TEST_F(ClusterActorTest, AnApplyThatReachesNoServerIsAnError) {
+  caf::actor cluster = WatchingDeployments();
+  auto cmd = std::make_shared<ApplyCommand>();
+  cmd->operation_id = "op-2";
+  cmd->objects.push_back(
+      {{"apps", "Deployment", "shop", "web"}, "", "", DeploymentJson("web", "A", 0, "")});
+  auto reply = std::make_shared<ApplyReplyPtr>();
+  spawned_.push_back(system_.spawn(Requester<apply_atom, ApplyCommandPtr, ApplyReplyPtr>, cluster,
+                                   ApplyCommandPtr(cmd), reply));
+  Pump();
+  ASSERT_EQ(OutstandingWith("PATCH").size(), 1u) << "not yet known to be down: it tries";
+  down_ = true;
+  Serve();
+  ASSERT_TRUE(*reply);
+  ASSERT_TRUE((*reply)->error) << "no request got through";
+  EXPECT_NE((*reply)->error->find("did not answer"), std::string::npos) << *(*reply)->error;
+  ASSERT_EQ((*reply)->results.size(), 1u);
+  EXPECT_EQ((*reply)->results[0].status, engine::ObjectResultCode::kSyncFailed);
+  EXPECT_TRUE((*reply)->applied.empty());
+}
+
 TEST_F(ClusterActorTest, DeletesObjectsAndStripsTheMarksOfPreservedOnes) {
   caf::actor cluster = WatchingDeployments();
   auto cmd = std::make_shared<DeleteCommand>();

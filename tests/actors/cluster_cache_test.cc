@@ -128,6 +128,8 @@ TEST(ClusterCacheTest, UnsubscribedAndRemovedSubscribersHearNothing) {
   cache.Subscribe("a", 2);
   cache.Subscribe("b", 2);
   cache.Unsubscribe("a", 1);
+  EXPECT_FALSE(cache.Subscribed(1));
+  EXPECT_TRUE(cache.Subscribed(2));
   cache.Upsert("a", Entry("Deployment", "web"));
   EXPECT_EQ(Describe(cache.Flush()),
             (std::vector<std::string>{"2 down unsynced: a=[Deployment/web,]"}));

@@ -236,5 +236,89 @@ TEST(ClusterKubesimTest, AppliesWatchesReportsHealthAndReachability) {
   EXPECT_TRUE(said_up);
 }
 
+// A hung cluster (kubesim's `hang` fault: connections accepted, never answered) holds only its
+// own requests: another cluster's actor on the same transport and scheduler applies at once,
+// and the hung cluster's actor itself still answers messages.
+TEST(ClusterKubesimTest, AHungClusterNeverDelaysAnother) {
+  clients::testing::KubesimProcess sim;
+  std::string error;
+  ASSERT_TRUE(sim.Start(2, {}, &error)) << error;
+  clients::KubeconfigSet set = clients::LoadKubeconfigs({sim.kubeconfig()});
+  ASSERT_TRUE(set.errors.empty());
+  ASSERT_EQ(set.clusters.size(), 2u);
+
+  caf::actor_system_config cfg;
+  cfg.set("scheduler.max-threads", 2);
+  cfg.set("logger.verbosity", caf::atom("quiet"));
+  caf::actor_system system(cfg);
+  {
+    clients::CurlTransport transport;
+    clients::SerialExecutor admin_executor;
+    clients::ClusterConfig admin_config = set.clusters[0];
+    admin_config.name = "kubesim-admin";
+    admin_config.server = sim.base_url();
+    auto admin = clients::ClusterClient::Create(admin_config, &transport, &admin_executor, nullptr);
+
+    std::vector<caf::actor> actors;
+    std::vector<std::shared_ptr<Inbox>> inboxes;
+    const engine::AppIdentity app{"guestbook-set", "guestbook"};
+    const std::string label = engine::AppLabelValue(app);
+    for (const clients::ClusterConfig& c : set.clusters) {
+      ClusterActorConfig config;
+      config.cluster = c;
+      config.transport = &transport;
+      config.log = [](const std::string&) {};
+      actors.push_back(SpawnClusterActor(system, config));
+      inboxes.push_back(std::make_shared<Inbox>());
+      actors.push_back(system.spawn(Subscriber, inboxes.back()));
+      caf::anon_send(actors[actors.size() - 2], watch_kind_atom::value, std::string("apps/v1"),
+                     std::string("Deployment"));
+      caf::anon_send(actors[actors.size() - 2], subscribe_atom::value, label, actors.back());
+    }
+    for (auto& in : inboxes) {
+      ASSERT_TRUE(in->WaitFor([](Inbox& i) { return i.reachable && i.synced; }));
+    }
+    const caf::actor hung = actors[0];  // copies: `actors` grows below
+    const caf::actor healthy = actors[2];
+
+    clients::RawRequest hang;
+    hang.method = "POST";
+    hang.path = "/kubesim/faults";
+    hang.body = Json{{"cluster", set.clusters[0].name}, {"hang", true}}.dump();
+    hang.content_type = "application/json";
+    hang.idempotent = false;
+    ASSERT_TRUE(Await<clients::Result>([&](auto done) { admin->Request(hang, done); }).ok());
+
+    const engine::RenderResult rendered = RenderGuestbook(app);
+    auto cmd = std::make_shared<ApplyCommand>();
+    cmd->operation_id = "op-1";
+    cmd->objects = rendered.objects;
+    caf::anon_send(hung, apply_atom::value, ApplyCommandPtr(cmd));  // never answered in time
+
+    const auto asked = Clock::now();
+    caf::scoped_actor self{system};
+    ApplyReplyPtr reply;
+    self->request(healthy, kDeadline, apply_atom::value, ApplyCommandPtr(cmd))
+        .receive([&](const ApplyReplyPtr& r) { reply = r; },
+                 [&](const caf::error& e) { ADD_FAILURE() << system.render(e); });
+    ASSERT_TRUE(reply);
+    EXPECT_FALSE(reply->error);
+    for (const auto& r : reply->results) {
+      EXPECT_EQ(r.status, engine::ObjectResultCode::kSynced) << r.ref.KindName() << r.message;
+    }
+    EXPECT_LT(Clock::now() - asked, std::chrono::seconds(5));
+
+    // The hung cluster's actor still handles messages: a new subscription is answered.
+    auto late = std::make_shared<Inbox>();
+    actors.push_back(system.spawn(Subscriber, late));
+    caf::anon_send(hung, subscribe_atom::value, label, actors.back());
+    EXPECT_TRUE(late->WaitFor([](Inbox& i) { return i.updates > 0; }));
+
+    for (const auto& a : actors) self->send_exit(a, caf::exit_reason::user_shutdown);
+    for (const auto& a : actors) self->wait_for(a);
+    admin_executor.Shutdown();
+  }
+}
+
 }  // namespace
 }  // namespace fleetwave::actors
