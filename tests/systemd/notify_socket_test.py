@@ -11,7 +11,8 @@ one context whose server does not answer (no kubesim needed). What is pinned:
     scheduler thread with a throwaway actor per thread (tools/fleetwave/service_heartbeat.h), the
     state a handler stuck in blocking I/O would leave; a second SIGUSR1 releases them;
   - SIGTERM: STOPPING=1 and exit status 0;
-  - without NOTIFY_SOCKET, nothing changes: the plain run starts and stops cleanly.
+  - without NOTIFY_SOCKET, nothing changes: the plain run starts and stops cleanly;
+  - an exec credential plugin runs as the daemon's child with the HOME the unit sets.
 
 Every wait is a poll on a condition with a deadline. The one observation window (no WATCHDOG=1
 while wedged) is a property over time, measured in heartbeat periods, not a synchronisation.
@@ -88,7 +89,7 @@ class NotifySocket:
 
 
 class Daemon:
-    def __init__(self, notify=True, watchdog=True, extra_env=None):
+    def __init__(self, notify=True, watchdog=True, extra_env=None, user="{token: not-a-real-token}"):
         self.dir = tempfile.TemporaryDirectory(prefix="fleetwave-notify-")
         d = self.dir.name
         os.mkdir(os.path.join(d, "applicationsets"))
@@ -96,8 +97,8 @@ class Daemon:
             f.write("apiVersion: v1\nkind: Config\n"
                     "clusters: [{name: c0, cluster: {server: 'https://127.0.0.1:9'}}]\n"
                     "contexts: [{name: c0, context: {cluster: c0, user: u0}}]\n"
-                    "users: [{name: u0, user: {token: not-a-real-token}}]\n"
-                    "current-context: c0\n")
+                    "users: [{name: u0, user: %s}]\n"
+                    "current-context: c0\n" % user.replace("@DIR@", d))
         with open(os.path.join(d, "fleetwave.yaml"), "w") as f:
             f.write("kubeconfig: kubeconfig.yaml\napplicationSets: applicationsets\n"
                     "state: sqlite://state.db\n"
@@ -223,6 +224,30 @@ class NotifySocketTest(unittest.TestCase):
         self.assertEqual(d.proc.wait(timeout=20), 0, d.describe())
         for text in d.messages():
             self.assertNotIn("WATCHDOG=1", text.split("\n"))
+
+    def test_exec_credential_plugin_runs_with_the_units_home(self):
+        # fleetwave.service sets HOME=/var/lib/fleetwave (its state directory) because exec
+        # credential plugins keep token caches under $HOME: the daemon's plugin child sees that
+        # HOME, and the token it returns is never logged.
+        home = tempfile.TemporaryDirectory(prefix="fleetwave-home-")
+        self.addCleanup(home.cleanup)
+        plugin = os.path.join(home.name, "plugin.sh")
+        with open(plugin, "w") as f:
+            f.write('#!/bin/sh\nprintf "%s" "$HOME" > "$HOME/plugin-ran"\n'
+                    'printf \'{"apiVersion":"client.authentication.k8s.io/v1",'
+                    '"kind":"ExecCredential","status":{"token":"plugin-token-7c1d"}}\'\n')
+        os.chmod(plugin, 0o755)
+        d = self.start(extra_env={"HOME": home.name},
+                       user="{exec: {apiVersion: client.authentication.k8s.io/v1, command: %s, "
+                            "interactiveMode: Never}}" % plugin)
+        self.wait_message(d, "READY=1")
+        marker = os.path.join(home.name, "plugin-ran")
+        wait_for(lambda: os.path.exists(marker), what=lambda: "the plugin to run: " + d.describe())
+        with open(marker) as f:
+            self.assertEqual(f.read(), home.name)
+        d.proc.send_signal(signal.SIGTERM)
+        self.assertEqual(d.proc.wait(timeout=20), 0, d.describe())
+        self.assertNotIn("plugin-token-7c1d", d.log())
 
     def test_plain_run_without_notify_socket(self):
         # A JOURNAL_STREAM that is not our stderr (a shell started from a unit) keeps plain lines.
