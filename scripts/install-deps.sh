@@ -14,6 +14,7 @@ packages=(
   prometheus
   python3-kubernetes python3-yaml git
   nghttp2-proxy openssl
+  systemd procps
 )
 
 missing=()
