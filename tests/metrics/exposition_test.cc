@@ -1,9 +1,6 @@
 // The exposition as Prometheus sees it: `promtool check metrics` accepts a fully populated
 // scrape, and /metrics is served over HTTP on listen.metrics.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -15,6 +12,7 @@
 #include "engine/time.h"
 #include "metrics/metrics.h"
 #include "tests/metrics/exposition.h"
+#include "tests/metrics/local_http.h"
 
 namespace fleetwave::metrics {
 namespace {
@@ -132,27 +130,6 @@ TEST(ExpositionTest, PassesPromtoolCheckMetrics) {
   EXPECT_EQ(r.output, "") << "promtool lint findings";
 }
 
-// A plain HTTP/1.0 GET over a socket (no client library in this layer's tests).
-std::string HttpGet(int port, const std::string& path) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return "";
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string out;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
-    const std::string req = "GET " + path + " HTTP/1.0\r\nHost: localhost\r\n\r\n";
-    if (write(fd, req.data(), req.size()) == static_cast<ssize_t>(req.size())) {
-      char buf[8192];
-      ssize_t n;
-      while ((n = read(fd, buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
-    }
-  }
-  close(fd);
-  return out;
-}
-
 TEST(ExpositionTest, ServesMetricsOnTheListenAddress) {
   Metrics m;
   Populate(m);
@@ -160,11 +137,14 @@ TEST(ExpositionTest, ServesMetricsOnTheListenAddress) {
   const auto ports = m.ListeningPorts();
   ASSERT_EQ(ports.size(), 1u);
   ASSERT_GT(ports[0], 0);
-  const std::string response = HttpGet(ports[0], "/metrics");
-  EXPECT_NE(response.find(" 200 "), std::string::npos) << response.substr(0, 200);
-  EXPECT_NE(response.find("fleetwave_build_info{"), std::string::npos);
-  EXPECT_NE(response.find("fleetwave_cluster_up{cluster=\"east\"} 1"), std::string::npos);
-  EXPECT_NE(response.find("process_open_fds "), std::string::npos);
+  const testing::HttpResponse response = testing::HttpGet(ports[0], "/metrics");
+  EXPECT_EQ(response.status, 200) << response.body.substr(0, 200);
+  const auto samples = testing::ParseSamples(response.body);
+  EXPECT_EQ(testing::Find(samples, "fleetwave_build_info").size(), 1u);
+  const auto up = testing::Find(samples, "fleetwave_cluster_up", {{"cluster", "east"}});
+  ASSERT_EQ(up.size(), 1u);
+  EXPECT_EQ(up[0].value, 1);
+  EXPECT_EQ(testing::Find(samples, "process_open_fds").size(), 1u);
 
   // Serving twice, or on a port already taken, is an error value, not an exception.
   const auto again = m.Serve("127.0.0.1:0");
