@@ -693,6 +693,14 @@ void OnClusterUpdate(Self* self, const ClusterUpdatePtr& update) {
   view.reachable = update->reachable;
   view.synced = update->synced;
   for (const auto& [label, entries] : update->apps) view.apps[label] = entries;
+  if (const auto& publish = self->state.services->publish.cluster) {
+    std::string server;
+    for (const auto& c : self->state.spec->clusters) {
+      if (c.name == update->cluster) server = c.server;
+    }
+    publish(update->cluster,
+            {{"server", server}, {"up", update->reachable}, {"synced", update->synced}});
+  }
   if (was_up != (view.reachable && view.synced)) {
     Log(self, "cluster=" + update->cluster + " " +
                   (view.reachable && view.synced ? "is reachable" : "is unreachable"));

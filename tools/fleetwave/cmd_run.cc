@@ -156,7 +156,6 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   });
 
   actors::DaemonInputs initial = LoadDaemonInputs(config_path);
-  for (const auto& w : initial.warnings) log("warning: " + w);
   if (!initial.config_errors.empty()) {
     err << JoinLines(initial.config_errors) << "\n";
     err << "fleetwave run: " << config_path << " cannot be used; nothing started\n";
