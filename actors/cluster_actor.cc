@@ -460,7 +460,18 @@ caf::behavior ClusterBehavior(ClusterActor* self, ClusterActorConfig config) {
   st.cache = std::make_unique<ClusterCache>(st.config.cluster.name, st.config.down_after);
   st.executor = std::make_shared<ActorExecutor>(caf::actor_cast<caf::actor>(self));
   clients::ClientOptions options = st.config.options;
-  if (!options.log) options.log = [self](const std::string& m) { self->state.Log(m); };
+  if (!options.log) {
+    // The client warns from the transport's loop thread, possibly after this actor is gone
+    // (ReleaseWhenIdle): the sink gets copies, never the actor's state.
+    options.log = [prefix = "cluster " + st.config.cluster.name + ": ",
+                   sink = st.config.log](const std::string& m) {
+      if (sink) {
+        sink(prefix + m);
+      } else {
+        std::cerr << "fleetwave: " << prefix << m << "\n";
+      }
+    };
+  }
   st.client = clients::ClusterClient::Create(st.config.cluster, st.config.transport,
                                              st.executor.get(), st.config.exec_runner, options);
   for (const clients::ResourceRef& r :

@@ -37,7 +37,9 @@ struct ClusterActorConfig {
   // While the cluster is not known to be up: how often to ask GET /version, and to retry the
   // discovery of a watched kind that failed for a reason other than "unknown kind".
   std::chrono::milliseconds probe_interval{2000};
-  std::function<void(const std::string&)> log;  // one line per message; nullptr = stderr
+  // One line per message; nullptr = stderr. Called from the actor and from the transport's loop
+  // thread (the client's warnings): thread-safe, and it must outlive the transport.
+  std::function<void(const std::string&)> log;
 };
 
 caf::actor SpawnClusterActor(caf::actor_system& system, ClusterActorConfig config);
