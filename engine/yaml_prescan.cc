@@ -17,9 +17,9 @@ namespace {
 // call sees the same token and LoadAll appends empty documents until memory runs out. Such a
 // document is exactly one null event and starts where the previous one started; the events
 // show it whatever the token and however the text led to it, so this needs no second tokenizer
-// to agree with yaml-cpp's. yaml-cpp 0.9.0 stops LoadAll the same way (a document after which
-// the next token has not moved); with it this pass could go. Found by the appset, config and
-// yaml_json fuzz targets; pinned by yaml_prescan_test.cc, RunawayDocumentsAreRefused.
+// to agree with yaml-cpp's. yaml-cpp after 0.9.0 stops LoadAll the same way (a document after
+// which the next token has not moved); with such a release this pass could go. Found by the appset,
+// config and yaml_json fuzz targets; pinned by yaml_prescan_test.cc, RunawayDocumentsAreRefused.
 class RunawayDetector : public YAML::EventHandler {
  public:
   // Called after each document: true when this document consumed no token.
