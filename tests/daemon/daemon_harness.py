@@ -11,6 +11,7 @@ import calendar
 import json
 import os
 import random
+import re
 import shutil
 import signal
 import socket
@@ -50,12 +51,6 @@ def wait_for(predicate, timeout=30.0, interval=0.05, what="condition"):
             raise AssertionError("timed out after %.0fs waiting for %s"
                                  % (timeout, what() if callable(what) else what))
         time.sleep(interval)
-
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def parse_time(text):
@@ -134,8 +129,10 @@ class DaemonEnv:
         self.config_dir = os.path.join(self.dir, "config")
         self.appsets_dir = os.path.join(self.config_dir, "appsets")
         os.makedirs(self.appsets_dir)
-        self.api_port = free_port()
-        self.api = "http://127.0.0.1:%d" % self.api_port
+        # The API listens on port 0 and the harness reads the bound port from the daemon's log
+        # after every start: a port picked here and bound later could be taken meanwhile by a
+        # test running in parallel (a restarted daemon re-binds, so it may move).
+        self.api = None
         self.token = "e2e-token-%d" % random.randrange(1 << 30)
         self.log_path = os.path.join(self.dir, "daemon.log")
         self.proc = None
@@ -195,7 +192,7 @@ class DaemonEnv:
             "applicationSets": "appsets",
             "state": "sqlite://" + os.path.join(self.dir, "state.db"),
             "apiTokenFile": "token",
-            "listen": {"api": "127.0.0.1:%d" % self.api_port},
+            "listen": {"api": "127.0.0.1:0"},
             "git": {"pollInterval": poll_interval},
         }
         self.config_path = os.path.join(self.config_dir, "fleetwave.yaml")
@@ -222,6 +219,7 @@ class DaemonEnv:
     def start(self, ready_timeout=30.0):
         assert self.proc is None or self.proc.poll() is not None
         self.starts += 1
+        self.api = None
         log = open(self.log_path, "a")
         log.write("=== start %d ===\n" % self.starts)
         log.flush()
@@ -235,6 +233,13 @@ class DaemonEnv:
         if self.proc.poll() is not None:
             raise AssertionError("the daemon exited with %s; log:\n%s"
                                  % (self.proc.returncode, self.log_tail()))
+        if self.api is None:
+            # "... api: listening on 127.0.0.1:PORT (port PORT)" after this start's marker.
+            this_start = self.log().split("=== start %d ===" % self.starts, 1)[-1]
+            m = re.search(r"api: listening on \S+ \(port (\d+)\)", this_start)
+            if not m:
+                return False
+            self.api = "http://127.0.0.1:%s" % m.group(1)
         status, _ = self.http("GET", "/readyz")
         return status == 200
 
