@@ -364,6 +364,20 @@ void Metrics::WorkloadRemoved(const WorkloadId& w) {
   workload_progressing_.Erase({w.cluster, w.ns, w.kind, w.name});
 }
 
+bool Metrics::WorkloadObserved(const std::string& cluster, const Json& object) {
+  const std::optional<engine::WorkloadKind> kind = engine::WorkloadKindOf(object);
+  if (!kind) return false;
+  std::string reason;
+  for (const Json& c : ArrayAt(object, {"status", "conditions"})) {
+    if (StringAt(c, {"type"}) == "Progressing") reason = StringAt(c, {"reason"});
+  }
+  WorkloadCondition(
+      {cluster, StringAt(object, {"metadata", "namespace"}),
+       std::string(engine::WorkloadKindName(*kind)), StringAt(object, {"metadata", "name"})},
+      reason, reason == "ProgressDeadlineExceeded");
+  return true;
+}
+
 void Metrics::ClusterState(const std::string& cluster, bool up) {
   std::lock_guard<std::mutex> lock(mu_);
   cluster_up_.Get({cluster}).Set(up ? 1 : 0);

@@ -119,6 +119,12 @@ class Metrics {
   // progress deadline is exceeded.
   void WorkloadCondition(const WorkloadId& workload, const std::string& reason, bool exceeded);
   void WorkloadRemoved(const WorkloadId& workload);
+  // Convenience for a watch event: when `object` is a workload kind fleetwave judges
+  // (CloneSet, StatefulSet, DaemonSet, Deployment), reports it by its metadata and the reason of
+  // its status.conditions Progressing entry (exceeded = "ProgressDeadlineExceeded", the reason
+  // Kubernetes, Kruise and fleetwave all write) and returns true; other kinds change nothing.
+  // Read without throwing: a malformed condition reads as absent ("Unknown").
+  bool WorkloadObserved(const std::string& cluster, const engine::Json& object);
 
   // ---- Clusters ----
   void ClusterState(const std::string& cluster, bool up);

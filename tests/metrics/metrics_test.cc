@@ -258,6 +258,63 @@ TEST(MetricsTest, WorkloadDeadlineGaugeFollowsTheCondition) {
   EXPECT_EQ(p[0].labels.at("reason"), "Unknown");
 }
 
+// A watched object: workload kinds are reported from their Progressing condition, others ignored.
+TEST(MetricsTest, WorkloadObservedReadsTheProgressingCondition) {
+  struct Case {
+    const char* name;
+    Json object;
+    bool reported;
+    std::string kind, reason;
+    double exceeded;
+  };
+  auto workload = [](const char* api_version, const char* kind, Json conditions) {
+    return Json{{"apiVersion", api_version},
+                {"kind", kind},
+                {"metadata", {{"name", "web"}, {"namespace", "shop"}}},
+                {"status", {{"conditions", std::move(conditions)}}}};
+  };
+  const std::vector<Case> cases = {
+      {"CloneSet past its deadline",
+       workload("apps.kruise.io/v1alpha1", "CloneSet",
+                Json::array({{{"type", "Ready"}, {"reason", "x"}},
+                             {{"type", "Progressing"},
+                              {"status", "False"},
+                              {"reason", "ProgressDeadlineExceeded"}}})),
+       true, "CloneSet", "ProgressDeadlineExceeded", 1},
+      {"Deployment progressing",
+       workload(
+           "apps/v1", "Deployment",
+           Json::array(
+               {{{"type", "Progressing"}, {"status", "True"}, {"reason", "ReplicaSetUpdated"}}})),
+       true, "Deployment", "ReplicaSetUpdated", 0},
+      {"StatefulSet without conditions", workload("apps/v1", "StatefulSet", Json::array()), true,
+       "StatefulSet", "Unknown", 0},
+      {"malformed conditions", workload("apps/v1", "DaemonSet", Json("broken")), true, "DaemonSet",
+       "Unknown", 0},
+      {"not a workload", workload("v1", "ConfigMap", Json::array()), false, "", "", 0},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Metrics m;
+    EXPECT_EQ(m.WorkloadObserved("east", c.object), c.reported);
+    const auto all = Scrape(m);
+    const auto exceeded = Find(all, "fleetwave_workload_progress_deadline_exceeded");
+    const auto progressing = Find(all, "fleetwave_workload_progressing");
+    if (!c.reported) {
+      EXPECT_TRUE(exceeded.empty());
+      EXPECT_TRUE(progressing.empty());
+      continue;
+    }
+    ASSERT_EQ(exceeded.size(), 1u);
+    EXPECT_EQ(exceeded[0].value, c.exceeded);
+    EXPECT_EQ(exceeded[0].labels,
+              (std::map<std::string, std::string>{
+                  {"cluster", "east"}, {"namespace", "shop"}, {"kind", c.kind}, {"name", "web"}}));
+    ASSERT_EQ(progressing.size(), 1u);
+    EXPECT_EQ(progressing[0].labels.at("reason"), c.reason);
+  }
+}
+
 // Everything an app, set, workload or cluster leaves behind is deleted when it goes.
 TEST(MetricsTest, RemovedObjectsLeaveNoSeries) {
   auto populate = [](Metrics& m) {
