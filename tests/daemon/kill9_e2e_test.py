@@ -11,6 +11,7 @@ re-sent it did not look at the live object's hash first. Writes of a new hash (t
 sync an earlier process left unfinished) are expected."""
 import os
 import random
+import sys
 import time
 import unittest
 
@@ -47,6 +48,8 @@ class KillNine(unittest.TestCase):
             env.kill9()
         env.start()
         env.wait_completed_at(env.head(), "guestbook", timeout=180)
+        print("kill9: %d of %d kills landed during the rollout (seed %d)"
+              % (kills_mid_rollout, KILLS, SEED), file=sys.stderr)
         # Most kills must land mid-rollout, else the test proves little.
         self.assertGreaterEqual(kills_mid_rollout, KILLS // 2,
                                 "only %d kills happened during the rollout" % kills_mid_rollout)
