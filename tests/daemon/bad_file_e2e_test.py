@@ -6,7 +6,7 @@ import unittest
 
 from daemon_harness import DaemonEnv, appset_yaml, wait_for
 
-# The error is on line 5, the value after a second `:` on one line.
+# The error is on line 5, column 15: the second `:` on one line (1-based, as editors count).
 BROKEN = """apiVersion: argoproj.io/v1alpha1
 kind: ApplicationSet
 metadata:
@@ -15,7 +15,7 @@ metadata:
 spec:
   generators: []
 """
-BROKEN_LINE = 5
+BROKEN_LINE, BROKEN_COLUMN = 5, 15
 
 
 class BadFile(unittest.TestCase):
@@ -46,13 +46,14 @@ class BadFile(unittest.TestCase):
                         % (env.appsets(), env.log_tail()))
         m = where.search(text)
         self.assertIsNotNone(m, "no file:line:col in the API's error: " + text)
-        self.assertEqual(int(m.group(1)), BROKEN_LINE, text)
-        self.assertGreater(int(m.group(2)), 0, text)
+        self.assertEqual((int(m.group(1)), int(m.group(2))), (BROKEN_LINE, BROKEN_COLUMN), text)
 
         log_lines = [line for line in env.log().splitlines() if where.search(line)]
         self.assertTrue(log_lines, "no file:line:col for broken.yaml in the log:\n"
                         + env.log_tail())
-        self.assertEqual(int(where.search(log_lines[0]).group(1)), BROKEN_LINE, log_lines[0])
+        m = where.search(log_lines[0])
+        self.assertEqual((int(m.group(1)), int(m.group(2))), (BROKEN_LINE, BROKEN_COLUMN),
+                         log_lines[0])
 
         env.wait_completed_at(env.head(), "guestbook", timeout=90)
         names = [s.get("metadata", {}).get("name") for s in (env.appsets() or {}).get("items", [])]
