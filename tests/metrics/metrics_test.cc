@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/time.h"
@@ -520,6 +523,31 @@ TEST(MetricsTest, ClusterSeriesFoldIntoOtherBeyondTheBudget) {
       Find(Scrape(m), "fleetwave_cluster_requests_total", {{"verb", "GET"}, {"code", "2xx"}})[0]
           .value,
       2);
+}
+
+// Scrapes run on the exposer's threads while actors update: a state set is never seen in two
+// states at once (the old series goes before the new one appears).
+TEST(MetricsTest, ConcurrentScrapesNeverSeeTwoStates) {
+  Metrics m;
+  std::atomic<bool> stop{false};
+  std::thread writer([&] {
+    for (int i = 0; !stop.load(); ++i) {
+      m.WorkloadCondition({"east", "ns", "Deployment", "web"},
+                          i % 2 ? "ReplicaSetUpdated" : "NewReplicaSetAvailable", false);
+      m.ClusterRequest("east", "GET", 200, 0.01);
+    }
+  });
+  int scrapes = 0, seen = 0;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+  while (std::chrono::steady_clock::now() < until || seen == 0) {
+    const auto states = Find(Scrape(m), "fleetwave_workload_progressing");
+    ASSERT_LE(states.size(), 1u);
+    seen += static_cast<int>(states.size());
+    ++scrapes;
+  }
+  stop = true;
+  writer.join();
+  EXPECT_GT(scrapes, 1);
 }
 
 // The product's budget: <= 10 series per app, <= 10 per cluster, <= 5 per workload, at
