@@ -379,6 +379,13 @@ caf::result<ApplyReplyPtr> StartApply(ClusterActor* self, const ApplyCommandPtr&
     reply->error = cmd ? DownMessage(st) : "empty apply command";
     return ApplyReplyPtr(std::move(reply));
   }
+  // What fleetwave applies is watched (idempotent per kind), so every applied object shows up
+  // in its app's entries and read-after-write can complete whatever kinds an app renders.
+  for (const auto& o : cmd->objects) {
+    clients::FieldReader fields(o.object);
+    const std::string api_version = fields.String({"apiVersion"});
+    if (!api_version.empty() && !o.ref.kind.empty()) WatchKind(self, api_version, o.ref.kind);
+  }
   auto run = std::make_shared<ApplyRun>();
   run->cmd = cmd;
   run->promise = self->make_response_promise<ApplyReplyPtr>();

@@ -8,7 +8,7 @@
 //                                          is logged once and retried on the next request)
 //   (subscribe_atom, label, caf::actor)    answered at once with (live_atom, ClusterUpdatePtr)
 //   (unsubscribe_atom, label, caf::actor)
-//   (apply_atom, ApplyCommandPtr)       -> ApplyReplyPtr
+//   (apply_atom, ApplyCommandPtr)       -> ApplyReplyPtr (each applied kind is watched too)
 //   (delete_atom, DeleteCommandPtr)     -> DeleteReplyPtr
 //   -> subscribers: (live_atom, ClusterUpdatePtr), at most one per tick each
 //

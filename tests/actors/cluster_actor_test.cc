@@ -420,6 +420,9 @@ TEST_F(ClusterActorTest, AppliesNamespacesFirstThenTheRestInParallelThenPrunes) 
   EXPECT_EQ(r.applied[0].resource_version, "501");
   EXPECT_EQ(r.applied[1].ref.name, "web");
   EXPECT_EQ(r.applied[1].generation, 7);
+
+  Serve();
+  EXPECT_EQ(watches_.count("/api/v1/namespaces"), 1u) << "applied kinds are watched too";
 }
 
 TEST_F(ClusterActorTest, AnApplyThatReachesNoServerIsAnError) {
