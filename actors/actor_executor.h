@@ -5,8 +5,9 @@
 //
 // The executor holds only a weak reference to the actor (the actor usually owns the
 // executor; a strong one would keep it alive forever). Once the actor has exited, or after
-// Close(), submissions are dropped: the closure is destroyed on the submitting thread and
-// never runs (actor_executor_test.cc, DropsSubmissionsAfterTheActorExits).
+// Close(), submissions are dropped: the closure never runs and is destroyed on the submitting
+// thread, or with the mailbox when the actor exits while it is queued
+// (actor_executor_test.cc, DropsSubmissionsAfterTheActorExits).
 //
 // Thread-safety: Submit and Close may be called from any thread.
 #pragma once

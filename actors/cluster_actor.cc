@@ -188,7 +188,8 @@ void StartInformer(ClusterActor* self, const std::string& key, const clients::Re
   h.on_error = [self, key](const Result& r) {
     if (ClusterFailure(r)) {
       NoteResult(self, r, "watch " + key);
-    } else {
+    } else if (r.problem != clients::Problem::kExpired) {  // 410: an ordinary relist
+      // An object skipped for its shape (or a request the server refused): worth a line.
       self->state.Log("watch " + key + ": " + r.ToString());
     }
   };
