@@ -224,7 +224,8 @@ std::string Metrics::Text() const {
 }
 
 void Metrics::AppSetObserved(const std::string& appset, const Json& status,
-                             const std::vector<Json>& applications, Time now) {
+                             const std::vector<Json>& applications, Time now,
+                             const std::map<std::string, std::string>& clusters) {
   std::lock_guard<std::mutex> lock(mu_);
 
   // Rollout step and the timestamps of progress.
@@ -276,7 +277,9 @@ void Metrics::AppSetObserved(const std::string& appset, const Json& status,
   for (const Json& a : applications) {
     const std::string app = StringAt(a, {"metadata", "name"});
     if (app.empty()) continue;
-    std::string cluster = StringAt(a, {"spec", "destination", "name"});
+    std::string cluster;
+    if (auto known = clusters.find(app); known != clusters.end()) cluster = known->second;
+    if (cluster.empty()) cluster = StringAt(a, {"spec", "destination", "name"});
     if (cluster.empty()) cluster = StringAt(a, {"spec", "destination", "server"});
     app_health_.Set({appset, app},
                     {cluster, HealthState(StringAt(a, {"status", "health", "status"}))});

@@ -105,8 +105,13 @@ class Metrics {
   // conditions no longer present), the last progress timestamp, and observes the step and
   // rollout durations from transitions between consecutive calls (nothing on the first call
   // for a set, e.g. after a restart: a duration is only observed when both ends were seen).
+  //
+  // The cluster label is `clusters[app]` when given (the kubeconfig context the engine resolved
+  // the destination to, GeneratedApplication::cluster, so it matches fleetwave_cluster_up),
+  // else spec.destination.name, else spec.destination.server.
   void AppSetObserved(const std::string& appset, const engine::Json& status,
-                      const std::vector<engine::Json>& applications, engine::Time now);
+                      const std::vector<engine::Json>& applications, engine::Time now,
+                      const std::map<std::string, std::string>& clusters = {});
   // The set was deleted from the configuration: every series naming it goes.
   void AppSetRemoved(const std::string& appset);
   void PendingDeletions(const std::string& appset, int count);

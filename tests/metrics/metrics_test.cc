@@ -107,6 +107,40 @@ TEST(MetricsTest, AppSetObservedReportsStepConditionsAppsAndProgress) {
   EXPECT_EQ(rollout[0].labels.at("status"), "Healthy");
 }
 
+// The cluster label: the resolved kubeconfig context when the caller knows it, else the
+// destination's name, else its server.
+TEST(MetricsTest, ApplicationClusterLabel) {
+  struct Case {
+    const char* name;
+    Json destination;
+    std::map<std::string, std::string> clusters;
+    std::string want;
+  };
+  const std::vector<Case> cases = {
+      {"destination name", {{"name", "east"}}, {}, "east"},
+      {"destination server",
+       {{"server", "https://east.example:6443"}},
+       {},
+       "https://east.example:6443"},
+      {"resolved context wins", {{"server", "https://east.example:6443"}}, {{"a", "east"}}, "east"},
+      {"another app's context is not used", {{"name", "west"}}, {{"b", "east"}}, "west"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Metrics m;
+    Json app = App("a", "", "Healthy", "Synced");
+    app["spec"]["destination"] = c.destination;
+    m.AppSetObserved("web", Json::object(), {app}, At("2026-03-01T12:00:00Z"), c.clusters);
+    const auto all = Scrape(m);
+    for (const char* metric :
+         {"fleetwave_application_health", "fleetwave_application_sync_status"}) {
+      const auto s = Find(all, metric, {{"application", "a"}});
+      ASSERT_EQ(s.size(), 1u) << metric;
+      EXPECT_EQ(s[0].labels.at("cluster"), c.want) << metric;
+    }
+  }
+}
+
 // Untrusted shapes read as absent: no throw, states read "Unknown", nameless entries skipped.
 TEST(MetricsTest, MalformedStatusAndApplicationsReadAsAbsent) {
   struct Case {
