@@ -113,19 +113,27 @@ TEST(ExpositionTest, EveryDocumentedMetricIsExposed) {
   }
 }
 
-// promtool is a test dependency (scripts/install-deps.sh installs Debian's `prometheus`):
-// without it this test fails, saying so, rather than passing unchecked.
-TEST(ExpositionTest, PassesPromtoolCheckMetrics) {
-  const RunResult which = RunShell("command -v promtool");
-  ASSERT_EQ(which.status, 0) << "promtool not found on PATH: install Debian's `prometheus` "
-                                "package (scripts/install-deps.sh)";
-  Metrics m;
-  Populate(m);
+// `promtool check metrics` on an exposition text. promtool is a test dependency
+// (scripts/install-deps.sh installs Debian's `prometheus`): without it the caller's test fails,
+// saying so, rather than passing unchecked.
+RunResult PromtoolCheckMetrics(const std::string& text) {
+  if (RunShell("command -v promtool").status != 0) {
+    return {-1,
+            "promtool not found on PATH: install Debian's `prometheus` package "
+            "(scripts/install-deps.sh)"};
+  }
   const auto path = std::filesystem::temp_directory_path() /
                     ("fleetwave-metrics-" + std::to_string(getpid()) + ".prom");
-  std::ofstream(path) << m.Text();
-  const RunResult r = RunShell("promtool check metrics < " + path.string());
+  std::ofstream(path) << text;
+  RunResult r = RunShell("promtool check metrics < " + path.string());
   std::filesystem::remove(path);
+  return r;
+}
+
+TEST(ExpositionTest, PassesPromtoolCheckMetrics) {
+  Metrics m;
+  Populate(m);
+  const RunResult r = PromtoolCheckMetrics(m.Text());
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(r.output, "") << "promtool lint findings";
 }
@@ -145,6 +153,10 @@ TEST(ExpositionTest, ServesMetricsOnTheListenAddress) {
   ASSERT_EQ(up.size(), 1u);
   EXPECT_EQ(up[0].value, 1);
   EXPECT_EQ(testing::Find(samples, "process_open_fds").size(), 1u);
+  // The live scrape (prometheus-cpp adds its exposer_* metrics) passes promtool too.
+  const RunResult lint = PromtoolCheckMetrics(response.body);
+  EXPECT_EQ(lint.status, 0) << lint.output;
+  EXPECT_EQ(lint.output, "") << "promtool lint findings";
 
   // Serving twice, or on a port already taken, is an error value, not an exception.
   const auto again = m.Serve("127.0.0.1:0");
