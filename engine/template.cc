@@ -13,6 +13,9 @@
 namespace fleetwave::engine {
 namespace {
 
+// True when `d` converts to long long without undefined behaviour (false for NaN).
+bool FitsLongLong(double d) { return d >= -9223372036854775808.0 && d < 9223372036854775808.0; }
+
 // ---------------------------------------------------------------------------------------
 // fasttemplate
 
@@ -491,7 +494,10 @@ class Executor {
         out = op.text;
         return "";
       case Operand::kNumber:
-        if (op.text.find('.') == std::string::npos) {
+        // An integer literal beyond long long (`trunc 44444444444444444444 .x`) stays a float:
+        // converting it is undefined behaviour. Found by template_fuzz; pinned by
+        // template_test.cc, TemplateNumbers.OutOfRangeIsAnErrorNotUndefinedBehaviour.
+        if (op.text.find('.') == std::string::npos && FitsLongLong(op.number)) {
           out = static_cast<long long>(op.number);
         } else {
           out = op.number;
@@ -570,12 +576,15 @@ class Executor {
     } else if (fn == "trunc") {
       if (auto e = need(2); !e.empty()) return e;
       if (!a[0].is_number()) return "trunc: length must be a number";
+      if (a[0].is_number_float() && !FitsLongLong(a[0].get<double>()))
+        return "trunc: length out of range";
       const long long n = a[0].get<long long>();
       const std::string s = Str(a[1]);
       if (n >= 0) {
         out = s.substr(0, std::min<size_t>(s.size(), static_cast<size_t>(n)));
       } else {
-        const size_t keep = std::min<size_t>(s.size(), static_cast<size_t>(-n));
+        // 0 - n in size_t: -n overflows for the smallest long long.
+        const size_t keep = std::min<size_t>(s.size(), size_t{0} - static_cast<size_t>(n));
         out = s.substr(s.size() - keep);
       }
     } else if (fn == "quote") {

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace fleetwave::engine {
 namespace {
 
@@ -89,6 +91,39 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"GoFieldOfString", true, false, "{{.cluster.name}}", "",
              "can't evaluate field name in type string"}),
     [](const auto& info) { return info.param.name; });
+
+// Numbers beyond long long are errors or floats, never an undefined conversion (found by
+// template_fuzz: `trunc 44444444444444444444-443 .x`).
+TEST(TemplateNumbers, OutOfRangeIsAnErrorNotUndefinedBehaviour) {
+  const Json params = {
+      {"cluster", "Prod-East"}, {"huge", 1e300}, {"nan", std::numeric_limits<double>::quiet_NaN()}};
+  struct NumberCase {
+    const char* name;
+    std::string text;
+    std::string want;        // rendered text when want_error is empty
+    std::string want_error;  // the error
+  } cases[] = {
+      {"fuzz finding: huge integer literal", "{{ trunc 44444444444444444444 .cluster }}", "",
+       "trunc: length out of range"},
+      {"huge float parameter", "{{ trunc .huge .cluster }}", "", "trunc: length out of range"},
+      {"NaN parameter", "{{ trunc .nan .cluster }}", "", "trunc: length out of range"},
+      {"smallest long long keeps everything", "{{ trunc -9223372036854775808 .cluster }}",
+       "Prod-East", ""},
+      {"2^63-1 reads as the float 2^63", "{{ trunc 9223372036854775807 .cluster }}", "",
+       "trunc: length out of range"},
+      {"negative keeps the tail", "{{ trunc -4 .cluster }}", "East", ""},
+  };
+  for (const NumberCase& c : cases) {
+    SCOPED_TRACE(c.name);
+    const TemplateResult r = RenderTemplate(c.text, params, {true, false});
+    if (c.want_error.empty()) {
+      EXPECT_TRUE(r.ok()) << r.error;
+      EXPECT_EQ(r.text, c.want);
+    } else {
+      EXPECT_EQ(r.error, c.want_error);
+    }
+  }
+}
 
 TEST(TemplateCheck, FasttemplateAcceptsAnything) {
   EXPECT_EQ(CheckTemplate("{{ whatever | x }}", {false, false}), std::nullopt);
