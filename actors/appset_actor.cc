@@ -109,6 +109,7 @@ struct AppSetState {
   // Manual syncs that arrived while a decision was in flight: (app, revision, caller).
   std::vector<std::tuple<std::string, std::string, std::string>> manual;
   uint64_t wake_generation = 0;
+  std::chrono::steady_clock::time_point reconcile_started;
   std::optional<engine::Time> wake_at;
 
   static inline const char* name = "appset";
@@ -414,6 +415,12 @@ void OnPersisted(Self* self, PersistedPtr p) {
     return;
   }
   st.mirror = std::move(p->mirror);
+  if (st.services->publish.reconcile_seconds) {
+    st.services->publish.reconcile_seconds(
+        "appset",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - st.reconcile_started)
+            .count());
+  }
   engine::AppSetReconcileResult& result = p->result;
   // The engine's lines name the appset, app and cluster themselves.
   if (st.services->log) {
@@ -423,7 +430,12 @@ void OnPersisted(Self* self, PersistedPtr p) {
     Json summary = {{"metadata", {{"name", st.spec->appset.name}}},
                     {"spec", {{"file", st.spec->appset.file}}},
                     {"status", result.status}};
-    st.services->publish.appset(st.spec->appset.name, summary, std::move(result.applications));
+    std::map<std::string, std::string> clusters;
+    if (st.last) {
+      for (const auto& app : st.last->apps) clusters[app.name] = app.cluster;
+    }
+    st.services->publish.appset(st.spec->appset.name, summary, std::move(result.applications),
+                                clusters);
   }
   // New commits are found by polling: the next reconcile comes at the latest one poll interval
   // from now (sooner when the engine asked for a wake-up).
@@ -441,6 +453,7 @@ void Reconcile(Self* self) {
     return;
   }
   st.busy = true;
+  st.reconcile_started = std::chrono::steady_clock::now();
   caf::actor me = caf::actor_cast<caf::actor>(self);
   AppSetSpecPtr spec = st.spec;
   sources::Source* source = st.services->source;
@@ -477,6 +490,14 @@ void FinishAttempt(Self* self, const std::string& app, const engine::OperationRe
   });
 }
 
+// Who started an operation, from the operation itself (it survives restarts).
+std::string TriggerOf(const engine::OperationRecord& r) {
+  const Json& by = Member(r.operation, "initiatedBy");
+  if (Member(by, "username") == Json("applicationset-controller")) return "rollout";
+  if (Member(by, "automated") == Json(true)) return "automated";
+  return "manual";
+}
+
 void OnFinished(Self* self, AttemptDonePtr done) {
   auto& st = self->state;
   st.in_flight.erase(done->app);
@@ -486,6 +507,10 @@ void OnFinished(Self* self, AttemptDonePtr done) {
   } else {
     st.mirror->operations[done->app] = engine::OperationRecordToJson(done->record);
     const auto& r = done->record;
+    if (r.phase != engine::OperationPhase::kRunning && st.services->publish.sync_finished) {
+      st.services->publish.sync_finished(st.spec->appset.name, TriggerOf(r),
+                                         std::string(engine::OperationPhaseName(r.phase)));
+    }
     std::string line = "app=" + done->app + " sync " + r.id + " ";
     if (r.phase == engine::OperationPhase::kRunning) {
       line += "attempt failed (" + r.message + "), retry " + std::to_string(r.retry_count);

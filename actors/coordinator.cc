@@ -128,6 +128,9 @@ void Apply(Self* self, bool clusters_changed) {
   for (auto it = st.clusters.begin(); it != st.clusters.end();) {
     if (contexts.count(it->first) == 0) {
       Log(self, "cluster=" + it->first + " left the kubeconfig; its actor stops");
+      if (st.config.services->publish.cluster_removed) {
+        st.config.services->publish.cluster_removed(it->first);
+      }
       st.names.erase(it->second.address());
       self->send_exit(it->second, caf::exit_reason::user_shutdown);
       st.cluster_configs.erase(it->first);

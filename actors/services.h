@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -29,8 +30,10 @@ class BlockingPool;
 struct Publisher {
   // One ApplicationSet's summary + status, and its Argo-shaped Applications (replacing the set's
   // previous ones).
+  // `clusters` maps each app to the kubeconfig context its destination resolved to.
   std::function<void(const std::string& appset, const engine::Json& summary,
-                     std::vector<engine::Json> applications)>
+                     std::vector<engine::Json> applications,
+                     const std::map<std::string, std::string>& clusters)>
       appset;
   std::function<void(const std::string& appset)> appset_removed;
   std::function<void(const std::string& cluster, const engine::Json& state)> cluster;
@@ -38,6 +41,13 @@ struct Publisher {
   // is still used.
   std::function<void(const std::string& file, const std::vector<std::string>& errors)> file;
   std::function<void(bool ready)> ready;
+  std::function<void(const std::string& cluster)> cluster_removed;
+  // A sync operation ended: trigger rollout|manual|automated, result Succeeded|Failed|Error.
+  std::function<void(const std::string& appset, const std::string& trigger,
+                     const std::string& result)>
+      sync_finished;
+  // How long one reconcile took, from wake-up to its decision committed.
+  std::function<void(const std::string& actor, double seconds)> reconcile_seconds;
   // A reload finished: it covered every (reload_atom, ticket) request up to `ticket` (0 when
   // only ticketless ones); `ok` is false when any input failed to load (its last good version
   // stays in force). The daemon answers SIGHUP's RELOADING=1 with READY=1 on it.

@@ -32,6 +32,9 @@
 #include "actors/status_board.h"
 #include "cluster-clients/credentials.h"
 #include "cluster-clients/curl_transport.h"
+#include "cluster-clients/request_observer.h"
+#include "metrics/metrics.h"
+#include "metrics/request_observer_adapter.h"
 #include "sources/git_source.h"
 #include "store/sqlite_store.h"
 #include "tools/fleetwave/args.h"
@@ -173,6 +176,9 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   actors::StatusBoard board;
   actors::BlockingPool pool(4, log_fn);
   sources::GitSource source;
+  // Before the transport: its I/O thread reports every request to the metrics.
+  metrics::Metrics metrics;
+  metrics::RequestObserverAdapter<clients::RequestObserver> request_observer(&metrics);
   clients::CurlTransport transport(clients::CurlTransportOptions{0, 0, log_fn});
   clients::ExecRunner exec_runner;
 
@@ -184,8 +190,13 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     return std::chrono::time_point_cast<engine::Duration>(std::chrono::system_clock::now());
   };
   services.log = log_fn;
-  services.publish.appset = [&board](const std::string& name, const engine::Json& summary,
-                                     std::vector<engine::Json> apps) {
+  services.publish.appset = [&board, &metrics, &services](
+                                const std::string& name, const engine::Json& summary,
+                                std::vector<engine::Json> apps,
+                                const std::map<std::string, std::string>& clusters) {
+    const engine::Json status =
+        summary.is_object() && summary.contains("status") ? summary["status"] : engine::Json();
+    metrics.AppSetObserved(name, status, apps, services.now(), clusters);
     std::map<std::string, engine::Json> by_name;
     for (auto& app : apps) {
       const engine::Json& meta = app.contains("metadata") ? app["metadata"] : engine::Json();
@@ -196,8 +207,24 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     }
     board.PublishAppSet(name, summary, std::move(by_name));
   };
-  services.publish.appset_removed = [&board](const std::string& name) { board.RemoveAppSet(name); };
-  services.publish.cluster = [&board](const std::string& name, const engine::Json& state) {
+  services.publish.appset_removed = [&board, &metrics](const std::string& name) {
+    board.RemoveAppSet(name);
+    metrics.AppSetRemoved(name);
+  };
+  services.publish.cluster_removed = [&board, &metrics](const std::string& name) {
+    board.RemoveCluster(name);
+    metrics.ClusterRemoved(name);
+  };
+  services.publish.sync_finished = [&metrics](const std::string& appset, const std::string& trigger,
+                                              const std::string& result) {
+    metrics.SyncFinished(appset, trigger, result);
+  };
+  services.publish.reconcile_seconds = [&metrics](const std::string& actor, double seconds) {
+    metrics.ReconcileDuration(actor, seconds);
+  };
+  services.publish.cluster = [&board, &metrics](const std::string& name,
+                                                const engine::Json& state) {
+    metrics.ClusterState(name, state.value("up", false));
     actors::ClusterStatus status;
     status.name = name;
     status.server = state.value("server", "");
@@ -205,7 +232,9 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     status.synced = state.value("synced", false);
     board.PublishCluster(std::move(status));
   };
-  services.publish.file = [&board](const std::string& file, const std::vector<std::string>& e) {
+  services.publish.file = [&board, &metrics](const std::string& file,
+                                             const std::vector<std::string>& e) {
+    metrics.ConfigReload(file, e.empty());
     board.SetFileStatus(file, e.empty() ? std::nullopt : std::optional<std::string>(JoinLines(e)));
   };
   services.publish.ready = [&board, &lifecycle](bool ready) {
@@ -224,13 +253,14 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   coordinator_config.services = &services;
   coordinator_config.load = [config_path] { return LoadDaemonInputs(config_path); };
   coordinator_config.initial = std::move(initial);
-  coordinator_config.spawn_cluster = [&transport, &exec_runner, log_fn](
+  coordinator_config.spawn_cluster = [&transport, &exec_runner, &request_observer, log_fn](
                                          caf::actor_system& sys,
                                          const clients::ClusterConfig& cluster) {
     actors::ClusterActorConfig c;
     c.cluster = cluster;
     c.transport = &transport;
     c.exec_runner = &exec_runner;
+    c.options.observer = &request_observer;
     c.options.log = [log_fn, name = cluster.name](const std::string& line) {
       log_fn("cluster=" + name + " " + line);
     };
@@ -259,6 +289,14 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     system.await_all_actors_done();
     return 1;
   }
+  if (auto failed = metrics.Serve(config.listen_metrics)) {
+    log("fleetwave run: the metrics cannot listen on " + config.listen_metrics + ": " + *failed);
+    api.Stop();
+    caf::anon_send(coordinator, actors::stop_atom::value);
+    system.await_all_actors_done();
+    return 1;
+  }
+  log("fleetwave run: metrics on " + config.listen_metrics + "/metrics");
   log("fleetwave run: API on " + config.listen_api + " (port " + std::to_string(api.port()) +
       "), state " + config.state + ", ApplicationSets from " + config.application_sets);
   std::string watch_error;
