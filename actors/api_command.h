@@ -11,10 +11,11 @@
 namespace fleetwave::actors {
 
 struct ApiCommand {
-  std::string kind;                     // "sync"
-  std::string target;                   // the Application's name
+  std::string kind;                     // "sync" | "skip" (Applications), "pause" | "resume" (sets)
+  std::string target;                   // the Application's or ApplicationSet's name
   std::optional<std::string> revision;  // sync: the revision asked for, if any
   std::string caller;                   // the remote address, "ip:port" or "[ip6]:port"
+  std::optional<std::string> reason;    // skip: the operator's reason (required)
 };
 
 struct ApiCommandResult {

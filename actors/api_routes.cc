@@ -103,38 +103,50 @@ bool IsBlank(std::string_view s) {
   return true;
 }
 
-struct SyncBody {
+struct MutationBody {
   std::optional<std::string> revision;
+  std::optional<std::string> reason;
   std::string error;  // non-empty: the 400 message
 };
 
-SyncBody ParseSyncBody(const std::string& body) {
-  SyncBody out;
-  if (IsBlank(body)) return out;
-  if (!NestingWithin(body, 32)) {
-    out.error = "request body nests too deeply";
-    return out;
+// The fields each mutation accepts: sync {revision?}, skip {reason} (required), pause and
+// resume nothing.
+MutationBody ParseMutationBody(const std::string& kind, const std::string& body) {
+  MutationBody out;
+  const std::string allowed = kind == "sync" ? "revision" : kind == "skip" ? "reason" : "";
+  const std::string example = kind == "sync"   ? "{\"revision\": \"main\"}"
+                              : kind == "skip" ? "{\"reason\": \"cluster is being rebuilt\"}"
+                                               : "{}";
+  if (!IsBlank(body)) {
+    if (!NestingWithin(body, 32)) {
+      out.error = "request body nests too deeply";
+      return out;
+    }
+    const Json doc = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+    if (doc.is_discarded() || !doc.is_object()) {
+      out.error = "request body must be a JSON object, e.g. " + example;
+      return out;
+    }
+    for (const auto& [key, value] : doc.items()) {
+      if (key != allowed) {
+        out.error = "unknown field \"" + key + "\" in request body" +
+                    (allowed.empty() ? " (none allowed)" : " (allowed: " + allowed + ")");
+        return out;
+      }
+      if (!value.is_string() || value.get_ref<const std::string&>().empty()) {
+        out.error = key + " must be a non-empty string";
+        return out;
+      }
+      const std::string& text = value.get_ref<const std::string&>();
+      if (text.size() > 1024 || HasControl(text)) {
+        out.error = key + " must be at most 1024 characters without control characters";
+        return out;
+      }
+      (key == "revision" ? out.revision : out.reason) = text;
+    }
   }
-  const Json doc = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object()) {
-    out.error = "request body must be a JSON object, e.g. {\"revision\": \"main\"}";
-    return out;
-  }
-  for (const auto& [key, value] : doc.items()) {
-    if (key != "revision") {
-      out.error = "unknown field \"" + key + "\" in request body (allowed: revision)";
-      return out;
-    }
-    if (!value.is_string() || value.get_ref<const std::string&>().empty()) {
-      out.error = "revision must be a non-empty string";
-      return out;
-    }
-    const std::string& rev = value.get_ref<const std::string&>();
-    if (rev.size() > 1024 || HasControl(rev)) {
-      out.error = "revision must be at most 1024 characters without control characters";
-      return out;
-    }
-    out.revision = rev;
+  if (kind == "skip" && !out.reason) {
+    out.error = "a skip needs a reason, e.g. " + example;
   }
   return out;
 }
@@ -210,6 +222,12 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
     return Text(503, "not ready: " + ready.reason + "\n");
   }
 
+  if (api && s[2] == "applicationsets" && n == 5 && !s[3].empty() &&
+      (s[4] == "pause" || s[4] == "resume")) {
+    if (request.method != "POST") return MethodNotAllowed(request, "POST");
+    return Mutate(request, s[4], s[3]);
+  }
+
   if (api && s[2] == "applicationsets" && (n == 3 || (n == 4 && !s[3].empty()))) {
     if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
     if (n == 4) {
@@ -228,9 +246,9 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
   }
 
   if (api && s[2] == "applications" && (n == 3 || (n >= 4 && !s[3].empty()))) {
-    if (n == 5 && s[4] == "sync") {
+    if (n == 5 && (s[4] == "sync" || s[4] == "skip")) {
       if (request.method != "POST") return MethodNotAllowed(request, "POST");
-      return Sync(request, s[3]);
+      return Mutate(request, s[4], s[3]);
     }
     if (n > 4) return ApiError(404, "no route for " + request.path);
     if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
@@ -255,8 +273,12 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
   return ApiError(404, "no route for " + request.path);
 }
 
-ApiResponse ApiRouter::Sync(const ApiRequest& request, const std::string& app) const {
-  const std::string what = "sync of application \"" + LogSafe(app) + "\" from " + request.caller;
+ApiResponse ApiRouter::Mutate(const ApiRequest& request, const std::string& kind,
+                              const std::string& target) const {
+  const bool on_set = kind == "pause" || kind == "resume";
+  const std::string noun = on_set ? "applicationset" : "application";
+  const std::string what =
+      kind + " of " + noun + " \"" + LogSafe(target) + "\" from " + request.caller;
   auto refuse = [&](ApiResponse r, const std::string& why) {
     LogLine("api: " + what + " refused (" + std::to_string(r.status) + "): " + why);
     return r;
@@ -288,20 +310,23 @@ ApiResponse ApiRouter::Sync(const ApiRequest& request, const std::string& app) c
     return refuse(std::move(r), auth_error);
   }
 
-  SyncBody body = ParseSyncBody(request.body);
+  MutationBody body = ParseMutationBody(kind, request.body);
   if (!body.error.empty()) return refuse(ApiError(400, body.error), body.error);
-  if (!board_.ApplicationOwner(app)) {
-    return refuse(ApiError(404, "application \"" + app + "\" not found"), "not found");
+  const bool exists =
+      on_set ? board_.AppSet(target) != nullptr : board_.ApplicationOwner(target).has_value();
+  if (!exists) {
+    return refuse(ApiError(404, noun + " \"" + target + "\" not found"), "not found");
   }
   if (!handler_) {
     return refuse(ApiError(503, "this server accepts no commands"), "no command handler");
   }
 
-  ApiCommand command{"sync", app, body.revision, request.caller};
+  ApiCommand command{kind, target, body.revision, request.caller, body.reason};
   ApiCommandResult result = handler_(command);
   int status = result.http_status;
   if (status < 200 || status > 599) status = 500;
-  LogLine("api: " + what + (body.revision ? " at revision " + LogSafe(*body.revision) : "") + ": " +
+  LogLine("api: " + what + (body.revision ? " at revision " + LogSafe(*body.revision) : "") +
+          (body.reason ? " (reason: " + LogSafe(*body.reason) + ")" : "") + ": " +
           std::to_string(status) + " " + LogSafe(result.message));
   return JsonResponse(status, Dump(Json{{"code", status}, {"message", result.message}}));
 }

@@ -1,8 +1,8 @@
 #include "actors/appset_actor.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
-#include <tuple>
 #include <utility>
 
 #include <caf/all.hpp>
@@ -10,6 +10,7 @@
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
 #include "engine/appset_reconcile.h"
+#include "engine/rollout_state.h"
 #include "engine/rollout_status.h"
 #include "engine/tracking.h"
 #include "sources/app_render.h"
@@ -106,8 +107,9 @@ struct AppSetState {
   bool dirty = false;
   bool automated_warned = false;
   std::set<std::string> in_flight;  // apps with an attempt running in this process
-  // Manual syncs that arrived while a decision was in flight: (app, revision, caller).
-  std::vector<std::tuple<std::string, std::string, std::string>> manual;
+  // Operator actions (manual sync, pause, resume, skip) that arrived while a decision was in
+  // flight, in arrival order.
+  std::vector<std::function<void()>> deferred;
   uint64_t wake_generation = 0;
   std::chrono::steady_clock::time_point reconcile_started;
   std::optional<engine::Time> wake_at;
@@ -193,15 +195,15 @@ void RunDueAttempts(Self* self);
 void ManualSync(Self* self, const std::string& app, const std::string& revision,
                 const std::string& caller);
 
-// After a decision landed: queued manual syncs first, then a reconcile if events came in.
+// After a decision landed: queued operator actions first, then a reconcile if events came in.
 void AfterDecision(Self* self) {
   auto& st = self->state;
-  if (!st.manual.empty()) {
-    auto [app, revision, caller] = st.manual.front();
-    st.manual.erase(st.manual.begin());
-    ManualSync(self, app, revision, caller);
-    if (st.busy) return;
+  while (!st.deferred.empty() && !st.busy) {
+    auto action = std::move(st.deferred.front());
+    st.deferred.erase(st.deferred.begin());
+    action();
   }
+  if (st.busy) return;
   if (st.dirty) {
     st.dirty = false;
     Reconcile(self);
@@ -652,7 +654,7 @@ void ManualSync(Self* self, const std::string& app, const std::string& revision,
                 const std::string& caller) {
   auto& st = self->state;
   if (st.busy) {  // one decision in flight at a time, so the mirror stays the store's image
-    st.manual.emplace_back(app, revision, caller);
+    st.deferred.push_back([=] { ManualSync(self, app, revision, caller); });
     return;
   }
   if (!st.last || !st.mirror) {
@@ -700,6 +702,43 @@ void ManualSync(Self* self, const std::string& app, const std::string& revision,
   store::StateBatch batch;
   batch.PutOperation(st.spec->appset.name, app, record);
   st.busy = true;  // the commit below is this actor's decision in flight
+  store::Store* store = st.services->store;
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  st.services->pool->Post([store, me, persisted, batch = std::move(batch)] {
+    store::State state(*store);
+    store::WriteResult w = state.Commit(batch);
+    if (!w.ok()) persisted->error = w.status.message;
+    caf::anon_send(me, persisted_atom::value, persisted);
+  });
+}
+
+// ---- pause, resume, skip ----
+
+// Changes the stored rollout state (durable, RollingSync §7) and reconciles with it.
+void RolloutAction(Self* self, const std::string& what, const std::string& caller,
+                   const std::function<bool(engine::RolloutState&, engine::Time)>& change) {
+  auto& st = self->state;
+  if (st.busy || !st.mirror) {
+    if (!st.mirror && !st.busy) Reconcile(self);
+    st.deferred.push_back([=] { RolloutAction(self, what, caller, change); });
+    return;
+  }
+  engine::Issues issues;
+  engine::RolloutState state =
+      engine::DecodeRolloutState(st.mirror->rollout.value_or(Json::object()), issues);
+  if (!change(state, Now(self))) {
+    Log(self, what + " by " + caller + ": nothing to change");
+    return;
+  }
+  auto persisted = std::make_shared<Persisted>();
+  persisted->mirror = *st.mirror;
+  const Json rollout = engine::EncodeRolloutState(state);
+  persisted->mirror.rollout = rollout;
+  persisted->result.log.push_back(what + " by " + caller);
+  store::StateBatch batch;
+  batch.PutRollout(st.spec->appset.name, rollout);
+  st.busy = true;
+  st.dirty = true;  // the next reconcile plans with the new state
   store::Store* store = st.services->store;
   caf::actor me = caf::actor_cast<caf::actor>(self);
   st.services->pool->Post([store, me, persisted, batch = std::move(batch)] {
@@ -774,6 +813,31 @@ caf::behavior AppSetBehavior(Self* self, caf::actor coordinator, AppSetActorConf
       },
       [=](sync_atom, const std::string& app, const std::string& revision,
           const std::string& caller) { ManualSync(self, app, revision, caller); },
+      [=](pause_atom, const std::string& caller) {
+        RolloutAction(self, "rollout paused", caller,
+                      [](engine::RolloutState& r, engine::Time now) {
+                        if (r.paused) return false;
+                        engine::PauseRollout(r, now);
+                        return true;
+                      });
+      },
+      [=](resume_atom, const std::string& caller) {
+        RolloutAction(self, "rollout resumed", caller,
+                      [](engine::RolloutState& r, engine::Time now) {
+                        if (!r.paused) return false;
+                        engine::ResumeRollout(r, now);
+                        return true;
+                      });
+      },
+      [=](skip_atom, const std::string& app, const std::string& reason, const std::string& caller) {
+        RolloutAction(self, "app=" + app + " skipped (" + reason + ")", caller,
+                      [app, reason](engine::RolloutState& r, engine::Time) {
+                        auto it = r.skipped.find(app);
+                        if (it != r.skipped.end() && it->second == reason) return false;
+                        engine::SkipApplication(r, app, reason);
+                        return true;
+                      });
+      },
   };
 }
 

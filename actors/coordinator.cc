@@ -354,6 +354,25 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
         }
         self->send(it->second.actor, sync_atom::value, app, revision, caller);
       },
+      [=](pause_atom, const std::string& appset, const std::string& caller) {
+        auto it = self->state.appsets.find(appset);
+        if (it != self->state.appsets.end()) {
+          self->send(it->second.actor, pause_atom::value, caller);
+        }
+      },
+      [=](resume_atom, const std::string& appset, const std::string& caller) {
+        auto it = self->state.appsets.find(appset);
+        if (it != self->state.appsets.end()) {
+          self->send(it->second.actor, resume_atom::value, caller);
+        }
+      },
+      [=](skip_atom, const std::string& appset, const std::string& app, const std::string& reason,
+          const std::string& caller) {
+        auto it = self->state.appsets.find(appset);
+        if (it != self->state.appsets.end()) {
+          self->send(it->second.actor, skip_atom::value, app, reason, caller);
+        }
+      },
       [=](stop_atom) {
         auto& s = self->state;
         s.stopping = true;

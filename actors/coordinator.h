@@ -13,6 +13,8 @@
 //   (slot_atom) -> (slot_atom)            a sync slot; answered once one is free
 //   (release_atom)                        the sender's attempt ended
 //   (sync_atom, appset, app, revision, caller)  a manual sync, forwarded to the appset actor
+//   (pause_atom | resume_atom, appset, caller)  operator actions on a set, forwarded
+//   (skip_atom, appset, app, reason, caller)    an operator's skip of an app, forwarded
 //   (stop_atom)                           stop every child, then itself
 #pragma once
 

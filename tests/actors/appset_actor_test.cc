@@ -303,6 +303,35 @@ TEST_F(AppSetActorTest, ASyncInterruptedByACrashResumesWithoutReapplyingWhatTheC
   EXPECT_EQ(record->phase, engine::OperationPhase::kSucceeded);
 }
 
+TEST_F(AppSetActorTest, APausedRolloutPromotesNothingUntilResumedAndASkipOpensTheNextStep) {
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+  caf::anon_send(coordinator_, pause_atom::value, std::string("web"), std::string("test"));
+  sched_->run();
+  EXPECT_EQ(status_["rollout"]["paused"], true) << status_.dump(2);
+
+  // Step 1 completes while paused: step 2 waits for the resume.
+  BecomeHealthy("dev");
+  EXPECT_TRUE(clusters_["qa"]->applies.empty()) << "promoted while paused";
+  now_ += std::chrono::seconds(30);
+  caf::anon_send(coordinator_, resume_atom::value, std::string("web"), std::string("test"));
+  sched_->run();
+  EXPECT_FALSE(status_["rollout"].value("paused", false));
+  ASSERT_EQ(clusters_["qa"]->applies.size(), 1u);
+
+  // Skipping the step-2 app that never becomes healthy completes the rollout.
+  caf::anon_send(coordinator_, skip_atom::value, std::string("web"), std::string("web-qa"),
+                 std::string("qa cluster is being rebuilt"), std::string("test"));
+  sched_->run();
+  EXPECT_EQ(status_["rollout"]["skipped"]["web-qa"], "qa cluster is being rebuilt");
+  bool logged = false;
+  for (const auto& line : log_) {
+    logged = logged || line.find("app=web-qa skipped (qa cluster is being rebuilt) by test") !=
+                           std::string::npos;
+  }
+  EXPECT_TRUE(logged);
+}
+
 TEST_F(AppSetActorTest, AReloadWithANewCommitRerollsFromStepOne) {
   clusters_["dev"]->healthy_after_apply = true;
   clusters_["qa"]->healthy_after_apply = true;

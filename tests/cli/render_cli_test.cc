@@ -91,9 +91,13 @@ class RenderCliTest : public ::testing::Test {
 TEST_F(RenderCliTest, GuestbookObjectsAsApplied) {
   const Json list = RenderJson();
   ASSERT_TRUE(list.is_object());
-  ASSERT_EQ(list["items"].size(), 2u);
-  const Json& deploy = list["items"][0];
-  const Json& svc = list["items"][1];
+  // The example asks for CreateNamespace=true: the destination namespace comes first.
+  ASSERT_EQ(list["items"].size(), 3u);
+  const Json& ns = list["items"][0];
+  const Json& deploy = list["items"][1];
+  const Json& svc = list["items"][2];
+  EXPECT_EQ(ns["kind"], "Namespace");
+  EXPECT_EQ(ns["metadata"]["name"], "guestbook");
   EXPECT_EQ(deploy["kind"], "Deployment");
   EXPECT_EQ(svc["kind"], "Service");
   // Namespace defaulted to the app's destination namespace.
@@ -140,9 +144,9 @@ TEST_F(RenderCliTest, Revisions) {
   repo_->Write("guestbook/guestbook.yaml", text);
   repo_->Commit("scale");
   const Json at_head = RenderJson();
-  EXPECT_EQ(at_head["items"][0]["spec"]["replicas"], 3);
-  EXPECT_NE(at_head["items"][0]["metadata"]["annotations"]["fleetwave.io/applied-hash"],
-            at_first["items"][0]["metadata"]["annotations"]["fleetwave.io/applied-hash"]);
+  EXPECT_EQ(at_head["items"][1]["spec"]["replicas"], 3);
+  EXPECT_NE(at_head["items"][1]["metadata"]["annotations"]["fleetwave.io/applied-hash"],
+            at_first["items"][1]["metadata"]["annotations"]["fleetwave.io/applied-hash"]);
   EXPECT_EQ(RenderJson({"--revision", first_}), at_first);
   EXPECT_EQ(RenderJson({"--revision", first_.substr(0, 10)}), at_first);
 }

@@ -270,14 +270,28 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   caf::actor coordinator = actors::SpawnCoordinator(system, std::move(coordinator_config));
 
   actors::ApiServer api(board, [&board, coordinator](const actors::ApiCommand& command) {
-    actors::ApiCommandResult result;
-    if (command.kind != "sync") return actors::ApiCommandResult{400, "unknown command"};
+    if (command.kind == "pause" || command.kind == "resume") {
+      if (command.kind == "pause") {
+        caf::anon_send(coordinator, actors::pause_atom::value, command.target, command.caller);
+      } else {
+        caf::anon_send(coordinator, actors::resume_atom::value, command.target, command.caller);
+      }
+      return actors::ApiCommandResult{202, command.kind + " of " + command.target + " requested"};
+    }
+    if (command.kind != "sync" && command.kind != "skip") {
+      return actors::ApiCommandResult{400, "unknown command"};
+    }
     const std::optional<std::string> owner = board.ApplicationOwner(command.target);
     if (!owner)
       return actors::ApiCommandResult{404, "application " + command.target + " not found"};
-    caf::anon_send(coordinator, actors::sync_atom::value, *owner, command.target,
-                   command.revision.value_or(""), command.caller);
-    return actors::ApiCommandResult{202, "sync of " + command.target + " requested"};
+    if (command.kind == "skip") {
+      caf::anon_send(coordinator, actors::skip_atom::value, *owner, command.target,
+                     command.reason.value_or(""), command.caller);
+    } else {
+      caf::anon_send(coordinator, actors::sync_atom::value, *owner, command.target,
+                     command.revision.value_or(""), command.caller);
+    }
+    return actors::ApiCommandResult{202, command.kind + " of " + command.target + " requested"};
   });
   actors::ApiServerOptions api_options;
   api_options.listen = config.listen_api;
