@@ -201,6 +201,60 @@ TEST_F(ApiServerTest, SyncHandsTheCommandToTheHandler) {
   EXPECT_EQ(lines, 3);
 }
 
+TEST_F(ApiServerTest, SkipPauseAndResumeAreAuthenticatedCommands) {
+  Start();
+  struct Case {
+    std::string name;
+    std::string path;
+    std::string token;
+    std::string body;
+    int status;
+    std::string kind;  // of the command handed over; "" = none
+    std::optional<std::string> reason;
+    std::string message;  // of a refusal
+  };
+  const std::vector<Case> cases = {
+      {"Skip", "/api/v1/applications/guestbook-qa/skip", "s3cret-token",
+       R"({"reason": "qa cluster is rebuilt"})", 202, "skip", "qa cluster is rebuilt", ""},
+      {"SkipWithoutReason", "/api/v1/applications/guestbook-qa/skip", "s3cret-token", "", 400, "",
+       std::nullopt, "a skip needs a reason, e.g. {\"reason\": \"cluster is being rebuilt\"}"},
+      {"SkipWithARevision", "/api/v1/applications/guestbook-qa/skip", "s3cret-token",
+       R"({"revision": "main"})", 400, "", std::nullopt,
+       "unknown field \"revision\" in request body (allowed: reason)"},
+      {"SkipUnknownApp", "/api/v1/applications/nope/skip", "s3cret-token", R"({"reason": "x"})",
+       404, "", std::nullopt, "application \"nope\" not found"},
+      {"Pause", "/api/v1/applicationsets/guestbook/pause", "s3cret-token", "", 202, "pause",
+       std::nullopt, ""},
+      {"Resume", "/api/v1/applicationsets/guestbook/resume", "s3cret-token", "{}", 202, "resume",
+       std::nullopt, ""},
+      {"PauseUnknownSet", "/api/v1/applicationsets/nope/pause", "s3cret-token", "", 404, "",
+       std::nullopt, "applicationset \"nope\" not found"},
+      {"PauseWithABody", "/api/v1/applicationsets/guestbook/pause", "s3cret-token",
+       R"({"reason": "x"})", 400, "", std::nullopt,
+       "unknown field \"reason\" in request body (none allowed)"},
+      {"PauseWrongToken", "/api/v1/applicationsets/guestbook/pause", "wrong", "", 401, "",
+       std::nullopt, "wrong bearer token"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const size_t before = Commands().size();
+    const HttpResult r =
+        Http(server_->port(), "POST", c.path, {{"Authorization", "Bearer " + c.token}}, c.body);
+    EXPECT_EQ(r.status, c.status) << r.body;
+    const auto commands = Commands();
+    if (c.kind.empty()) {
+      EXPECT_EQ(commands.size(), before);
+      EXPECT_EQ(Body(r)["message"], c.message);
+      continue;
+    }
+    ASSERT_EQ(commands.size(), before + 1);
+    EXPECT_EQ(commands.back().kind, c.kind);
+    EXPECT_EQ(commands.back().reason, c.reason);
+  }
+  // GET on a mutation route is refused with the allowed method.
+  EXPECT_EQ(Get("/api/v1/applicationsets/guestbook/pause").status, 405);
+}
+
 TEST_F(ApiServerTest, SyncChunkedBody) {
   Start();
   const std::string body = R"({"revision":"abc"})";
