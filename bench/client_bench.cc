@@ -31,8 +31,10 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -132,6 +134,35 @@ InformerTotals Totals(const std::vector<std::shared_ptr<Informer>>& informers) {
     t.lists += s.lists;
   }
   return t;
+}
+
+// User and system CPU seconds of the process's `index`-th thread by creation order (thread
+// ids ascend): 0 main, 1 the executor, 2 the first watching I/O thread. {-1, -1} if unknown.
+std::pair<double, double> ThreadUserSys(std::size_t index) {
+  std::vector<long> tids;
+  if (DIR* d = opendir("/proc/self/task")) {
+    while (dirent* e = readdir(d))
+      if (e->d_name[0] != '.') tids.push_back(std::atol(e->d_name));
+    closedir(d);
+  }
+  std::sort(tids.begin(), tids.end());
+  if (index >= tids.size()) return {-1, -1};
+  std::ifstream f("/proc/self/task/" + std::to_string(tids[index]) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const auto close = stat.rfind(')');
+  if (close == std::string::npos) return {-1, -1};
+  std::istringstream rest(stat.substr(close + 2));
+  std::string field;
+  double user = -1, sys = -1;
+  for (int i = 3; rest >> field; ++i) {  // field 3 is the state; 14 utime, 15 stime
+    if (i == 14) user = std::atof(field.c_str());
+    if (i == 15) {
+      sys = std::atof(field.c_str());
+      break;
+    }
+  }
+  const double hz = static_cast<double>(sysconf(_SC_CLK_TCK));
+  return {user / hz, sys / hz};
 }
 
 std::string LoadAverage() {
@@ -295,6 +326,7 @@ int main(int argc, char** argv) {
   // the writer transport's); the process figure includes the writer and the executor.
   const double cpu_changes0 = CpuSeconds(), io_cpu_changes0 = IoCpuSeconds(transports);
   const InformerTotals window0 = Totals(informers);
+  const auto io_us0 = ThreadUserSys(2);
   if (profile == "changes") BENCH_PROFILE_START();
 
   // Changes: merge-patch an annotation, at most `in_flight` outstanding. The CPU per event
@@ -328,6 +360,7 @@ int main(int argc, char** argv) {
   const double io_cpu_changes = IoCpuSeconds(transports) - io_cpu_changes0;
   if (profile == "changes") BENCH_PROFILE_STOP();
   const InformerTotals window1 = Totals(informers);
+  const auto io_us1 = ThreadUserSys(2);
   const long window_events = window1.events - window0.events;
   // The I/O thread's background, at the rate measured at rest, over the change window.
   const double io_background = io_background_per_s * changes_s;
@@ -367,7 +400,8 @@ int main(int argc, char** argv) {
       "latency_max_ms=%.2f io_cpu_us_per_event=%.1f io_cpu_us_per_change_raw=%.1f "
       "window_s=%.2f window_events=%ld window_restarts=%ld window_lists=%ld "
       "io_background_us_per_s=%.0f io_background_pct_of_window=%.0f rest_events=%ld "
-      "rest_restarts=%ld process_cpu_us_per_change=%.1f "
+      "rest_restarts=%ld io_window_user_s=%.2f io_window_sys_s=%.2f "
+      "process_cpu_us_per_change=%.1f "
       "responses_h2=%lld responses_h1=%lld watch_restarts=%ld expired=%ld loadavg_rest=%s "
       "loadavg_end=%s\n",
       n, informers.size(), io_threads, static_cast<long long>(sync_ms), sockets, rss_start / 1024.0,
@@ -376,9 +410,10 @@ int main(int argc, char** argv) {
       l.empty() ? -1.0 : l.back(), io_cpu_per_event, io_cpu_changes * per_change, changes_s,
       window_events, window1.restarts - window0.restarts, window1.lists - window0.lists,
       io_background_per_s * 1e6, io_cpu_changes > 0 ? io_background / io_cpu_changes * 100.0 : 0.0,
-      rest1.events - rest0.events, rest1.restarts - rest0.restarts, cpu_changes * per_change,
-      static_cast<long long>(h2), static_cast<long long>(h1), watch_restarts, expired,
-      load_at_rest.c_str(), LoadAverage().c_str());
+      rest1.events - rest0.events, rest1.restarts - rest0.restarts, io_us1.first - io_us0.first,
+      io_us1.second - io_us0.second, cpu_changes * per_change, static_cast<long long>(h2),
+      static_cast<long long>(h1), watch_restarts, expired, load_at_rest.c_str(),
+      LoadAverage().c_str());
   std::fflush(stdout);
   for (auto& inf : informers) inf->Stop();
   executor.Shutdown();
