@@ -251,6 +251,20 @@ void EnsureWatching(Self* self, const Gathered& g) {
   }
 }
 
+// Commits `batch` on the blocking pool (write-ahead: the caller acts only once the result
+// comes back) and sends (atom, Ptr(result)) to this actor; a failed commit is in result->error.
+template <typename Ptr, typename Atom, typename T>
+void CommitOnPool(Self* self, store::StateBatch batch, std::shared_ptr<T> result, Atom atom) {
+  store::Store* store = self->state.services->store;
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  self->state.services->pool->Post([store, me, result, atom, batch = std::move(batch)] {
+    store::State state(*store);
+    store::WriteResult w = state.Commit(batch);
+    if (!w.ok()) result->error = w.status.message;
+    caf::anon_send(me, atom, Ptr(result));
+  });
+}
+
 // ---- reconcile ----
 
 Json StoredStatusJson(const Mirror& m) {
@@ -397,14 +411,7 @@ void OnGathered(Self* self, GatheredPtr g) {
     self->send(self, persisted_atom::value, persisted);
     return;
   }
-  store::Store* store = st.services->store;
-  caf::actor me = caf::actor_cast<caf::actor>(self);
-  st.services->pool->Post([store, me, persisted, batch = std::move(batch)] {
-    store::State state(*store);
-    store::WriteResult w = state.Commit(batch);
-    if (!w.ok()) persisted->error = w.status.message;
-    caf::anon_send(me, persisted_atom::value, persisted);
-  });
+  CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, persisted_atom::value);
 }
 
 void OnPersisted(Self* self, PersistedPtr p) {
@@ -482,14 +489,7 @@ void FinishAttempt(Self* self, const std::string& app, const engine::OperationRe
   done->used_slot = used_slot;
   store::StateBatch batch;
   batch.PutOperation(st.spec->appset.name, app, engine::OperationRecordToJson(done->record));
-  store::Store* store = st.services->store;
-  caf::actor me = caf::actor_cast<caf::actor>(self);
-  st.services->pool->Post([store, me, done, batch = std::move(batch)] {
-    store::State state(*store);
-    store::WriteResult w = state.Commit(batch);
-    if (!w.ok()) done->error = w.status.message;
-    caf::anon_send(me, finished_atom::value, AttemptDonePtr(done));
-  });
+  CommitOnPool<AttemptDonePtr>(self, std::move(batch), done, finished_atom::value);
 }
 
 // Who started an operation, from the operation itself (it survives restarts).
@@ -702,14 +702,7 @@ void ManualSync(Self* self, const std::string& app, const std::string& revision,
   store::StateBatch batch;
   batch.PutOperation(st.spec->appset.name, app, record);
   st.busy = true;  // the commit below is this actor's decision in flight
-  store::Store* store = st.services->store;
-  caf::actor me = caf::actor_cast<caf::actor>(self);
-  st.services->pool->Post([store, me, persisted, batch = std::move(batch)] {
-    store::State state(*store);
-    store::WriteResult w = state.Commit(batch);
-    if (!w.ok()) persisted->error = w.status.message;
-    caf::anon_send(me, persisted_atom::value, persisted);
-  });
+  CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, persisted_atom::value);
 }
 
 // ---- pause, resume, skip ----
@@ -739,14 +732,7 @@ void RolloutAction(Self* self, const std::string& what, const std::string& calle
   batch.PutRollout(st.spec->appset.name, rollout);
   st.busy = true;
   st.dirty = true;  // the next reconcile plans with the new state
-  store::Store* store = st.services->store;
-  caf::actor me = caf::actor_cast<caf::actor>(self);
-  st.services->pool->Post([store, me, persisted, batch = std::move(batch)] {
-    store::State state(*store);
-    store::WriteResult w = state.Commit(batch);
-    if (!w.ok()) persisted->error = w.status.message;
-    caf::anon_send(me, persisted_atom::value, persisted);
-  });
+  CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, persisted_atom::value);
 }
 
 // ---- live data ----

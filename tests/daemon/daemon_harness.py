@@ -192,7 +192,7 @@ class DaemonEnv:
             "applicationSets": "appsets",
             "state": "sqlite://" + os.path.join(self.dir, "state.db"),
             "apiTokenFile": "token",
-            "listen": {"api": "127.0.0.1:0"},
+            "listen": {"api": "127.0.0.1:0", "metrics": "127.0.0.1:0"},
             "git": {"pollInterval": poll_interval},
         }
         self.config_path = os.path.join(self.config_dir, "fleetwave.yaml")
