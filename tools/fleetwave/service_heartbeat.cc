@@ -79,12 +79,16 @@ void SchedulerWedge::Toggle() {
   latch_ = std::make_shared<Latch>();
   log_("test hook: wedging all " + std::to_string(threads_) + " scheduler threads");
   for (size_t i = 0; i < threads_; ++i) {
-    auto blocker = system_.spawn([](caf::event_based_actor* self) -> caf::behavior {
-      return {[self](actors::run_atom, const actors::RunClosure& fn) {
-        (*fn)();
-        self->quit();
-      }};
-    });
+    // Spawned with an argument: CAF 0.17 dereferences a null argument tuple when a function
+    // actor takes none, which UBSan reports (seen in the ASan+UBSan run of this test).
+    auto blocker = system_.spawn(
+        [](caf::event_based_actor* self, size_t) -> caf::behavior {
+          return {[self](actors::run_atom, const actors::RunClosure& fn) {
+            (*fn)();
+            self->quit();
+          }};
+        },
+        i);
     auto latch = latch_;
     auto log = log_;
     const size_t total = threads_;
