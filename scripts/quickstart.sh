@@ -44,8 +44,8 @@ git -C "$repo" add .
 git -C "$repo" -c user.name=quickstart -c user.email=quickstart@localhost commit -qm "guestbook v1"
 git -C "$repo" log --oneline
 
-say "Start three simulated clusters (sim-0 dev, sim-1 qa, sim-2 prod) on 127.0.0.1:18443"
-build/tools/kubesim/kubesim --clusters 3 --listen 127.0.0.1:18443 --tls \
+say "Start three simulated clusters (sim-0 dev, sim-1 qa, sim-2 prod) on 127.0.0.1:18443; pods get ready after 1.5 s"
+build/tools/kubesim/kubesim --clusters 3 --listen 127.0.0.1:18443 --tls --ready-ms 1500 \
   --kubeconfig-out "$work/kubeconfig" >"$work/kubesim.log" 2>&1 &
 pids+=($!)
 wait_for_line "$work/kubesim.log" '^kubesim ready' "${pids[-1]}" "kubesim (is port 18443 free?)"
