@@ -513,7 +513,10 @@ void OnFinished(Self* self, AttemptDonePtr done) {
       st.services->publish.sync_finished(st.spec->appset.name, TriggerOf(r),
                                          std::string(engine::OperationPhaseName(r.phase)));
     }
-    std::string line = "app=" + done->app + " sync " + r.id + " ";
+    const engine::GeneratedApplication* generated =
+        st.last ? FindApp(*st.last, done->app) : nullptr;
+    std::string line = (generated ? "cluster=" + generated->cluster + " " : std::string()) +
+                       "app=" + done->app + " sync " + r.id + " ";
     if (r.phase == engine::OperationPhase::kRunning) {
       line += "attempt failed (" + r.message + "), retry " + std::to_string(r.retry_count);
     } else {
