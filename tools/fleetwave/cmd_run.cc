@@ -135,6 +135,34 @@ class Events {
   int inotify_fd_ = -1;
 };
 
+// An authenticated API mutation, as a message to the coordinator (never a blocking call: this
+// runs on a civetweb thread). Application commands go to the set the board says owns the app.
+actors::ApiCommandResult RouteApiCommand(const actors::StatusBoard& board,
+                                         const caf::actor& coordinator,
+                                         const actors::ApiCommand& command) {
+  if (command.kind == "pause" || command.kind == "resume") {
+    if (command.kind == "pause") {
+      caf::anon_send(coordinator, actors::pause_atom::value, command.target, command.caller);
+    } else {
+      caf::anon_send(coordinator, actors::resume_atom::value, command.target, command.caller);
+    }
+    return actors::ApiCommandResult{202, command.kind + " of " + command.target + " requested"};
+  }
+  if (command.kind != "sync" && command.kind != "skip") {
+    return actors::ApiCommandResult{400, "unknown command"};
+  }
+  const std::optional<std::string> owner = board.ApplicationOwner(command.target);
+  if (!owner) return actors::ApiCommandResult{404, "application " + command.target + " not found"};
+  if (command.kind == "skip") {
+    caf::anon_send(coordinator, actors::skip_atom::value, *owner, command.target,
+                   command.reason.value_or(""), command.caller);
+  } else {
+    caf::anon_send(coordinator, actors::sync_atom::value, *owner, command.target,
+                   command.revision.value_or(""), command.caller);
+  }
+  return actors::ApiCommandResult{202, command.kind + " of " + command.target + " requested"};
+}
+
 }  // namespace
 
 int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
@@ -270,28 +298,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   caf::actor coordinator = actors::SpawnCoordinator(system, std::move(coordinator_config));
 
   actors::ApiServer api(board, [&board, coordinator](const actors::ApiCommand& command) {
-    if (command.kind == "pause" || command.kind == "resume") {
-      if (command.kind == "pause") {
-        caf::anon_send(coordinator, actors::pause_atom::value, command.target, command.caller);
-      } else {
-        caf::anon_send(coordinator, actors::resume_atom::value, command.target, command.caller);
-      }
-      return actors::ApiCommandResult{202, command.kind + " of " + command.target + " requested"};
-    }
-    if (command.kind != "sync" && command.kind != "skip") {
-      return actors::ApiCommandResult{400, "unknown command"};
-    }
-    const std::optional<std::string> owner = board.ApplicationOwner(command.target);
-    if (!owner)
-      return actors::ApiCommandResult{404, "application " + command.target + " not found"};
-    if (command.kind == "skip") {
-      caf::anon_send(coordinator, actors::skip_atom::value, *owner, command.target,
-                     command.reason.value_or(""), command.caller);
-    } else {
-      caf::anon_send(coordinator, actors::sync_atom::value, *owner, command.target,
-                     command.revision.value_or(""), command.caller);
-    }
-    return actors::ApiCommandResult{202, command.kind + " of " + command.target + " requested"};
+    return RouteApiCommand(board, coordinator, command);
   });
   actors::ApiServerOptions api_options;
   api_options.listen = config.listen_api;
