@@ -17,6 +17,7 @@
 #include "cluster-clients/curl_transport.h"
 #include "cluster-clients/kubeconfig.h"
 #include "engine/render.h"
+#include "tests/cluster-clients/await_callback.h"
 #include "tests/cluster-clients/kubesim_process.h"
 
 namespace fleetwave::actors {
@@ -57,17 +58,7 @@ caf::behavior Subscriber(caf::event_based_actor*, std::shared_ptr<Inbox> inbox) 
   return {[inbox](live_atom, const ClusterUpdatePtr& u) { inbox->Add(u); }};
 }
 
-template <typename T, typename Start>
-T Await(Start start) {
-  auto p = std::make_shared<std::promise<T>>();
-  auto f = p->get_future();
-  start([p](T v) { p->set_value(std::move(v)); });
-  if (f.wait_for(kDeadline) != std::future_status::ready) {
-    ADD_FAILURE() << "no answer within the deadline";
-    return T{};
-  }
-  return f.get();
-}
+using clients::testing::Await;
 
 std::optional<engine::HealthCode> HealthOf(const Inbox& in, const std::string& label,
                                            const std::string& kind) {

@@ -13,6 +13,7 @@
 #include "cluster-clients/cluster_client.h"
 #include "cluster-clients/curl_transport.h"
 #include "cluster-clients/informer.h"
+#include "tests/cluster-clients/await_callback.h"
 #include "tests/cluster-clients/kubesim_process.h"
 
 namespace fleetwave::clients {
@@ -20,17 +21,7 @@ namespace {
 
 constexpr auto kDeadline = std::chrono::seconds(30);
 
-template <typename T, typename Start>
-T Await(Start start) {
-  auto p = std::make_shared<std::promise<T>>();
-  auto f = p->get_future();
-  start([p](T v) { p->set_value(std::move(v)); });
-  if (f.wait_for(kDeadline) != std::future_status::ready) {
-    ADD_FAILURE() << "no answer within the deadline";
-    return T{};
-  }
-  return f.get();
-}
+using testing::Await;
 
 template <typename Cond>
 bool Eventually(Cond cond, std::chrono::seconds within = kDeadline) {

@@ -12,6 +12,7 @@
 #include "cluster-clients/cluster_client.h"
 #include "cluster-clients/curl_transport.h"
 #include "cluster-clients/informer.h"
+#include "tests/cluster-clients/await_callback.h"
 #include "tests/cluster-clients/kubesim_process.h"
 
 namespace fleetwave::clients {
@@ -22,17 +23,7 @@ using ::testing::Not;
 
 constexpr auto kDeadline = std::chrono::seconds(20);
 
-template <typename T, typename Start>
-T Await(Start start) {
-  auto p = std::make_shared<std::promise<T>>();
-  auto f = p->get_future();
-  start([p](T v) { p->set_value(std::move(v)); });
-  if (f.wait_for(kDeadline) != std::future_status::ready) {
-    ADD_FAILURE() << "no answer within the deadline";
-    return T{};
-  }
-  return f.get();
-}
+using testing::Await;
 
 // Polls `cond` until it holds or the deadline passes (for state that converges over
 // kubesim's controller ticks).
