@@ -15,6 +15,7 @@
 #include "engine/tracking.h"
 #include "sources/app_render.h"
 #include "sources/generator_inputs.h"
+#include "sources/render_cache.h"
 #include "sources/resolve_once.h"
 #include "store/state.h"
 
@@ -103,6 +104,9 @@ struct AppSetState {
   std::map<std::string, std::vector<engine::AppliedObject>> applied;  // read-after-write
   std::optional<Mirror> mirror;
   GatheredPtr last;  // the last gathered generation and renders
+  // Renders reused while an app's spec and commits stay the same; only the gather in flight
+  // (at most one: `busy`) touches it, on the pool.
+  std::shared_ptr<sources::RenderCache> renders = std::make_shared<sources::RenderCache>();
   bool busy = false;
   bool dirty = false;
   bool automated_warned = false;
@@ -147,7 +151,7 @@ const engine::GeneratedApplication* FindApp(const Gathered& g, const std::string
 // ---- gathering (blocking pool) ----
 
 GatheredPtr Gather(const AppSetSpec& spec, sources::Source* source, store::Store* store,
-                   bool load_records) {
+                   bool load_records, sources::RenderCache& cache) {
   auto out = std::make_shared<Gathered>();
   if (load_records) {
     store::State state(*store);
@@ -165,10 +169,12 @@ GatheredPtr Gather(const AppSetSpec& spec, sources::Source* source, store::Store
   for (const auto& issue : generated.issues) out->errors.push_back(engine::FormatIssue(issue));
   out->apps = std::move(generated.apps);
   const engine::Discovery discovery = engine::Discovery::BuiltIn();
+  std::set<std::string> names;
   for (const auto& app : out->apps) {
-    out->renders[app.name] =
-        sources::RenderApp(*source, resolver, spec.appset.name, app, nullptr, discovery);
+    out->renders[app.name] = cache.Render(*source, resolver, spec.appset.name, app, discovery);
+    names.insert(app.name);
   }
+  cache.Retain(names);
   return out;
 }
 
@@ -468,8 +474,9 @@ void Reconcile(Self* self) {
   sources::Source* source = st.services->source;
   store::Store* store = st.services->store;
   const bool load = !st.mirror.has_value();
-  st.services->pool->Post([me, spec, source, store, load] {
-    caf::anon_send(me, gathered_atom::value, Gather(*spec, source, store, load));
+  std::shared_ptr<sources::RenderCache> renders = st.renders;
+  st.services->pool->Post([me, spec, source, store, load, renders] {
+    caf::anon_send(me, gathered_atom::value, Gather(*spec, source, store, load, *renders));
   });
 }
 
