@@ -160,10 +160,30 @@ ApiResponse MethodNotAllowed(const ApiRequest& request, const std::string& allow
 
 bool IsGet(const ApiRequest& r) { return r.method == "GET" || r.method == "HEAD"; }
 
+// A list route's answer to ?watch=1: the server streams the collection (ApiWatchTest.*).
+ApiResponse WatchOf(const std::string& collection) {
+  ApiResponse r;
+  r.content_type = "application/json-lines";
+  r.watch = collection;
+  return r;
+}
+
 }  // namespace
 
 ApiResponse ApiError(int status, const std::string& message) {
   return JsonResponse(status, Dump(Json{{"code", status}, {"message", message}}));
+}
+
+bool WantsWatch(const std::string& query) {
+  std::string_view q = query;
+  while (!q.empty()) {
+    const size_t amp = q.find('&');
+    const std::string_view pair = q.substr(0, amp);
+    if (pair == "watch=1" || pair == "watch=true") return true;
+    if (amp == std::string_view::npos) break;
+    q.remove_prefix(amp + 1);
+  }
+  return false;
 }
 
 std::string LogSafe(const std::string& text) {
@@ -235,6 +255,7 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
       if (!set) return ApiError(404, "applicationset \"" + s[3] + "\" not found");
       return JsonResponse(200, Dump(*set));
     }
+    if (WantsWatch(request.query)) return WatchOf(StatusBoard::kAppSets);
     // Input files that failed to load are listed beside the sets: a set whose file is broken
     // may have no entry of its own to carry the error.
     Json errors = Json::array();
@@ -257,16 +278,15 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
       if (!app) return ApiError(404, "application \"" + s[3] + "\" not found");
       return JsonResponse(200, Dump(*app));
     }
+    if (WantsWatch(request.query)) return WatchOf(StatusBoard::kApplications);
     return JsonResponse(200, ListBody("ApplicationList", board_.Applications()));
   }
 
   if (api && n == 3 && s[2] == "clusters") {
     if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
+    if (WantsWatch(request.query)) return WatchOf(StatusBoard::kClusters);
     Json items = Json::array();
-    for (const ClusterStatus& c : board_.Clusters()) {
-      items.push_back(
-          Json{{"name", c.name}, {"server", c.server}, {"up", c.up}, {"synced", c.synced}});
-    }
+    for (const ClusterStatus& c : board_.Clusters()) items.push_back(ClusterJson(c));
     return JsonResponse(200, Dump(Json{{"items", std::move(items)}}));
   }
 

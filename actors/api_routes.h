@@ -7,6 +7,8 @@
 //                                            the input files' load errors)
 //   GET  /api/v1/applications[/NAME]         the board's Argo-shaped Applications
 //   GET  /api/v1/clusters                    name, server, up, synced per cluster
+//   GET  <any list above>?watch=1            a watch stream of that list (api_watch.h): the
+//                                            router answers with `watch` set, the server streams
 //   POST /api/v1/applications/NAME/sync      bearer token; optional {"revision": "..."}
 //
 // HEAD is served wherever GET is. Unknown paths are 404 and known paths with another method 405
@@ -43,7 +45,12 @@ struct ApiResponse {
   std::string content_type = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // besides type and length
+  // Non-empty: instead of `body`, stream this StatusBoard collection's watch (api_watch.h).
+  std::string watch;
 };
+
+// Whether the query asks for a watch stream: watch=1 or watch=true (ApiWatchTest.WatchQuery).
+bool WantsWatch(const std::string& query);
 
 // The JSON error body every refusal carries: {"code": status, "message": message}.
 ApiResponse ApiError(int status, const std::string& message);

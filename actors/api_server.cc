@@ -7,7 +7,9 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -17,6 +19,7 @@
 
 #include "actors/api_routes.h"
 #include "actors/api_token.h"
+#include "actors/api_watch.h"
 
 namespace fleetwave::actors {
 namespace {
@@ -174,7 +177,9 @@ std::optional<std::string> ApiServer::Start(const ApiServerOptions& options) {
   tokens_->Reload();  // a missing token file is logged now, not at the first mutation
   router_ = std::make_unique<ApiRouter>(board_, *tokens_, handler_, options_.log);
 
-  const std::string threads = std::to_string(options_.threads > 0 ? options_.threads : 1);
+  stopping_ = false;
+  const int watch_threads = std::max(0, options_.max_watches);
+  const std::string threads = std::to_string(std::max(1, options_.threads) + watch_threads);
   const char* config[] = {
       "listening_ports", spec->c_str(),       "num_threads", threads.c_str(), "request_timeout_ms",
       "30000",           "enable_keep_alive", "no",          nullptr};
@@ -210,6 +215,18 @@ std::optional<std::string> ApiServer::Start(const ApiServerOptions& options) {
 
 void ApiServer::Stop() {
   if (ctx_ == nullptr) return;
+  // Watch streams wait on the board's feed: the flag and the wake end them now, before
+  // mg_stop() waits for their threads (ApiWatchTest.StopEndsStreams).
+  stopping_ = true;
+  board_.feed().WakeAll();
+  {
+    // Streams waiting for changes end with their last chunk within milliseconds; mg_stop() makes
+    // every later write fail, so it waits for them briefly. A stream blocked writing to a client
+    // that reads nothing is not waited for: civetweb's write loop sees the stop flag within its
+    // 2 s poll quantum (ApiWatchTest.StopEndsStreams).
+    std::unique_lock<std::mutex> lock(watch_mu_);
+    watch_done_.wait_for(lock, std::chrono::milliseconds(250), [this] { return watches_ == 0; });
+  }
   // civetweb's listener thread sees the stop flag only when its poll() returns: every 2 s, or
   // at once when a connection arrives. Connecting until mg_stop() returns makes a stop take
   // milliseconds instead of 2 s (ApiServerTest.StopClosesTheListenerAndStartsAgain). The few
@@ -272,6 +289,7 @@ int ApiServer::Serve(mg_connection* conn) {
       }
     }
     const ApiResponse response = router_->Handle(request);
+    if (!response.watch.empty()) return ServeWatch(conn, response.watch, request.caller, head);
     WriteResponse(conn, response, head);
     return response.status;
   } catch (...) {
@@ -282,6 +300,59 @@ int ApiServer::Serve(mg_connection* conn) {
     }
     return 500;
   }
+}
+
+int ApiServer::ServeWatch(mg_connection* conn, const std::string& collection,
+                          const std::string& caller, bool head) {
+  // A slot among max_watches, or 503: the ordinary request threads stay free.
+  if (watches_.fetch_add(1) >= options_.max_watches) {
+    watches_.fetch_sub(1);
+    router_->LogLine("api: watch of " + collection + " from " + caller +
+                     " refused (503): too many watches");
+    ApiResponse r = ApiError(503, "too many watch streams (at most " +
+                                      std::to_string(options_.max_watches) + "); try again later");
+    r.headers.emplace_back("Retry-After", "5");
+    WriteResponse(conn, r, head);
+    return r.status;
+  }
+  struct Slot {
+    ApiServer* server;
+    ~Slot() {
+      std::lock_guard<std::mutex> lock(server->watch_mu_);
+      server->watches_.fetch_sub(1);
+      server->watch_done_.notify_all();
+    }
+  } slot{this};
+
+  mg_disable_connection_keep_alive(conn);
+  const std::string headers =
+      "HTTP/1.1 200 OK\r\nContent-Type: application/json-lines\r\n"
+      "Transfer-Encoding: chunked\r\nCache-Control: no-store\r\n"
+      "X-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n";
+  if (mg_write(conn, headers.data(), headers.size()) != static_cast<int>(headers.size()) || head) {
+    return 200;
+  }
+  // One chunk per batch of lines, framed here so each is a single write. civetweb's own writes
+  // give up when the server stops, and after request_timeout_ms on a client that reads nothing.
+  auto write_chunk = [conn](std::string_view data) {
+    char size[20];
+    const int n = std::snprintf(size, sizeof(size), "%zx\r\n", data.size());
+    std::string chunk(size, static_cast<size_t>(n));
+    chunk.append(data);
+    chunk += "\r\n";
+    return mg_write(conn, chunk.data(), chunk.size()) == static_cast<int>(chunk.size());
+  };
+  WatchOptions options;
+  options.keepalive = options_.watch_keepalive;
+  const WatchEnd end = StreamWatch(board_, collection, options, stopping_, write_chunk);
+  if (end == WatchEnd::kBehind) {
+    router_->LogLine("api: watch of " + collection + " from " + caller +
+                     " dropped: the client reads slower than the changes come");
+  }
+  // The zero-length chunk ends the stream cleanly when the server stops or drops the reader;
+  // the client starts a new watch either way.
+  if (end != WatchEnd::kWriteFailed) mg_write(conn, "0\r\n\r\n", 5);
+  return 200;
 }
 
 }  // namespace fleetwave::actors

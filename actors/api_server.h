@@ -6,14 +6,24 @@
 // waits for the requests in flight and closes the listener. Request bodies are bounded
 // (413 above max_body_bytes); responses close the connection.
 //
+// A `?watch=1` stream (api_watch.h) holds one civetweb thread for as long as it lasts, so the
+// server runs `threads` threads for ordinary requests plus `max_watches` for streams, and refuses
+// a watch beyond that (503): watches can never starve a GET or a mutation. Stop() ends every
+// stream: streams waiting for changes wake from the board's feed and end cleanly at once; a
+// thread blocked writing to a stalled client is released by civetweb's stop flag within 2 s
+// (ApiWatchTest.StopEndsStreams).
+//
 // Thread-safety: Start/Stop/port from one owning thread. The board and the handler must outlive
 // the running server; the handler is called on civetweb's threads.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 
@@ -31,7 +41,9 @@ class ApiTokenSource;
 struct ApiServerOptions {
   std::string listen = "127.0.0.1:8089";
   std::string token_file;  // empty: no token, every mutation is refused
-  int threads = 8;
+  int threads = 8;         // for ordinary requests
+  int max_watches = 16;    // concurrent ?watch=1 streams, each on a thread of its own
+  std::chrono::milliseconds watch_keepalive{15000};  // a BOOKMARK line after this much quiet
   size_t max_body_bytes = 1 << 20;
   std::chrono::seconds token_refresh{60};
   std::function<std::chrono::steady_clock::time_point()> clock;  // nullptr = steady_clock
@@ -56,6 +68,9 @@ class ApiServer {
 
  private:
   void Log(const std::string& line) const;
+  // Streams a watch the router accepted; returns the status for civetweb.
+  int ServeWatch(::mg_connection* conn, const std::string& collection, const std::string& caller,
+                 bool head);
 
   const StatusBoard& board_;
   ApiCommandHandler handler_;
@@ -64,6 +79,10 @@ class ApiServer {
   std::unique_ptr<ApiRouter> router_;
   std::string spec_;  // the numeric address civetweb listens on
   mg_context* ctx_ = nullptr;
+  std::atomic<bool> stopping_{false};  // ends every watch stream (Stop())
+  std::atomic<int> watches_{0};        // streams running now
+  std::mutex watch_mu_;                // with watch_done_: Stop() waits for streams to end
+  std::condition_variable watch_done_;
   int port_ = 0;
 };
 

@@ -22,16 +22,23 @@ void StatusBoard::PublishAppSet(const std::string& name, engine::Json appset,
     for (const std::string& old : it->second) {
       if (names.count(old) == 0) {
         auto a = apps_.find(old);
-        if (a != apps_.end() && a->second.appset == name) apps_.erase(a);
+        if (a != apps_.end() && a->second.appset == name) {
+          RecordLocked(kApplications, old, a->second.json, nullptr);
+          apps_.erase(a);
+        }
       }
     }
   }
   for (auto& [app, json] : apps) {
     auto a = apps_.find(app);
+    JsonPtr before = a != apps_.end() ? a->second.json : nullptr;
     if (a != apps_.end() && a->second.appset != name) DropAppLocked(app);  // moves between sets
+    RecordLocked(kApplications, app, before, json);
     apps_[app] = AppEntry{name, std::move(json)};
   }
   set_apps_[name] = std::move(names);
+  auto old_set = appsets_.find(name);
+  RecordLocked(kAppSets, name, old_set != appsets_.end() ? old_set->second : nullptr, set_json);
   appsets_[name] = std::move(set_json);
   ++sequence_;
 }
@@ -41,7 +48,9 @@ void StatusBoard::PublishApplication(const std::string& appset, const std::strin
   auto json = std::make_shared<const engine::Json>(std::move(application));
   std::lock_guard<std::mutex> lock(mu_);
   auto a = apps_.find(name);
+  JsonPtr before = a != apps_.end() ? a->second.json : nullptr;
   if (a != apps_.end() && a->second.appset != appset) DropAppLocked(name);
+  RecordLocked(kApplications, name, before, json);
   apps_[name] = AppEntry{appset, std::move(json)};
   set_apps_[appset].insert(name);
   ++sequence_;
@@ -52,11 +61,17 @@ void StatusBoard::RemoveAppSet(const std::string& name) {
   if (auto it = set_apps_.find(name); it != set_apps_.end()) {
     for (const std::string& app : it->second) {
       auto a = apps_.find(app);
-      if (a != apps_.end() && a->second.appset == name) apps_.erase(a);
+      if (a != apps_.end() && a->second.appset == name) {
+        RecordLocked(kApplications, app, a->second.json, nullptr);
+        apps_.erase(a);
+      }
     }
     set_apps_.erase(it);
   }
-  appsets_.erase(name);
+  if (auto set = appsets_.find(name); set != appsets_.end()) {
+    RecordLocked(kAppSets, name, set->second, nullptr);
+    appsets_.erase(set);
+  }
   ++sequence_;
 }
 
@@ -71,13 +86,23 @@ void StatusBoard::DropAppLocked(const std::string& app) {
 void StatusBoard::PublishCluster(ClusterStatus cluster) {
   std::lock_guard<std::mutex> lock(mu_);
   std::string name = cluster.name;
+  auto old = clusters_.find(name);
+  RecordLocked(kClusters, name,
+               old != clusters_.end()
+                   ? std::make_shared<const engine::Json>(ClusterJson(old->second))
+                   : nullptr,
+               std::make_shared<const engine::Json>(ClusterJson(cluster)));
   clusters_[name] = std::move(cluster);
   ++sequence_;
 }
 
 void StatusBoard::RemoveCluster(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
-  clusters_.erase(name);
+  if (auto old = clusters_.find(name); old != clusters_.end()) {
+    RecordLocked(kClusters, name, std::make_shared<const engine::Json>(ClusterJson(old->second)),
+                 nullptr);
+    clusters_.erase(old);
+  }
   ++sequence_;
 }
 
@@ -174,6 +199,40 @@ Readiness StatusBoard::readiness() const {
 uint64_t StatusBoard::sequence() const {
   std::lock_guard<std::mutex> lock(mu_);
   return sequence_;
+}
+
+void StatusBoard::RecordLocked(const char* collection, const std::string& name,
+                               const JsonPtr& before, const JsonPtr& after) {
+  if (!before && !after) return;
+  if (before && after && (before == after || *before == *after)) return;
+  const ChangeType type = !before  ? ChangeType::kAdded
+                          : !after ? ChangeType::kDeleted
+                                   : ChangeType::kModified;
+  feed_.Record(collection, type, name, after ? after : before);
+}
+
+std::optional<std::vector<StatusBoard::JsonPtr>> StatusBoard::Snapshot(
+    const std::string& collection, uint64_t* version) const {
+  // Under the board's lock no change can be recorded (publishers record while holding it), so
+  // the items and the feed's version describe the same moment (StatusBoardFeedTest.*).
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<JsonPtr> out;
+  if (collection == kAppSets) {
+    for (const auto& [_, json] : appsets_) out.push_back(json);
+  } else if (collection == kApplications) {
+    for (const auto& [_, entry] : apps_) out.push_back(entry.json);
+  } else if (collection == kClusters) {
+    for (const auto& [_, c] : clusters_)
+      out.push_back(std::make_shared<const engine::Json>(ClusterJson(c)));
+  } else {
+    return std::nullopt;
+  }
+  *version = feed_.version();
+  return out;
+}
+
+engine::Json ClusterJson(const ClusterStatus& c) {
+  return engine::Json{{"name", c.name}, {"server", c.server}, {"up", c.up}, {"synced", c.synced}};
 }
 
 }  // namespace fleetwave::actors

@@ -10,7 +10,9 @@
 //  - per cluster its name, server and whether it is up and its watches have synced;
 //  - per input file its last load error ("file:line:col: message") or none;
 //  - readiness (config and store loaded) with the reason while not ready;
-//  - a sequence number that grows on every change (for ?watch streams later).
+//  - a sequence number that grows on every change;
+//  - a change feed (change_feed.h) of the collections the API lists: every object added,
+//    modified (its JSON differs from the last published) or deleted, for the ?watch=1 streams.
 //
 // Thread-safety: every method may be called from any thread. Snapshots are immutable JSON
 // values behind shared pointers: a publish swaps pointers under a short lock (publishing one set
@@ -27,6 +29,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/change_feed.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::actors {
@@ -38,6 +41,9 @@ struct ClusterStatus {
   bool synced = false;  // every watch listed at least once
 };
 
+// The JSON a cluster has in the API's list and watch: {"name", "server", "up", "synced"}.
+engine::Json ClusterJson(const ClusterStatus& cluster);
+
 struct Readiness {
   bool ready = false;
   std::string reason;  // why not ready; empty when ready
@@ -47,7 +53,13 @@ class StatusBoard {
  public:
   using JsonPtr = std::shared_ptr<const engine::Json>;
 
-  StatusBoard() = default;
+  // The watch collections (ChangeFeed): each list endpoint's name.
+  static constexpr const char* kAppSets = "applicationsets";
+  static constexpr const char* kApplications = "applications";
+  static constexpr const char* kClusters = "clusters";
+
+  // `feed_capacity` bounds each collection's ring of recent changes (how far a watcher may lag).
+  explicit StatusBoard(size_t feed_capacity = 16384) : feed_(feed_capacity) {}
   StatusBoard(const StatusBoard&) = delete;
   StatusBoard& operator=(const StatusBoard&) = delete;
 
@@ -86,6 +98,13 @@ class StatusBoard {
   // Grows by at least one on every change; never decreases.
   uint64_t sequence() const;
 
+  // A watch collection's items as its list serves them (sorted by name) and the feed version
+  // they are current at: the changes after `*version` (feed().Next) follow on exactly. nullopt
+  // for a name that is not a collection.
+  std::optional<std::vector<JsonPtr>> Snapshot(const std::string& collection,
+                                               uint64_t* version) const;
+  const ChangeFeed& feed() const { return feed_; }
+
  private:
   struct AppEntry {
     std::string appset;
@@ -93,6 +112,11 @@ class StatusBoard {
   };
 
   void DropAppLocked(const std::string& app);
+  // Records the change from `before` to `after` (either may be null) in the feed: ADDED,
+  // DELETED, MODIFIED when the JSON differs, nothing when it is equal (a reconcile that changed
+  // nothing costs watchers nothing). REQUIRES: mu_ held.
+  void RecordLocked(const char* collection, const std::string& name, const JsonPtr& before,
+                    const JsonPtr& after);
 
   mutable std::mutex mu_;
   std::map<std::string, JsonPtr> appsets_;
@@ -102,6 +126,7 @@ class StatusBoard {
   std::map<std::string, std::optional<std::string>> files_;  // file -> last error
   Readiness readiness_{false, "starting"};
   uint64_t sequence_ = 0;
+  ChangeFeed feed_;
 };
 
 }  // namespace fleetwave::actors

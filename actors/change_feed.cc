@@ -1,0 +1,81 @@
+#include "actors/change_feed.h"
+
+#include <iterator>
+#include <utility>
+
+namespace fleetwave::actors {
+
+const char* ChangeTypeName(ChangeType type) {
+  switch (type) {
+    case ChangeType::kAdded:
+      return "ADDED";
+    case ChangeType::kModified:
+      return "MODIFIED";
+    case ChangeType::kDeleted:
+      return "DELETED";
+  }
+  return "MODIFIED";
+}
+
+ChangeFeed::ChangeFeed(size_t capacity) : capacity_(capacity > 0 ? capacity : 1) {}
+
+uint64_t ChangeFeed::Record(const std::string& collection, ChangeType type, std::string name,
+                            JsonPtr object) {
+  uint64_t version;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    version = ++version_;
+    Ring& ring = rings_[collection];
+    ring.changes.push_back(Change{version, type, std::move(name), std::move(object)});
+    // The ring never grows past its bound: the oldest change goes, and a reader that had not
+    // read it learns so from dropped_through (ChangeFeedTest.SlowReaderFallsBehind...).
+    while (ring.changes.size() > capacity_) {
+      ring.dropped_through = ring.changes.front().version;
+      ring.changes.pop_front();
+    }
+  }
+  changed_.notify_all();
+  return version;
+}
+
+uint64_t ChangeFeed::version() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return version_;
+}
+
+ChangeFeed::Read ChangeFeed::Next(const std::string& collection, uint64_t* cursor,
+                                  std::chrono::steady_clock::time_point deadline,
+                                  const std::atomic<bool>& cancelled,
+                                  std::vector<Change>* out) const {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    if (cancelled.load()) return Read::kCancelled;
+    auto it = rings_.find(collection);
+    if (it != rings_.end()) {
+      const Ring& ring = it->second;
+      if (ring.dropped_through > *cursor) return Read::kBehind;
+      if (!ring.changes.empty() && ring.changes.back().version > *cursor) {
+        // Changes are in version order: copy the tail after the cursor (pointers only; the
+        // caller serialises after the lock is released).
+        auto first = ring.changes.end();
+        while (first != ring.changes.begin() && std::prev(first)->version > *cursor) --first;
+        out->assign(first, ring.changes.end());
+        *cursor = out->back().version;
+        return Read::kChanges;
+      }
+    }
+    if (changed_.wait_until(lock, deadline) == std::cv_status::timeout) {
+      if (cancelled.load()) return Read::kCancelled;
+      return Read::kTimedOut;
+    }
+  }
+}
+
+void ChangeFeed::WakeAll() const {
+  // Taking the lock orders this wake after any reader's check of its flag: a reader that has
+  // checked is already waiting and gets the notify (no lost wake-up).
+  { std::lock_guard<std::mutex> lock(mu_); }
+  changed_.notify_all();
+}
+
+}  // namespace fleetwave::actors

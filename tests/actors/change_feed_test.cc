@@ -1,0 +1,157 @@
+#include "actors/change_feed.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <future>
+#include <string>
+#include <vector>
+
+#include "actors/status_board.h"
+
+namespace fleetwave::actors {
+namespace {
+
+using engine::Json;
+using std::chrono::milliseconds;
+using std::chrono::seconds;
+using Clock = std::chrono::steady_clock;
+
+ChangeFeed::JsonPtr Obj(const std::string& name) {
+  return std::make_shared<const Json>(Json{{"metadata", {{"name", name}}}});
+}
+
+// Versions grow by one per change across collections; a reader of one collection sees only
+// its changes after the cursor, oldest first, and its cursor moves past them.
+TEST(ChangeFeedTest, ReadsOneCollectionAfterCursor) {
+  ChangeFeed feed(16);
+  std::atomic<bool> cancelled{false};
+  EXPECT_EQ(feed.Record("a", ChangeType::kAdded, "x", Obj("x")), 1u);
+  EXPECT_EQ(feed.Record("b", ChangeType::kAdded, "y", Obj("y")), 2u);
+  EXPECT_EQ(feed.Record("a", ChangeType::kDeleted, "x", Obj("x")), 3u);
+  std::vector<Change> out;
+  uint64_t cursor = 1;
+  ASSERT_EQ(feed.Next("a", &cursor, Clock::now() + seconds(5), cancelled, &out),
+            ChangeFeed::Read::kChanges);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].version, 3u);
+  EXPECT_EQ(out[0].type, ChangeType::kDeleted);
+  EXPECT_EQ(cursor, 3u);
+  EXPECT_EQ(feed.Next("a", &cursor, Clock::now() + milliseconds(10), cancelled, &out),
+            ChangeFeed::Read::kTimedOut);
+  EXPECT_STREQ(ChangeTypeName(ChangeType::kAdded), "ADDED");
+  EXPECT_STREQ(ChangeTypeName(ChangeType::kModified), "MODIFIED");
+}
+
+// The ring is bounded: a reader whose next change was evicted is behind, and Record() never
+// waits for it.
+TEST(ChangeFeedTest, SlowReaderFallsBehindWithoutBlockingRecord) {
+  ChangeFeed feed(4);
+  std::atomic<bool> cancelled{false};
+  for (int i = 0; i < 100; ++i) feed.Record("a", ChangeType::kModified, "x", Obj("x"));
+  std::vector<Change> out;
+  uint64_t cursor = 95;  // 96 was evicted (97..100 kept)
+  EXPECT_EQ(feed.Next("a", &cursor, Clock::now(), cancelled, &out), ChangeFeed::Read::kBehind);
+  cursor = 96;
+  ASSERT_EQ(feed.Next("a", &cursor, Clock::now(), cancelled, &out), ChangeFeed::Read::kChanges);
+  EXPECT_EQ(out.size(), 4u);
+}
+
+// A waiting reader wakes for a change, and for WakeAll() once its flag is set.
+TEST(ChangeFeedTest, WaitingReaderWakes) {
+  ChangeFeed feed(4);
+  std::atomic<bool> cancelled{false};
+  auto reader = std::async(std::launch::async, [&] {
+    std::vector<Change> out;
+    uint64_t cursor = 0;
+    return feed.Next("a", &cursor, Clock::now() + seconds(30), cancelled, &out);
+  });
+  feed.Record("a", ChangeType::kAdded, "x", Obj("x"));
+  ASSERT_EQ(reader.wait_for(seconds(10)), std::future_status::ready);
+  EXPECT_EQ(reader.get(), ChangeFeed::Read::kChanges);
+
+  auto waiting = std::async(std::launch::async, [&] {
+    std::vector<Change> out;
+    uint64_t cursor = 1;
+    return feed.Next("a", &cursor, Clock::now() + seconds(30), cancelled, &out);
+  });
+  cancelled = true;
+  feed.WakeAll();
+  ASSERT_EQ(waiting.wait_for(seconds(10)), std::future_status::ready);
+  EXPECT_EQ(waiting.get(), ChangeFeed::Read::kCancelled);
+}
+
+// The board records what its list readers would see change: a snapshot and its version, then
+// exactly the changes after it; republishing equal JSON records nothing.
+TEST(StatusBoardFeedTest, SnapshotThenChanges) {
+  StatusBoard board;
+  board.PublishAppSet("s", Json{{"metadata", {{"name", "s"}}}},
+                      {{"a", Json{{"metadata", {{"name", "a"}}}}}});
+  uint64_t version = 0;
+  auto apps = board.Snapshot(StatusBoard::kApplications, &version);
+  ASSERT_TRUE(apps.has_value());
+  EXPECT_EQ(apps->size(), 1u);
+  EXPECT_FALSE(board.Snapshot("nope", &version).has_value());
+
+  struct Step {
+    std::string name;
+    std::function<void()> act;
+    std::vector<std::pair<std::string, std::string>> want;  // collection, "TYPE name"
+  };
+  const Json set = Json{{"metadata", {{"name", "s"}}}};
+  const std::vector<Step> steps = {
+      {"RepublishEqual",
+       [&] {
+         board.PublishAppSet("s", set, {{"a", Json{{"metadata", {{"name", "a"}}}}}});
+       },
+       {}},
+      {"ModifyAndAdd",
+       [&] {
+         board.PublishAppSet("s", set,
+                             {{"a", Json{{"metadata", {{"name", "a"}}}, {"x", 1}}},
+                              {"b", Json{{"metadata", {{"name", "b"}}}}}});
+       },
+       {{"applications", "MODIFIED a"}, {"applications", "ADDED b"}}},
+      {"GoneApp",
+       [&] {
+         board.PublishAppSet("s", set, {{"b", Json{{"metadata", {{"name", "b"}}}}}});
+       },
+       {{"applications", "DELETED a"}}},
+      {"Cluster",
+       [&] {
+         board.PublishCluster({"c", "https://c", true, true});
+       },
+       {{"clusters", "ADDED c"}}},
+      {"ClusterSame",
+       [&] {
+         board.PublishCluster({"c", "https://c", true, true});
+       },
+       {}},
+      {"RemoveSet",
+       [&] { board.RemoveAppSet("s"); },
+       {{"applications", "DELETED b"}, {"applicationsets", "DELETED s"}}},
+  };
+  std::atomic<bool> cancelled{false};
+  for (const Step& step : steps) {
+    SCOPED_TRACE(step.name);
+    step.act();
+    std::vector<std::pair<std::string, std::string>> got;
+    uint64_t next = version;
+    for (const char* collection : {"applications", "applicationsets", "clusters"}) {
+      uint64_t cursor = version;
+      std::vector<Change> out;
+      if (board.feed().Next(collection, &cursor, Clock::now(), cancelled, &out) ==
+          ChangeFeed::Read::kChanges) {
+        for (const Change& c : out) {
+          got.emplace_back(collection, std::string(ChangeTypeName(c.type)) + " " + c.name);
+        }
+        next = std::max(next, cursor);
+      }
+    }
+    EXPECT_EQ(got, step.want);
+    version = next;
+  }
+}
+
+}  // namespace
+}  // namespace fleetwave::actors
