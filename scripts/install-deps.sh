@@ -13,8 +13,10 @@ packages=(
   prometheus-cpp-dev libboost-dev libssl-dev
   prometheus
   python3-kubernetes python3-yaml git
+  chromium chromium-driver python3-selenium
   nghttp2-proxy openssl
   systemd procps
+  gnuplot-nox  # bench/fleet_bench's plot (docs/images)
 )
 
 missing=()
