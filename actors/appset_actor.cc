@@ -89,6 +89,7 @@ using wake_atom = caf::atom_constant<caf::atom("wake")>;
 struct ClusterView {
   bool reachable = false;
   bool synced = false;
+  bool listed = false;  // synced at least once in this process: its health data means something
   std::map<std::string, std::vector<LiveEntry>> apps;  // app label -> entries
 };
 
@@ -297,6 +298,7 @@ engine::ObservedApp Observe(Self* self, const Gathered& g,
   }
   auto view = st.views.find(app.cluster);
   o.reachable = view != st.views.end() && view->second.reachable && view->second.synced;
+  o.observed = view != st.views.end() && view->second.listed;
   if (view != st.views.end()) {
     auto entries = view->second.apps.find(AppLabel(self, app.name));
     if (entries != view->second.apps.end()) {
@@ -752,6 +754,7 @@ void OnClusterUpdate(Self* self, const ClusterUpdatePtr& update) {
   const bool was_up = view.reachable && view.synced;
   view.reachable = update->reachable;
   view.synced = update->synced;
+  view.listed = view.listed || update->synced;
   for (const auto& [label, entries] : update->apps) view.apps[label] = entries;
   if (const auto& publish = self->state.services->publish.cluster) {
     std::string server;

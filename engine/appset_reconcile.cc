@@ -435,7 +435,9 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     before.application_status = input.stored.application_status;
     before.conditions = input.stored.conditions;
     before.rollout = input.stored.rollout;
-    out.plan = Plan(set, std::move(input.stored), desired, live_apps, now);
+    const bool observation_complete = std::all_of(input.apps.begin(), input.apps.end(),
+                                                  [](const ObservedApp& a) { return a.observed; });
+    out.plan = Plan(set, std::move(input.stored), desired, live_apps, now, observation_complete);
     out.status = PlanStatusJson(out.plan);
     LogRolloutChanges(set, before, out.plan, views, out.log);
 

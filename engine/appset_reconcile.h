@@ -46,6 +46,11 @@ struct ObservedApp {
   // The app's cluster actor reports the cluster reachable and its watches listed at least once;
   // false makes sync and health Unknown and starts nothing for the app.
   bool reachable = true;
+  // The app's cluster has been observed (its watches listed) at least once in this process.
+  // False in a daemon's first reconciles after a start: `reachable` is false then for lack of
+  // data, not because the cluster failed, so the rollout's step is held (Plan's
+  // observation_complete) instead of re-opened — a restart keeps the step clock.
+  bool observed = true;
   // The live objects carrying the app's label on its cluster, and each one's health.
   std::vector<LiveObject> live;
   std::map<ObjectRef, HealthStatus> live_health;

@@ -1,6 +1,7 @@
 #include "engine/rollout_phases.h"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "engine/max_update.h"
@@ -226,9 +227,17 @@ SyncSelection SelectSyncs(const JoinedApps& joined, const Eligibility& open, boo
 RolloutOutcome FinishRollout(const Strategy& strategy, RolloutState state,
                              const std::vector<AppSetCondition>& previous_conditions,
                              const RolloutConfigIssues& config_issues, bool new_generation,
-                             const Eligibility& open, Time now) {
+                             const Eligibility& open, Time now, bool observation_complete) {
   RolloutOutcome out;
-  const int current = open.CurrentStep();
+  int current = open.CurrentStep();
+  // Unobserved apps only ever make a step look less complete: hold the stored step rather than
+  // go back to an earlier one (0 = complete ranks after every step). Pinned by
+  // RolloutPlanObservation tests in rollout_plan_test.cc.
+  auto rank = [](int step) { return step == 0 ? std::numeric_limits<int>::max() : step; };
+  if (!observation_complete && !new_generation && state.generation > 0 &&
+      state.step <= static_cast<int>(strategy.steps.size()) && rank(current) < rank(state.step)) {
+    current = state.step;
+  }
   out.rollout = AdvanceRolloutState(state, strategy, new_generation, current, now);
   if (current > 0 && current <= static_cast<int>(strategy.steps.size()) &&
       !out.rollout.step_deadline_exceeded) {

@@ -94,10 +94,14 @@ struct RolloutOutcome {
 
 // Phase 4. `state` is the stored rollout state after JoinApps pruned its skips;
 // `previous_conditions` the stored conditions (a stale ApplicationSetRolloutError goes).
+// `observation_complete` false: some app's cluster has not been observed yet (a daemon just
+// started, its watches not listed), so a step can look incomplete for lack of data; the
+// rollout then stays at the stored step — it may advance, never go back — so a restart neither
+// re-opens a step nor restarts the step clock (RollingSync §7: the clock survives restarts).
 RolloutOutcome FinishRollout(const Strategy& strategy, RolloutState state,
                              const std::vector<AppSetCondition>& previous_conditions,
                              const RolloutConfigIssues& config_issues, bool new_generation,
-                             const Eligibility& open, Time now);
+                             const Eligibility& open, Time now, bool observation_complete = true);
 
 // Conditions without the ErrorOccurred/ApplicationSetRolloutError one, which a reconcile that
 // plans at all clears.

@@ -65,7 +65,7 @@ Json PlanStatusJson(const PlanResult& r) {
 
 PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
                 const std::vector<GeneratedApplication>& desired,
-                const std::vector<Application>& live, Time now_in) {
+                const std::vector<Application>& live, Time now_in, bool observation_complete) {
   PlanResult r;
   const Time now = TruncateToSeconds(now_in);
   const Strategy& strategy = appset.strategy;
@@ -110,8 +110,9 @@ PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
   SyncSelection syncs = SelectSyncs(joined, open, state.paused);
   r.apps_to_sync = std::move(syncs.apps);
   r.operations = std::move(syncs.operations);
-  RolloutOutcome outcome = FinishRollout(strategy, std::move(state), stored.conditions,
-                                         assignment.issues, joined.new_generation, open, now);
+  RolloutOutcome outcome =
+      FinishRollout(strategy, std::move(state), stored.conditions, assignment.issues,
+                    joined.new_generation, open, now, observation_complete);
   r.rollout = std::move(outcome.rollout);
   r.conditions = std::move(outcome.conditions);
   r.step_deadline = outcome.step_deadline;

@@ -70,10 +70,13 @@ PlanResult Plan(const ApplicationSet& appset, const std::vector<GeneratedApplica
 // The same with the stored status already decoded (appset.status is not read): the daemon's
 // form, which skips re-reading a large status document every reconcile. The status is taken
 // by value: a caller that hands it over (std::move) has its entries moved into the result
-// instead of copied. The phases are in rollout_phases.h.
+// instead of copied. The phases are in rollout_phases.h. `observation_complete` false: some
+// live app's health is Unknown only because its cluster has not been observed yet (the
+// daemon's first reconciles after a start); the current step then never goes back
+// (FinishRollout).
 PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
                 const std::vector<GeneratedApplication>& desired,
-                const std::vector<Application>& live, Time now);
+                const std::vector<Application>& live, Time now, bool observation_complete = true);
 
 // The ApplicationSet status after the reconcile, as stored and printed: applicationStatus,
 // conditions, rollout (RollingSync only) and the passed-through fields.

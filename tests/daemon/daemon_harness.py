@@ -316,6 +316,33 @@ class DaemonEnv:
             raise AssertionError("sync of %s: HTTP %s %s" % (app, status, body))
         return body
 
+    def metrics_port(self):
+        """The daemon's /metrics port: it listens on port 0 and does not log the port it got,
+        so this is the daemon's listening TCP socket that is not the API's (/proc)."""
+        inodes = set()
+        fd_dir = "/proc/%d/fd" % self.proc.pid
+        for fd in os.listdir(fd_dir):
+            try:
+                m = re.match(r"socket:\[(\d+)\]", os.readlink(os.path.join(fd_dir, fd)))
+            except OSError:
+                continue
+            if m:
+                inodes.add(m.group(1))
+        api_port = int(self.api.rsplit(":", 1)[1])
+        for table in ("tcp", "tcp6"):
+            with open("/proc/%d/net/%s" % (self.proc.pid, table)) as f:
+                for line in f.read().splitlines()[1:]:
+                    cols = line.split()
+                    port = int(cols[1].rsplit(":", 1)[1], 16)
+                    if cols[3] == "0A" and cols[9] in inodes and port != api_port:
+                        return port
+        raise AssertionError("the daemon listens on no metrics port")
+
+    def metrics_text(self):
+        url = "http://127.0.0.1:%d/metrics" % self.metrics_port()
+        with urllib.request.urlopen(url, timeout=10) as resp:
+            return resp.read().decode()
+
     def rollout_completed(self, name):
         s = self.appset(name)
         if not s:

@@ -155,6 +155,54 @@ TEST(AppSetReconcileTest, WakesAtTheStepDeadline) {
   EXPECT_EQ(r.wake_at, At(300));
 }
 
+// A daemon that just started has not observed its clusters yet: their apps read unreachable
+// for lack of data. That must not re-open step 1 and so restart step 2's clock (the step
+// clock survives restarts, RollingSync §7); a cluster observed and then lost re-opens its step
+// as §4 says. Pinned end to end by tests/daemon/step_control_e2e_test.py.
+TEST(AppSetReconcileTest, UnobservedClusterNeverReopensAStepOrRestartsItsClock) {
+  struct Case {
+    const char* name;
+    bool dev_reachable;
+    bool dev_observed;
+    int step;
+    std::optional<Time> step_started_at;
+    std::string message;
+    std::optional<Time> wake_at;
+  };
+  const std::vector<Case> cases = {
+      {"observed: step 2 runs on", true, true, 2, At(2),
+       "ApplicationSet is performing rollout of step 2", At(62)},
+      {"not observed yet (a restart): step 2 held, its clock kept", false, false, 2, At(2),
+       "ApplicationSet is performing rollout of step 2", At(62)},
+      {"observed, then unreachable: step 1 re-opened", false, true, 1, At(30),
+       "ApplicationSet is performing rollout of step 1", std::nullopt},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    // qa: maxUpdate 0 (the rollout stays at step 2) and a 60 s deadline.
+    RolloutStep qa = EnvStep("qa", Int(0));
+    qa.progress_deadline_seconds = 60;
+    FakeStore store{RollingSet({EnvStep("dev"), qa, EnvStep("prod")})};
+    auto fleet = DevQaProd();
+    ASSERT_EQ(StartedApps(store.Reconcile(fleet, kT0)), std::vector<std::string>{"guestbook-dev"});
+    store.Succeed("guestbook-dev", At(1));
+    fleet[0].live_image = fleet[0].image;
+    const auto at_step_two = store.Reconcile(fleet, At(2));
+    ASSERT_EQ(at_step_two.plan.rollout->step, 2);
+    ASSERT_EQ(at_step_two.plan.rollout->step_started_at, At(2));
+
+    fleet[0].reachable = c.dev_reachable;
+    fleet[0].observed = c.dev_observed;
+    const auto r = store.Reconcile(fleet, At(30));
+    EXPECT_EQ(r.plan.rollout->step, c.step);
+    EXPECT_EQ(r.plan.rollout->step_started_at, c.step_started_at);
+    EXPECT_EQ(ConditionOf(r.status, "RolloutProgressing")["message"], c.message);
+    EXPECT_EQ(r.plan.step_deadline, c.wake_at);
+    EXPECT_EQ(LogHas(r, "appset=guestbook step 1 re-opened"), c.step == 1);
+    EXPECT_TRUE(r.starts.empty());
+  }
+}
+
 TEST(AppSetReconcileTest, PendingAppWithItsSyncStartedIsNotRestarted) {
   FakeStore store{ThreeSteps()};
   auto fleet = DevQaProd();

@@ -125,6 +125,7 @@ struct FakeApp {
   std::string live_image;
   HealthCode live_health = HealthCode::kHealthy;
   bool reachable = true;
+  bool observed = true;  // ObservedApp::observed: false before the cluster's first listing
   std::optional<std::string> source_error;
   Json spec = Spec();
 };
@@ -146,6 +147,7 @@ inline ObservedApp Observe(const FakeApp& a) {
   ObservedApp o;
   o.desired = Generated(a.name, a.env, a.cluster, a.spec);
   o.reachable = a.reachable;
+  o.observed = a.observed;
   if (a.source_error) {
     o.source_error = a.source_error;
   } else {
