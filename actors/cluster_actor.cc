@@ -6,14 +6,21 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "actors/actor_executor.h"
 #include "actors/atoms.h"
+#include "actors/blocking_pool.h"
 #include "actors/cluster_cache.h"
 #include "actors/live_entry_json.h"
+#include "actors/services.h"
+#include "actors/workload_actor.h"
+#include "actors/workload_projection.h"
 #include "cluster-clients/informer.h"
 #include "cluster-clients/json_fields.h"
+#include "engine/progress_deadline.h"
 #include "engine/tracking.h"
+#include "store/state.h"
 
 namespace fleetwave::actors {
 namespace {
@@ -53,6 +60,23 @@ void ReleaseOnLoop(clients::Transport* transport, std::shared_ptr<clients::Clust
                    });
 }
 
+// A workload with a deadline: its actor and the decision it last reported.
+struct WorkloadSlot {
+  caf::actor actor;
+  engine::DeadlineView view;
+};
+
+// A labelled workload's live entry as the watch delivered it, with its health should its
+// deadline be exceeded: the cluster actor picks one by the workload actor's decision.
+struct LabelledWorkload {
+  std::string label;
+  LiveEntry entry;
+  engine::HealthStatus if_exceeded;
+};
+
+// Stored deadline records by namespace, kind, name (the store does not know the API group).
+using WorkloadKey = std::tuple<std::string, std::string, std::string>;
+
 struct ClusterState {
   ClusterActorConfig config;
   std::shared_ptr<ActorExecutor> executor;
@@ -65,6 +89,11 @@ struct ClusterState {
   bool tick_armed = false;
   bool probe_pending = false;  // a probe request or its timer exists
   std::string last_failure;
+  // Progress deadlines (ClusterActorConfig::workload_kinds).
+  std::vector<std::shared_ptr<clients::Informer>> workload_informers;
+  std::map<engine::ObjectRef, WorkloadSlot> workloads;
+  std::map<engine::ObjectRef, LabelledWorkload> labelled_workloads;
+  std::map<WorkloadKey, store::Json> stored_workloads;  // loaded, not yet claimed by an actor
 
   ~ClusterState() {
     if (executor) executor->Close();
@@ -72,6 +101,13 @@ struct ClusterState {
       if (watch.informer) watch.informer->Stop();
     }
     kinds.clear();
+    for (auto& informer : workload_informers) informer->Stop();
+    workload_informers.clear();
+    // The workload actors are this actor's: they go with it (a restarted cluster actor
+    // respawns them from the store).
+    for (auto& [ref, slot] : workloads) {
+      caf::anon_send_exit(slot.actor, caf::exit_reason::user_shutdown);
+    }
     if (client && config.transport) {
       ReleaseWhenIdle(config.transport, std::move(client), std::move(executor));
     }
@@ -155,18 +191,256 @@ std::optional<ProjectedEntry> Decode(ClusterActor* self, const clients::Projecti
   return entry;
 }
 
+// A labelled workload's health: Degraded (with the timeout's message) while its workload actor
+// says the deadline is exceeded, else as judged without a timeout.
+LiveEntry EffectiveEntry(const ClusterState& st, const LabelledWorkload& lw) {
+  LiveEntry entry = lw.entry;
+  auto slot = st.workloads.find(entry.object.ref);
+  if (slot != st.workloads.end() && slot->second.view.exceeded) {
+    entry.health = lw.if_exceeded;
+    if (entry.health.status == engine::HealthCode::kDegraded && entry.health.message.empty()) {
+      entry.health.message = slot->second.view.message;
+    }
+  }
+  return entry;
+}
+
 void OnUpsert(ClusterActor* self, const clients::Projection& p) {
   std::optional<ProjectedEntry> e = Decode(self, p);
   if (!e) return;
-  self->state.cache->Upsert(e->label, std::move(e->entry));
+  auto& st = self->state;
+  const engine::ObjectRef ref = e->entry.object.ref;
+  if (e->health_if_exceeded) {
+    LabelledWorkload& lw = st.labelled_workloads[ref];
+    lw = LabelledWorkload{e->label, std::move(e->entry), *e->health_if_exceeded};
+    st.cache->Upsert(lw.label, EffectiveEntry(st, lw));
+  } else {
+    st.labelled_workloads.erase(ref);
+    st.cache->Upsert(e->label, std::move(e->entry));
+  }
   NoteResult(self, Result{}, "watch");  // an event is a working watch
 }
 
 void OnDelete(ClusterActor* self, const clients::Projection& p) {
   std::optional<ProjectedEntry> e = Decode(self, p);
   if (!e) return;
+  self->state.labelled_workloads.erase(e->entry.object.ref);
   self->state.cache->Remove(e->entry.object.ref);
   NoteResult(self, Result{}, "watch");
+}
+
+// ---- Progress deadlines: one workload actor per watched workload with a deadline ----
+
+// A workload actor's decision changed: a labelled workload's health follows at the next tick.
+void OnDeadlineView(ClusterActor* self, const WorkloadViewPtr& v) {
+  auto& st = self->state;
+  if (!v) return;
+  auto slot = st.workloads.find(v->ref);
+  // A stopped actor's last words (its slot is gone or already has a successor) change nothing.
+  if (slot == st.workloads.end() ||
+      slot->second.actor.address() != caf::actor_cast<caf::actor_addr>(self->current_sender())) {
+    return;
+  }
+  if (v->removed) {
+    st.workloads.erase(slot);
+  } else {
+    slot->second.view = v->view;
+  }
+  if (auto lw = st.labelled_workloads.find(v->ref); lw != st.labelled_workloads.end()) {
+    st.cache->Upsert(lw->second.label, EffectiveEntry(st, lw->second));
+    ArmTick(self);
+  }
+}
+
+void ForgetWorkload(ClusterActor* self, const engine::ObjectRef& ref) {
+  auto& st = self->state;
+  auto slot = st.workloads.find(ref);
+  if (slot == st.workloads.end()) return;
+  const bool was_exceeded = slot->second.view.exceeded;
+  st.workloads.erase(slot);
+  if (auto lw = st.labelled_workloads.find(ref);
+      was_exceeded && lw != st.labelled_workloads.end()) {
+    st.cache->Upsert(lw->second.label, EffectiveEntry(st, lw->second));
+    ArmTick(self);
+  }
+}
+
+void OnWorkload(ClusterActor* self, const clients::Projection& p) {
+  auto& st = self->state;
+  std::optional<ProjectedWorkload> pw = WorkloadFromProjection(p.fields);
+  if (!pw) return;
+  const bool has_deadline = engine::ResolveDeadline(pw->workload).seconds.has_value();
+  auto w = std::make_shared<const engine::Workload>(std::move(pw->workload));
+  auto slot = st.workloads.find(pw->ref);
+  if (slot != st.workloads.end()) {
+    // The actor evaluates the update; without a deadline it removes its record and quits.
+    self->send(slot->second.actor, workload_atom::value, WorkloadPtr(w));
+    if (!has_deadline) ForgetWorkload(self, pw->ref);
+    return;
+  }
+  if (!has_deadline) return;
+  WorkloadActorConfig config;
+  config.cluster = st.config.cluster.name;
+  config.ref = pw->ref;
+  config.services = st.config.services;
+  config.parent = caf::actor_cast<caf::actor>(self);
+  const WorkloadKey key{pw->ref.namespace_, pw->ref.kind, pw->ref.name};
+  if (auto stored = st.stored_workloads.find(key); stored != st.stored_workloads.end()) {
+    config.stored = std::move(stored->second);
+    st.stored_workloads.erase(stored);
+  }
+  caf::actor actor = SpawnWorkloadActor(self->system(), std::move(config));
+  self->monitor(actor);
+  st.workloads[pw->ref] = WorkloadSlot{actor, {}};
+  self->send(actor, workload_atom::value, WorkloadPtr(w));
+}
+
+void OnWorkloadGone(ClusterActor* self, const clients::Projection& p) {
+  auto& st = self->state;
+  std::optional<ProjectedWorkload> pw = WorkloadFromProjection(p.fields);
+  if (!pw) return;
+  if (auto slot = st.workloads.find(pw->ref); slot != st.workloads.end()) {
+    self->send(slot->second.actor, stop_atom::value);
+  }
+  ForgetWorkload(self, pw->ref);
+}
+
+// After a workload watch listed: stored records of workloads it did not list were left by
+// objects deleted while the daemon was away; they go from the store.
+void OnWorkloadsListed(ClusterActor* self, const std::string& kind, const std::string& ns) {
+  auto& st = self->state;
+  store::StateBatch batch;
+  std::size_t n = 0;
+  for (auto it = st.stored_workloads.begin(); it != st.stored_workloads.end();) {
+    const auto& [rns, rkind, rname] = it->first;
+    if (rkind == kind && (ns.empty() || rns == ns)) {
+      batch.RemoveWorkload(st.config.cluster.name, rns, rkind, rname);
+      ++n;
+      it = st.stored_workloads.erase(it);
+    } else {
+      ++it;
+    }
+  }
+  if (n == 0) return;
+  store::Store* store = st.config.services->store;
+  auto log = st.config.log;
+  const std::string cluster = st.config.cluster.name;
+  st.config.services->pool->Post([store, batch = std::move(batch), log, cluster, n] {
+    const store::WriteResult r = store::State(*store).Commit(batch);
+    if (!r.ok() && log) {
+      log("cluster " + cluster + ": forgetting " + std::to_string(n) +
+          " stored deadline records of deleted workloads failed: " + r.status.message);
+    }
+  });
+}
+
+void StartWorkloadInformers(ClusterActor* self, const std::string& kind,
+                            const clients::ResourceRef& ref) {
+  auto& st = self->state;
+  std::vector<std::string> namespaces = st.config.workload_namespaces;
+  if (namespaces.empty()) namespaces.push_back("");  // every namespace
+  for (const std::string& ns : namespaces) {
+    clients::InformerOptions options;
+    options.resource = ref;
+    options.ns = ns;
+    options.project = ProjectWorkload;
+    clients::InformerHandlers h;
+    h.on_add = [self](const clients::Projection& p) { OnWorkload(self, p); };
+    h.on_update = [self](const clients::Projection&, const clients::Projection& after) {
+      OnWorkload(self, after);
+    };
+    h.on_delete = [self](const clients::Projection& p) { OnWorkloadGone(self, p); };
+    h.on_synced = [self, kind, ns] { OnWorkloadsListed(self, kind, ns); };
+    h.on_error = [self, kind](const Result& r) {
+      if (ClusterFailure(r)) {
+        NoteResult(self, r, "workload watch " + kind);
+      } else if (r.problem != clients::Problem::kExpired) {
+        self->state.Log("workload watch " + kind + ": " + r.ToString());
+      }
+    };
+    st.workload_informers.push_back(
+        clients::Informer::Start(st.client, options, h, st.executor.get()));
+  }
+}
+
+// Runs `fn` in this actor after `delay`.
+void RunLater(ClusterActor* self, std::chrono::milliseconds delay, std::function<void()> fn) {
+  self->delayed_send(self, delay, run_atom::value,
+                     RunClosure(std::make_shared<std::function<void()>>(std::move(fn))));
+}
+
+// Watches one configured workload kind once discovery says the cluster serves it (CloneSet:
+// apps.kruise.io v1alpha1, else v1beta1; a cluster without Kruise is logged once, not retried).
+void WatchWorkloadKind(ClusterActor* self, const std::string& kind,
+                       std::vector<std::string> versions) {
+  if (versions.empty()) return;
+  const std::string api_version = versions.front();
+  self->state.client->Resolve(
+      api_version, kind,
+      [self, kind, versions = std::move(versions)](Result r, clients::ResourceRef ref) mutable {
+        auto& st = self->state;
+        if (r.ok()) {
+          StartWorkloadInformers(self, kind, ref);
+          return;
+        }
+        if (r.outcome == clients::Outcome::kNotFound) {
+          versions.erase(versions.begin());
+          if (versions.empty()) {
+            st.LogOnce("deadlines " + kind,
+                       "kind " + kind + " is not served; its progress deadlines are not watched");
+          }
+          WatchWorkloadKind(self, kind, std::move(versions));
+          return;
+        }
+        NoteResult(self, r, "discovery of " + kind);
+        RunLater(self, st.config.probe_interval,
+                 [self, kind, versions] { WatchWorkloadKind(self, kind, versions); });
+      });
+}
+
+void OnWorkloadsLoaded(ClusterActor* self,
+                       store::Loaded<std::vector<store::WorkloadRecord>> loaded) {
+  auto& st = self->state;
+  if (!loaded.ok()) {
+    // Not fatal: deadlines start afresh (a clock restarts rather than nothing being watched).
+    st.Log("loading the stored progress-deadline records failed (" + loaded.status.message +
+           "); deadlines of this cluster start afresh");
+  }
+  for (auto& r : loaded.value) {
+    st.stored_workloads[WorkloadKey{r.ns, r.kind, r.name}] = std::move(r.record.value);
+  }
+  for (const std::string& kind : st.config.workload_kinds) {
+    if (kind == "CloneSet") {
+      WatchWorkloadKind(self, kind, {"apps.kruise.io/v1alpha1", "apps.kruise.io/v1beta1"});
+    } else if (kind == "Deployment" || kind == "StatefulSet" || kind == "DaemonSet") {
+      WatchWorkloadKind(self, kind, {"apps/v1"});
+    } else {
+      st.LogOnce("workload kind " + kind,
+                 "workload kind " + kind + " has no progress-deadline rule; not watched");
+    }
+  }
+}
+
+// Reads this cluster's stored deadline records on the pool, then starts the workload watches
+// (so every workload actor starts from its record: the same clock across a restart).
+void StartWorkloadWatches(ClusterActor* self) {
+  auto& st = self->state;
+  const Services* services = st.config.services;
+  if (services == nullptr || services->store == nullptr || services->pool == nullptr ||
+      st.config.workload_kinds.empty()) {
+    return;
+  }
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  store::Store* store = services->store;
+  const std::string cluster = st.config.cluster.name;
+  services->pool->Post([store, cluster, me, self] {
+    auto loaded = std::make_shared<store::Loaded<std::vector<store::WorkloadRecord>>>(
+        store::State(*store).LoadWorkloads(cluster));
+    // Runs in the actor (its mailbox), so `self` is alive whenever this runs.
+    auto fn = std::make_shared<std::function<void()>>(
+        [self, loaded] { OnWorkloadsLoaded(self, std::move(*loaded)); });
+    caf::anon_send(me, run_atom::value, RunClosure(std::move(fn)));
+  });
 }
 
 void StartInformer(ClusterActor* self, const std::string& key, const clients::ResourceRef& ref) {
@@ -490,11 +764,20 @@ caf::behavior ClusterBehavior(ClusterActor* self, ClusterActorConfig config) {
   }
   self->set_down_handler([self](const caf::down_msg& down) {
     const caf::actor_id id = down.source.id();
+    // A workload actor that failed: forgotten, and respawned by the workload's next event.
+    for (auto& [ref, slot] : self->state.workloads) {
+      if (slot.actor.address() == down.source) {
+        if (down.reason) self->state.Log("workload actor of " + ref.KindName() + " failed");
+        ForgetWorkload(self, engine::ObjectRef(ref));
+        break;
+      }
+    }
     self->state.cache->RemoveSubscriber(id);
     self->state.subscribers.erase(id);
   });
   st.probe_pending = true;
   SendProbe(self);
+  StartWorkloadWatches(self);
   return {
       [self](run_atom, const RunClosure& fn) {
         RunInActor(fn, [self](const std::string& m) { self->state.Log(m); });
@@ -526,6 +809,7 @@ caf::behavior ClusterBehavior(ClusterActor* self, ClusterActorConfig config) {
       [self](probe_atom) { SendProbe(self); },
       [self](apply_atom, const ApplyCommandPtr& cmd) { return StartApply(self, cmd); },
       [self](delete_atom, const DeleteCommandPtr& cmd) { return StartDelete(self, cmd); },
+      [self](deadline_atom, const WorkloadViewPtr& view) { OnDeadlineView(self, view); },
   };
 }
 

@@ -11,6 +11,7 @@
 //   (apply_atom, ApplyCommandPtr)       -> ApplyReplyPtr (each applied kind is watched too)
 //   (delete_atom, DeleteCommandPtr)     -> DeleteReplyPtr
 //   -> subscribers: (live_atom, ClusterUpdatePtr), at most one per tick each
+//   (deadline_atom, WorkloadViewPtr)      from its workload actors (workload_actor.h)
 //
 // Every client and informer callback comes back through an ActorExecutor into this actor's
 // mailbox, and every request is asynchronous on the transport: no handler blocks, so a hung
@@ -22,8 +23,13 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "cluster-clients/cluster_client.h"
+
+namespace fleetwave::actors {
+struct Services;
+}
 
 namespace fleetwave::actors {
 
@@ -40,6 +46,15 @@ struct ClusterActorConfig {
   // One line per message; nullptr = stderr. Called from the actor and from the transport's loop
   // thread (the client's warnings): thread-safe, and it must outlive the transport.
   std::function<void(const std::string&)> log;
+  // Progress deadlines (workload_actor.h): every object of these kinds (engine Config's
+  // workload_kinds: CloneSet, Deployment, StatefulSet, DaemonSet), labelled or not, in these
+  // namespaces (empty = all), is watched through a small projection; each one with a deadline
+  // gets a workload actor, started from the records State::LoadWorkloads holds for the
+  // cluster. Its decision overrides the health of a labelled workload (Degraded while
+  // exceeded). Without `services` nothing is watched for deadlines.
+  std::vector<std::string> workload_kinds;
+  std::vector<std::string> workload_namespaces;
+  const Services* services = nullptr;  // store, pool, clock, log and publisher; outlives us
 };
 
 caf::actor SpawnClusterActor(caf::actor_system& system, ClusterActorConfig config);

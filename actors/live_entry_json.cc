@@ -2,15 +2,27 @@
 
 #include "cluster-clients/json_fields.h"
 #include "engine/tracking.h"
+#include "engine/workload.h"
 
 namespace fleetwave::actors {
 
 Json ProjectEntry(const Json& object) {
   clients::FieldReader reader(object);
   std::string label = reader.String({"metadata", "labels", engine::kAppLabel});
-  return Json{{"label", std::move(label)},
-              {"live", LiveObjectToJson(engine::ProjectLiveObject(object))},
-              {"health", engine::HealthToJson(engine::AssessHealth(object))}};
+  if (!engine::WorkloadKindOf(object)) {
+    return Json{{"label", std::move(label)},
+                {"live", LiveObjectToJson(engine::ProjectLiveObject(object))},
+                {"health", engine::HealthToJson(engine::AssessHealth(object))}};
+  }
+  // A workload's deadline is the daemon's own decision (its workload actor), not the object's
+  // status: both healths are computed here, where the whole object is at hand, and the cluster
+  // actor picks one by that decision (LiveEntryJsonTest.WorkloadsCarryBothHealths).
+  return Json{
+      {"label", std::move(label)},
+      {"live", LiveObjectToJson(engine::ProjectLiveObject(object))},
+      {"health", engine::HealthToJson(engine::AssessHealth(object, engine::DeadlineView{}))},
+      {"healthIfExceeded",
+       engine::HealthToJson(engine::AssessHealth(object, engine::DeadlineView{true, ""}))}};
 }
 
 Json LiveObjectToJson(const engine::LiveObject& live) {
@@ -81,6 +93,15 @@ std::optional<ProjectedEntry> EntryFromProjection(const Json& fields, std::strin
     return std::nullopt;
   }
   out.entry.health.status = *code;
+  if (const Json* h = r.Object({"healthIfExceeded"})) {
+    clients::FieldReader hr(*h);
+    const std::optional<engine::HealthCode> c = engine::ParseHealthCode(hr.String({"status"}));
+    if (!c) {
+      *error = "healthIfExceeded.status is not a health code";
+      return std::nullopt;
+    }
+    out.health_if_exceeded = engine::HealthStatus{*c, hr.String({"message"})};
+  }
   std::optional<engine::LiveObject> object = LiveObjectFromJson(*live, error);
   if (!object) {
     *error = "live." + *error;

@@ -14,12 +14,17 @@ namespace fleetwave::actors {
 
 using clients::Json;
 
-// The informer projector: {"label": <fleetwave.io/app value>, "live": ..., "health": ...}.
+// The informer projector: {"label": <fleetwave.io/app value>, "live": ..., "health": ...}; a
+// workload's "health" is judged as if its deadline were not exceeded, and "healthIfExceeded"
+// as if it were.
 Json ProjectEntry(const Json& object);
 
 struct ProjectedEntry {
   std::string label;  // the fleetwave.io/app label value ("" when absent)
   LiveEntry entry;
+  // Workloads: their health should the daemon judge the progress deadline exceeded (a
+  // Degraded one carries an empty message; the cluster actor puts the condition's in).
+  std::optional<engine::HealthStatus> health_if_exceeded;
 };
 
 // The entry ProjectEntry projected; nullopt with `error` naming the field otherwise.

@@ -52,6 +52,16 @@ struct Publisher {
   // only ticketless ones); `ok` is false when any input failed to load (its last good version
   // stays in force). The daemon answers SIGHUP's RELOADING=1 with READY=1 on it.
   std::function<void(uint64_t ticket, bool ok)> reloaded;
+  // A workload's progress-deadline state (workload_actor.h, WorkloadItem: cluster, namespace,
+  // kind, name, revision, condition, exceeded, ...), published only once it is durable; and
+  // the workload gone from fleetwave's view (deleted, or its deadline switched off).
+  std::function<void(const engine::Json& workload)> workload;
+  std::function<void(const std::string& cluster, const std::string& ns, const std::string& kind,
+                     const std::string& name)>
+      workload_removed;
+  // One evaluation of the progress-deadline engine (counted, so a benchmark can show that an
+  // idle daemon evaluates nothing).
+  std::function<void()> progress_evaluated;
 };
 
 struct Services {
