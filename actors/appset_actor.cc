@@ -7,6 +7,7 @@
 
 #include <caf/all.hpp>
 
+#include "actors/appset_deletion.h"
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
 #include "engine/appset_reconcile.h"
@@ -33,6 +34,7 @@ struct Gathered {
   // Loaded once per actor life: what the store holds about the set.
   std::optional<store::AppSetRecords> records;
   std::string store_error;
+  StoredDeletions deletions;  // read on every gather: the deletion actor writes them too
 };
 using GatheredPtr = std::shared_ptr<const Gathered>;
 
@@ -49,6 +51,9 @@ struct Persisted {
   engine::AppSetReconcileResult result;
   Mirror mirror;  // the mirror after the commit
   std::string error;
+  bool deletions_changed = false;          // a deletion mark stored or cancelled: tell the deleter
+  bool reconcile_after = false;            // a set's mark was cancelled: reconcile as before
+  Json pending_deletions = Json::array();  // status.pendingDeletions: this set's marked apps
 };
 using PersistedPtr = std::shared_ptr<Persisted>;
 
@@ -85,6 +90,7 @@ using attempt_atom = caf::atom_constant<caf::atom("attempt")>;
 using rendered_atom = caf::atom_constant<caf::atom("rendered")>;
 using finished_atom = caf::atom_constant<caf::atom("finished")>;
 using wake_atom = caf::atom_constant<caf::atom("wake")>;
+using marked_atom = caf::atom_constant<caf::atom("marked")>;
 
 struct ClusterView {
   bool reachable = false;
@@ -98,6 +104,7 @@ struct AppSetState {
   ClusterMapPtr clusters;
   const Services* services = nullptr;
   caf::actor coordinator;
+  caf::actor deleter;
 
   std::map<std::string, ClusterView> views;                  // cluster -> what it reported
   std::set<std::pair<std::string, std::string>> subscribed;  // (cluster, app label)
@@ -111,6 +118,9 @@ struct AppSetState {
   bool busy = false;
   bool dirty = false;
   bool automated_warned = false;
+  // The set is pending deletion or being deleted (its mark is stored): no rollout, no syncs,
+  // and nothing to gather until a new spec (its definition back) arrives.
+  bool deleting = false;
   std::set<std::string> in_flight;  // apps with an attempt running in this process
   // Operator actions (manual sync, pause, resume, skip) that arrived while a decision was in
   // flight, in arrival order.
@@ -162,6 +172,10 @@ GatheredPtr Gather(const AppSetSpec& spec, sources::Source* source, store::Store
       return out;
     }
     out->records = std::move(loaded.value);
+  }
+  {
+    store::State state(*store);
+    out->deletions = LoadStoredDeletions(state, spec.appset.name);
   }
   sources::ResolveOnce resolver(*source);
   const engine::GeneratorInputs inputs = sources::ReadGeneratorInputs(spec.appset, resolver);
@@ -272,6 +286,120 @@ void CommitOnPool(Self* self, store::StateBatch batch, std::shared_ptr<T> result
   });
 }
 
+// ---- deletion marks (product §3.5; the deletion actor does the deleting) ----
+
+// The set's definition is gone, or its mark is stored: store the mark (with the last good
+// generation's snapshot) or cancel it when the definition is back, and otherwise stay out of
+// the deletion actor's way. Returns false when the set is simply defined and reconciled.
+bool HandleSetDeletion(Self* self, const GatheredPtr& g) {
+  auto& st = self->state;
+  const StoredDeletions& stored = g->deletions;
+  if (!stored.set && st.spec->defined) return false;
+  st.busy = false;
+  const std::string& set = st.spec->appset.name;
+  auto persisted = std::make_shared<Persisted>();
+  persisted->mirror = *st.mirror;
+  store::StateBatch batch;
+  if (stored.set) {
+    const bool pending = stored.set->record.phase == engine::DeletionPhase::kPendingDeletion;
+    if (!st.spec->defined || !pending || !st.spec->inputs_trusted) {
+      st.deleting = true;  // the deletion actor acts
+      return true;
+    }
+    // Defined again while only pending: the mark goes (compare-and-set: once the deletion
+    // actor moved it to Deleting, this fails and the set stays with it).
+    batch.Remove(store::keys::SetDeletion(set), stored.set->revision);
+    persisted->result.log.push_back("appset=" + set +
+                                    " is defined again: its pending deletion is cancelled");
+    persisted->reconcile_after = true;
+  } else {
+    if (!st.spec->inputs_trusted) {
+      st.deleting = true;  // nothing is marked while the inputs did not load
+      return true;
+    }
+    // The snapshot: this gather's apps (the last good spec generates them), else the last
+    // gather's.
+    const Gathered* source = g->errors.empty() ? g.get() : st.last.get();
+    if (source == nullptr) {
+      Log(self, "cannot generate the applications to mark for deletion; retrying at the next poll");
+      ArmWake(self, st.services->now() + st.spec->poll_interval);
+      return true;
+    }
+    std::vector<engine::DeletionApp> apps;
+    for (const auto& app : source->apps) {
+      auto render = source->renders.find(app.name);
+      apps.push_back(
+          DeletionAppOf(app, render == source->renders.end() ? nullptr : &render->second));
+    }
+    const engine::DeletionRecord record =
+        SetDeletionRecord(st.spec->appset, apps, stored, Now(self), st.spec->deletion_grace,
+                          "no file defines it any more (was " + st.spec->appset.file + ")");
+    batch.PutDeletion(set, "", engine::EncodeDeletionRecord(record), 0);
+    for (const auto& [app, entry] : stored.apps) {
+      batch.Remove(store::keys::AppDeletion(set, app), entry.revision);
+    }
+    persisted->result.log.push_back("appset=" + set + " is no longer defined: PendingDeletion of " +
+                                    std::to_string(record.apps.size()) + " application(s) until " +
+                                    engine::FormatRfc3339(record.due));
+  }
+  persisted->deletions_changed = true;
+  st.busy = true;
+  st.deleting = !persisted->reconcile_after;
+  CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, marked_atom::value);
+  return true;
+}
+
+void OnSetMarkPersisted(Self* self, PersistedPtr p) {
+  auto& st = self->state;
+  st.busy = false;
+  if (!p->error.empty()) {
+    Log(self, "cannot store the deletion mark: " + p->error + "; trying again");
+    st.deleting = false;
+    ArmWake(self, st.services->now() + std::chrono::seconds(5));
+    return;
+  }
+  for (const auto& line : p->result.log) Log(self, line);
+  if (st.deleter) self->send(st.deleter, reconcile_atom::value);
+  if (p->reconcile_after) {
+    st.deleting = false;
+    st.dirty = true;
+  }
+  AfterDecision(self);
+}
+
+// Apps the store knows that this generation no longer has: marked PendingDeletion (their
+// records leave the set; the mark keeps what deleting them needs, from the previous gather);
+// marked apps generated again: the mark is cancelled.
+void MarkApps(Self* self, const Gathered& g, const GatheredPtr& previous,
+              const std::set<std::string>& present, Mirror& next, store::StateBatch& batch,
+              Persisted& persisted) {
+  auto& st = self->state;
+  std::set<std::string> known, generated = present;
+  for (const auto* m : {&next.statuses, &next.specs, &next.operations}) {
+    for (const auto& [app, value] : *m) known.insert(app);
+  }
+  for (const auto& app : g.apps) generated.insert(app.name);
+  std::map<std::string, engine::DeletionApp> snapshots;
+  if (previous) {
+    for (const auto& app : previous->apps) {
+      auto render = previous->renders.find(app.name);
+      snapshots[app.name] =
+          DeletionAppOf(app, render == previous->renders.end() ? nullptr : &render->second);
+    }
+  }
+  const AppMarks marks =
+      MarkDisappearedApps(st.spec->appset.name, st.spec->inputs_trusted, known, generated,
+                          snapshots, g.deletions, Now(self), st.spec->deletion_grace, batch);
+  for (const auto& app : marks.marked) {
+    next.statuses.erase(app);
+    next.specs.erase(app);
+    next.operations.erase(app);
+  }
+  for (const auto& line : marks.log) persisted.result.log.push_back(line);
+  persisted.deletions_changed = marks.changed();
+  persisted.pending_deletions = PendingDeletionsJson(g.deletions, marks);
+}
+
 // ---- reconcile ----
 
 Json StoredStatusJson(const Mirror& m) {
@@ -322,6 +450,8 @@ void OnGathered(Self* self, GatheredPtr g) {
     return;
   }
   if (g->records) st.mirror = MirrorOf(*g->records);
+  for (const auto& e : g->deletions.errors) Log(self, e);
+  if (HandleSetDeletion(self, g)) return;
   if (!g->errors.empty()) {
     // A partial app list would read as apps disappearing: keep the last decision in force
     // and try again at the next poll.
@@ -332,6 +462,7 @@ void OnGathered(Self* self, GatheredPtr g) {
     AfterDecision(self);
     return;
   }
+  const GatheredPtr previous = st.last;
   st.last = g;
   EnsureWatching(self, *g);
 
@@ -383,16 +514,7 @@ void OnGathered(Self* self, GatheredPtr g) {
       }
     }
   }
-  for (auto it = next.statuses.begin(); it != next.statuses.end();) {
-    if (present.count(it->first) == 0 && FindApp(*g, it->first) == nullptr) {
-      batch.RemoveApp(set, it->first);
-      next.specs.erase(it->first);
-      next.operations.erase(it->first);
-      it = next.statuses.erase(it);
-    } else {
-      ++it;
-    }
-  }
+  MarkApps(self, *g, previous, present, next, batch, *persisted);
   const Json& conditions = Member(result.status, "conditions");
   const Json new_conditions = conditions.is_array() ? conditions : Json::array();
   if (new_conditions != next.conditions) {
@@ -431,6 +553,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
     ArmWake(self, st.services->now() + std::chrono::seconds(5));
     return;
   }
+  if (p->deletions_changed && st.deleter) self->send(st.deleter, reconcile_atom::value);
   st.mirror = std::move(p->mirror);
   if (st.services->publish.reconcile_seconds) {
     st.services->publish.reconcile_seconds(
@@ -447,6 +570,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
     Json summary = {{"metadata", {{"name", st.spec->appset.name}}},
                     {"spec", {{"file", st.spec->appset.file}}},
                     {"status", result.status}};
+    if (!p->pending_deletions.empty()) summary["status"]["pendingDeletions"] = p->pending_deletions;
     std::map<std::string, std::string> clusters;
     if (st.last) {
       for (const auto& app : st.last->apps) clusters[app.name] = app.cluster;
@@ -465,6 +589,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
 
 void Reconcile(Self* self) {
   auto& st = self->state;
+  if (st.deleting) return;  // the deletion actor acts; a new spec wakes this actor again
   if (st.busy) {
     st.dirty = true;
     return;
@@ -640,7 +765,7 @@ void OnAttemptRendered(Self* self, AttemptRenderPtr job) {
 // cluster lacks).
 void RunDueAttempts(Self* self) {
   auto& st = self->state;
-  if (!st.mirror || !st.last) return;
+  if (!st.mirror || !st.last || st.deleting) return;
   const engine::Time now = st.services->now();
   for (const auto& [app, value] : st.mirror->operations) {
     if (st.in_flight.count(app) > 0) continue;
@@ -776,6 +901,7 @@ caf::behavior AppSetBehavior(Self* self, caf::actor coordinator, AppSetActorConf
   st.spec = config.spec;
   st.clusters = config.clusters;
   st.services = config.services;
+  st.deleter = config.deleter;
   st.coordinator = coordinator;
   Reconcile(self);
   return {
@@ -808,8 +934,10 @@ caf::behavior AppSetBehavior(Self* self, caf::actor coordinator, AppSetActorConf
       [=](spec_atom, AppSetSpecPtr spec, ClusterMapPtr clusters) {
         self->state.spec = std::move(spec);
         if (clusters) self->state.clusters = std::move(clusters);
+        self->state.deleting = false;  // look again: the definition may be back
         Reconcile(self);
       },
+      [=](marked_atom, PersistedPtr p) { OnSetMarkPersisted(self, std::move(p)); },
       [=](sync_atom, const std::string& app, const std::string& revision,
           const std::string& caller) { ManualSync(self, app, revision, caller); },
       [=](pause_atom, const std::string& caller) {

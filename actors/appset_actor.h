@@ -10,6 +10,7 @@
 //   (spec_atom, AppSetSpecPtr)                    from the coordinator on reload
 //   (sync_atom, app, revision ("" = pinned), caller)  a manual sync (API)
 //   (reconcile_atom)                              wake up
+//   -> deleter (reconcile_atom)                   a deletion mark was stored or cancelled
 #pragma once
 
 #include <chrono>
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include <caf/actor.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/fwd.hpp>
 
@@ -34,6 +36,13 @@ struct AppSetSpec {
   bool progressive_syncs = true;
   // How often the set is reconciled without an event, so new commits are seen (git.pollInterval).
   std::chrono::seconds poll_interval{60};
+  // Deletion (appset_deletion.h): false once no file defines the set any more (this is then
+  // its last good spec), which marks it PendingDeletion; `inputs_trusted` is false while the
+  // ApplicationSet directory is empty or unreadable or the kubeconfig failed to load, when
+  // nothing is marked; marks are due `deletion_grace` after they are made.
+  bool defined = true;
+  bool inputs_trusted = true;
+  std::chrono::seconds deletion_grace{600};
 };
 using AppSetSpecPtr = std::shared_ptr<const AppSetSpec>;
 using ClusterMapPtr = std::shared_ptr<const std::map<std::string, caf::actor>>;
@@ -44,6 +53,8 @@ struct AppSetActorConfig {
   // reload that changes it re-sends the spec with the new map.
   ClusterMapPtr clusters;
   const Services* services = nullptr;
+  // The deletion actor (deletion_actor.h), told when this actor stored or cancelled a mark.
+  caf::actor deleter;
 };
 
 caf::actor SpawnAppSetActor(caf::actor_system& system, const caf::actor& coordinator,

@@ -38,6 +38,11 @@ using release_atom = caf::atom_constant<caf::atom("release")>;
 using reload_atom = caf::atom_constant<caf::atom("reload")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
+// deletion actor (deletion_actor.h): the coordinator's cluster map and input trust; a set's
+// deletion completed; the clusters pending deletions still need
+using clusters_atom = caf::atom_constant<caf::atom("clusters")>;
+using deleted_atom = caf::atom_constant<caf::atom("deleted")>;
+using needs_atom = caf::atom_constant<caf::atom("needs")>;
 // coordinator: (ping_atom) -> (ping_atom), the systemd watchdog's heartbeat through the actor
 // system (tools/fleetwave/service_heartbeat.h)
 using ping_atom = caf::atom_constant<caf::atom("ping")>;

@@ -10,6 +10,7 @@
 #include "actors/appset_actor.h"
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
+#include "actors/deletion_actor.h"
 
 namespace fleetwave::actors {
 namespace {
@@ -24,12 +25,16 @@ namespace fleetwave::actors {
 namespace {
 
 using loaded_atom = caf::atom_constant<caf::atom("loaded")>;
+using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
 
 struct AppSetEntry {
   caf::actor actor;
   std::string file;
   AppSetSpecPtr spec;
   int restarts = 0;
+  // False once no file defines it (trusted inputs): its actor keeps the last good spec and
+  // stores the PendingDeletion mark; the deletion actor deletes and then reports it deleted.
+  bool defined = true;
 };
 
 struct CoordinatorState {
@@ -40,6 +45,15 @@ struct CoordinatorState {
   std::map<std::string, std::vector<std::string>> file_errors;  // what was reported last
 
   std::map<std::string, caf::actor> clusters;  // context -> cluster actor
+  // Contexts that left the kubeconfig, kept running while a pending deletion needs them (the
+  // deletion actor reports which) so their apps' objects can still be deleted; stopped once
+  // none does and the marks had time to be stored (retired_at + settle).
+  std::map<std::string, std::pair<caf::actor, engine::Time>> retired;
+  std::set<std::string> needed;  // clusters the deletion actor needs
+  caf::actor deleter;
+  // False while the ApplicationSet directory is empty or unreadable or a kubeconfig failed to
+  // load: nothing is marked for deletion and no deletion starts.
+  bool trusted = true;
   std::map<std::string, clients::ClusterConfig> cluster_configs;
   std::map<std::string, AppSetEntry> appsets;    // name -> actor
   std::map<caf::actor_addr, std::string> names;  // child -> appset name or "cluster:<name>"
@@ -70,7 +84,40 @@ std::string Join(const std::vector<std::string>& lines) {
 }
 
 ClusterMapPtr ClusterMapOf(Self* self) {
-  return std::make_shared<const ClusterMap>(self->state.clusters);
+  ClusterMap map = self->state.clusters;
+  for (const auto& [name, retired] : self->state.retired) map.emplace(name, retired.first);
+  return std::make_shared<const ClusterMap>(std::move(map));
+}
+
+// How long a retired context waits for the marks its removal causes: an appset actor stores
+// them after its next reconcile, which comes at once (the reload sends the new spec) and
+// within a poll interval at the latest.
+std::chrono::seconds RetireSettle(Self* self) {
+  return std::chrono::seconds(
+      2 * std::max<long long>(1, self->state.inputs.config.git_poll_interval_seconds) + 5);
+}
+
+// Stops the retired contexts no pending deletion needs (after their settle time).
+void SweepRetired(Self* self) {
+  auto& st = self->state;
+  const engine::Time now = st.config.services->now();
+  bool changed = false;
+  for (auto it = st.retired.begin(); it != st.retired.end();) {
+    if (st.needed.count(it->first) == 0 && it->second.second + RetireSettle(self) <= now) {
+      Log(self, "cluster=" + it->first +
+                    " left the kubeconfig and no pending deletion needs it; "
+                    "its actor stops");
+      st.names.erase(it->second.first.address());
+      self->send_exit(it->second.first, caf::exit_reason::user_shutdown);
+      it = st.retired.erase(it);
+      changed = true;
+    } else {
+      ++it;
+    }
+  }
+  if (changed && st.deleter) {
+    self->send(st.deleter, clusters_atom::value, ClusterMapOf(self), st.trusted);
+  }
 }
 
 void SpawnCluster(Self* self, const clients::ClusterConfig& config) {
@@ -89,6 +136,9 @@ AppSetSpecPtr SpecOf(Self* self, const engine::ApplicationSet& appset) {
   spec->progressive_syncs = self->state.inputs.config.progressive_syncs;
   spec->poll_interval = std::chrono::seconds(
       std::max<long long>(1, self->state.inputs.config.git_poll_interval_seconds));
+  spec->inputs_trusted = self->state.trusted;
+  spec->deletion_grace = std::chrono::seconds(
+      std::max<long long>(0, self->state.inputs.config.deletion_grace_period_seconds));
   return spec;
 }
 
@@ -99,6 +149,8 @@ void SpawnAppSet(Self* self, const std::string& name) {
   config.spec = entry.spec;
   config.clusters = ClusterMapOf(self);
   config.services = st.config.services;
+  // Marks are announced through the coordinator, which knows the deletion actor of the moment.
+  config.deleter = caf::actor_cast<caf::actor>(self);
   entry.actor = SpawnAppSetActor(self->system(), caf::actor_cast<caf::actor>(self), config);
   self->monitor(entry.actor);
   st.names[entry.actor.address()] = name;
@@ -106,6 +158,7 @@ void SpawnAppSet(Self* self, const std::string& name) {
 
 // Makes the running actors match the inputs in force.
 void Apply(Self* self, bool clusters_changed) {
+  if (self->state.deleter) clusters_changed = true;  // the deletion actor hears every change
   auto& st = self->state;
   // Clusters: one actor per context; a changed context is replaced, a removed one stopped.
   std::set<std::string> contexts;
@@ -117,6 +170,11 @@ void Apply(Self* self, bool clusters_changed) {
         it->second.client_cert_pem == c.client_cert_pem && it->second.token_file == c.token_file) {
       continue;
     }
+    if (auto old = st.retired.find(c.name); old != st.retired.end()) {
+      st.names.erase(old->second.first.address());
+      self->send_exit(old->second.first, caf::exit_reason::user_shutdown);
+      st.retired.erase(old);
+    }
     if (auto old = st.clusters.find(c.name); old != st.clusters.end()) {
       Log(self, "cluster=" + c.name + " changed in the kubeconfig; its actor restarts");
       st.names.erase(old->second.address());
@@ -127,12 +185,16 @@ void Apply(Self* self, bool clusters_changed) {
   }
   for (auto it = st.clusters.begin(); it != st.clusters.end();) {
     if (contexts.count(it->first) == 0) {
-      Log(self, "cluster=" + it->first + " left the kubeconfig; its actor stops");
+      // Its apps disappear from cluster generators and are marked PendingDeletion; deleting
+      // them needs the cluster, so its actor runs on (retired) until no deletion needs it.
+      Log(self, "cluster=" + it->first +
+                    " left the kubeconfig; its actor runs on while a pending deletion needs it");
       if (st.config.services->publish.cluster_removed) {
         st.config.services->publish.cluster_removed(it->first);
       }
-      st.names.erase(it->second.address());
-      self->send_exit(it->second, caf::exit_reason::user_shutdown);
+      st.names[it->second.address()] = "retired:" + it->first;
+      st.retired[it->first] = {it->second, st.config.services->now()};
+      self->delayed_send(self, RetireSettle(self) + std::chrono::seconds(1), sweep_atom::value);
       st.cluster_configs.erase(it->first);
       it = st.clusters.erase(it);
       clusters_changed = true;
@@ -162,27 +224,34 @@ void Apply(Self* self, bool clusters_changed) {
       SpawnAppSet(self, name);
       Log(self, "appset=" + name + " loaded from " + where.first);
     } else {
+      if (!it->second.defined) Log(self, "appset=" + name + " is defined again in " + where.first);
+      it->second.defined = true;
       it->second.spec = spec;
       it->second.file = where.first;
       self->send(it->second.actor, spec_atom::value, spec, cluster_map);
     }
   }
-  // A set that is no longer defined stops being reconciled. Deleting what it applied is a
-  // decision for the deletion rules (grace period, order), never a side effect of a reload.
-  for (auto it = st.appsets.begin(); it != st.appsets.end();) {
-    if (wanted.count(it->first) == 0) {
-      Log(self, "appset=" + it->first + " is no longer defined; it stops being reconciled");
-      st.names.erase(it->second.actor.address());
-      self->send_exit(it->second.actor, caf::exit_reason::user_shutdown);
-      if (st.config.services->publish.appset_removed) {
-        st.config.services->publish.appset_removed(it->first);
-      }
-      it = st.appsets.erase(it);
-    } else {
-      ++it;
+  // A set that is no longer defined keeps its actor with its last good spec: the actor marks
+  // it PendingDeletion, and the deletion actor deletes it after the grace period (product
+  // §3.5). Never while the inputs did not load: then the set simply stays as it was.
+  for (auto& [name, entry] : st.appsets) {
+    if (wanted.count(name) > 0) continue;
+    if (st.trusted && entry.defined) {
+      Log(self, "appset=" + name + " is no longer defined (was in " + entry.file +
+                    "); it is marked PendingDeletion");
+      entry.defined = false;
     }
+    auto spec = std::make_shared<AppSetSpec>(*entry.spec);
+    spec->defined = entry.defined;
+    spec->inputs_trusted = st.trusted;
+    spec->deletion_grace = std::chrono::seconds(
+        std::max<long long>(0, st.inputs.config.deletion_grace_period_seconds));
+    entry.spec = spec;
+    self->send(entry.actor, spec_atom::value, AppSetSpecPtr(spec), cluster_map);
   }
-  (void)clusters_changed;
+  if (clusters_changed && st.deleter) {
+    self->send(st.deleter, clusters_atom::value, cluster_map, st.trusted);
+  }
 }
 
 // Merges a fresh load into the inputs in force; a failing part keeps its last good version.
@@ -201,9 +270,17 @@ void Merge(Self* self, const DaemonInputs& fresh, bool first) {
                   (first ? "" : "; the previous configuration stays in force"));
     if (publish.file) publish.file(fresh.config_path, fresh.config_errors);
   }
+  // Deletion trusts only complete inputs (product §3.5): an empty or unreadable directory or a
+  // configuration that failed keeps the last good inputs in force and marks nothing.
+  const bool directory_empty = !fresh.directory_error && fresh.files.empty();
+  st.trusted = fresh.config_errors.empty() && !fresh.directory_error && !directory_empty;
   if (fresh.directory_error) {
     Log(self,
         "reload: " + *fresh.directory_error + "; the ApplicationSets loaded before stay in force");
+  } else if (directory_empty && !st.good_files.empty()) {
+    Log(self, "reload: the ApplicationSet directory " + fresh.config.application_sets +
+                  " is empty; the ApplicationSets loaded before stay in force and nothing is "
+                  "deleted");
   } else {
     // A file that disappeared takes its sets with it; a file that fails keeps its last good.
     std::map<std::string, std::vector<engine::ApplicationSet>> next;
@@ -257,6 +334,33 @@ void GrantSlots(Self* self) {
   }
 }
 
+void SpawnDeleter(Self* self) {
+  auto& st = self->state;
+  DeletionActorConfig config;
+  config.services = st.config.services;
+  config.clusters = ClusterMapOf(self);
+  config.inputs_trusted = st.trusted;
+  st.deleter = SpawnDeletionActor(self->system(), caf::actor_cast<caf::actor>(self), config);
+  self->monitor(st.deleter);
+  st.names[st.deleter.address()] = "deleter";
+}
+
+// A set's deletion completed (the deletion actor removed its records): its actor stops, its
+// board entry and metrics go, and a file that defines it again spawns it afresh.
+void OnSetDeleted(Self* self, const std::string& name) {
+  auto& st = self->state;
+  auto it = st.appsets.find(name);
+  if (it != st.appsets.end()) {
+    st.names.erase(it->second.actor.address());
+    self->send_exit(it->second.actor, caf::exit_reason::user_shutdown);
+    st.appsets.erase(it);
+  }
+  if (st.config.services->publish.appset_removed) {
+    st.config.services->publish.appset_removed(name);
+  }
+  Apply(self, false);
+}
+
 void OnDown(Self* self, const caf::down_msg& down) {
   auto& st = self->state;
   // Slots a dead actor held go back to the pool.
@@ -273,6 +377,17 @@ void OnDown(Self* self, const caf::down_msg& down) {
   const std::string who = name->second;
   st.names.erase(name);
   const std::string reason = self->system().render(down.reason);
+  if (who == "deleter") {
+    Log(self, "the deletion actor failed (" + reason +
+                  "); restarting it, state re-read from the "
+                  "store");
+    SpawnDeleter(self);
+    return;
+  }
+  if (who.rfind("retired:", 0) == 0) {
+    st.retired.erase(who.substr(8));
+    return;
+  }
   if (who.rfind("cluster:", 0) == 0) {
     const std::string cluster = who.substr(8);
     Log(self, "cluster=" + cluster + " actor failed (" + reason + "); restarting it");
@@ -298,6 +413,7 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
   auto& st = self->state;
   st.config = std::move(config);
   self->set_down_handler([=](caf::down_msg& down) { OnDown(self, down); });
+  SpawnDeleter(self);
   Merge(self, st.config.initial, true);
   st.config.initial = DaemonInputs{};
   if (st.config.services->publish.ready) st.config.services->publish.ready(true);
@@ -373,9 +489,29 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
           self->send(it->second.actor, skip_atom::value, app, reason, caller);
         }
       },
+      [=](deleted_atom, const std::string& appset) { OnSetDeleted(self, appset); },
+      [=](reconcile_atom) { self->send(self->state.deleter, reconcile_atom::value); },
+      [=](needs_atom, const std::vector<std::string>& clusters) {
+        self->state.needed = std::set<std::string>(clusters.begin(), clusters.end());
+        SweepRetired(self);
+      },
+      [=](sweep_atom) { SweepRetired(self); },
+      [=](delete_atom, const std::string& appset, const std::string& caller) {
+        auto it = self->state.appsets.find(appset);
+        if (it != self->state.appsets.end() && it->second.defined) {
+          Log(self, "appset=" + appset + " deletion requested by " + caller +
+                        " refused: " + it->second.file + " still defines it; remove the file");
+          return;
+        }
+        self->send(self->state.deleter, delete_atom::value, appset, caller);
+      },
       [=](stop_atom) {
         auto& s = self->state;
         s.stopping = true;
+        self->send_exit(s.deleter, caf::exit_reason::user_shutdown);
+        for (auto& [name, retired] : s.retired) {
+          self->send_exit(retired.first, caf::exit_reason::user_shutdown);
+        }
         for (auto& [name, entry] : s.appsets) {
           self->send_exit(entry.actor, caf::exit_reason::user_shutdown);
         }

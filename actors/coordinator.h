@@ -15,7 +15,17 @@
 //   (sync_atom, appset, app, revision, caller)  a manual sync, forwarded to the appset actor
 //   (pause_atom | resume_atom, appset, caller)  operator actions on a set, forwarded
 //   (skip_atom, appset, app, reason, caller)    an operator's skip of an app, forwarded
+//   (delete_atom, appset, caller)         the API's DELETE: a set pending deletion goes now
+//   (reconcile_atom)                      an appset actor stored or cancelled a deletion mark
+//   (deleted_atom, appset)                the deletion actor completed a set's deletion
+//   (needs_atom, clusters)                the clusters pending deletions still need
 //   (stop_atom)                           stop every child, then itself
+//
+// Deletion (product §3.5): a set no file defines any more keeps its actor (with its last good
+// spec) to mark it PendingDeletion; the deletion actor (deletion_actor.h) deletes after the
+// grace period. Nothing is marked while the directory is empty or unreadable or the
+// configuration (kubeconfig) failed to load. A context that left the kubeconfig keeps its
+// cluster actor while a pending deletion needs it.
 #pragma once
 
 #include <functional>

@@ -36,6 +36,8 @@ struct Publisher {
                      const std::map<std::string, std::string>& clusters)>
       appset;
   std::function<void(const std::string& appset)> appset_removed;
+  // How many apps of the set are pending deletion or being deleted (deletion_actor.h).
+  std::function<void(const std::string& appset, int count)> pending_deletions;
   std::function<void(const std::string& cluster, const engine::Json& state)> cluster;
   // An input file's problems (empty: it loaded); `in_force` says whether a last good version
   // is still used.

@@ -1,0 +1,585 @@
+#include "actors/deletion_actor.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include <caf/all.hpp>
+
+#include "actors/atoms.h"
+#include "actors/blocking_pool.h"
+#include "engine/deletion_state.h"
+#include "engine/tracking.h"
+#include "store/state.h"
+
+namespace fleetwave::actors {
+namespace {
+
+using engine::Json;
+
+// One stored deletion; app "" = the whole set.
+struct Key {
+  std::string appset, app;
+  auto operator<=>(const Key&) const = default;
+};
+
+struct Stored {
+  engine::DeletionRecord record;
+  int64_t revision = 0;
+};
+
+struct Loaded {
+  std::map<Key, Stored> records;
+  std::vector<std::string> errors;
+};
+using LoadedPtr = std::shared_ptr<const Loaded>;
+
+// One round's decision, committed (or not).
+struct Round {
+  std::map<Key, std::optional<engine::DeletionRecord>> records;  // nullopt: removed
+  std::vector<std::pair<Key, engine::AppDeleteCommand>> commands;
+  std::vector<std::string> sets_done;
+  std::vector<std::string> log;
+  store::StateBatch batch;
+  int64_t revision = 0;
+  std::string error;
+  bool conflict = false;
+};
+using RoundPtr = std::shared_ptr<Round>;
+
+}  // namespace
+}  // namespace fleetwave::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::LoadedPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::RoundPtr)
+
+namespace fleetwave::actors {
+namespace {
+
+using loaded_atom = caf::atom_constant<caf::atom("dloaded")>;
+using committed_atom = caf::atom_constant<caf::atom("dcommit")>;
+using wake_atom = caf::atom_constant<caf::atom("dwake")>;
+
+struct View {
+  bool reachable = false;
+  bool synced = false;
+  std::map<std::string, std::vector<LiveEntry>> apps;  // app label -> entries
+};
+
+struct DeletionState {
+  DeletionActorConfig config;
+  caf::actor coordinator;
+  std::map<Key, Stored> records;
+  bool loaded = false;
+  bool loading = false;
+  bool reload_again = false;
+  bool busy = false;   // a round's commit is in flight
+  bool dirty = false;  // something happened meanwhile: another round after it
+  std::map<std::string, View> views;
+  std::map<std::string, caf::actor_id> view_actor;           // cluster -> actor the view is of
+  std::set<std::pair<std::string, std::string>> subscribed;  // (cluster, label)
+  std::set<std::pair<std::string, std::string>> kinds;       // (cluster, "apiVersion kind")
+  std::map<Key, std::set<engine::ObjectRef>> sent;  // refs asked for in this process, not failed
+  uint64_t wake_generation = 0;
+  std::optional<engine::Time> wake_at;
+  std::set<std::string> logged;  // log-once keys
+  std::set<std::string> needs_sent;
+  bool needs_reported = false;
+  std::set<std::string> published_sets;
+
+  static inline const char* name = "deletion";
+};
+
+using Self = caf::stateful_actor<DeletionState>;
+
+void Log(Self* self, const std::string& line) {
+  if (self->state.config.services->log) self->state.config.services->log(line);
+}
+
+void LogOnce(Self* self, const std::string& key, const std::string& line) {
+  if (self->state.logged.insert(key).second) Log(self, line);
+}
+
+std::string Who(const Key& k) {
+  return "appset=" + k.appset + (k.app.empty() ? std::string() : " app=" + k.app);
+}
+
+engine::Time Now(Self* self) { return self->state.config.services->now(); }
+
+void Advance(Self* self);
+
+// ---- loading ----
+
+void Load(Self* self) {
+  auto& st = self->state;
+  if (st.loading) {
+    st.reload_again = true;
+    return;
+  }
+  st.loading = true;
+  store::Store* store = st.config.services->store;
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  st.config.services->pool->Post([store, me] {
+    auto out = std::make_shared<Loaded>();
+    store::State state(*store);
+    store::Loaded<std::vector<store::PendingDeletion>> loaded = state.LoadDeletions();
+    if (!loaded.ok()) {
+      out->errors.push_back("cannot read the stored deletions: " + loaded.status.message);
+    }
+    for (const auto& d : loaded.value) {
+      engine::Issues issues;
+      auto record = engine::DecodeDeletionRecord(d.record.value, issues);
+      for (const auto& i : issues) {
+        out->errors.push_back("appset=" + d.appset + (d.app.empty() ? "" : " app=" + d.app) +
+                              " stored deletion: " + engine::FormatIssue(i));
+      }
+      if (record) out->records[{d.appset, d.app}] = {std::move(*record), d.record.revision};
+    }
+    caf::anon_send(me, loaded_atom::value, LoadedPtr(out));
+  });
+}
+
+// ---- what the API and metrics show ----
+
+void Publish(Self* self) {
+  auto& st = self->state;
+  const auto& publish = st.config.services->publish;
+  std::map<std::string, int> pending;
+  std::set<std::string> sets;
+  for (const auto& [key, stored] : st.records) {
+    const auto& r = stored.record;
+    if (key.app.empty()) {
+      int remaining = 0;
+      for (const auto& a : r.apps) remaining += r.gone.count(a.name) == 0 ? 1 : 0;
+      pending[key.appset] += remaining;
+      sets.insert(key.appset);
+      if (publish.appset) {
+        Json summary = {{"metadata", {{"name", key.appset}}},
+                        {"spec", Json::object()},
+                        {"status", {{"deletion", engine::DeletionStatusJson(r)}}}};
+        std::map<std::string, std::string> clusters;
+        for (const auto& a : r.apps) clusters[a.name] = a.cluster;
+        publish.appset(key.appset, summary, {}, clusters);
+      }
+    } else {
+      pending[key.appset] += 1;
+    }
+  }
+  if (publish.pending_deletions) {
+    for (const auto& [set, count] : pending) publish.pending_deletions(set, count);
+    for (const auto& set : st.published_sets) {
+      if (pending.count(set) == 0) publish.pending_deletions(set, 0);
+    }
+  }
+  st.published_sets.clear();
+  for (const auto& [set, count] : pending) st.published_sets.insert(set);
+}
+
+// The clusters the stored deletions still need (the coordinator keeps a context that left the
+// kubeconfig running until no deletion needs it).
+void ReportNeeds(Self* self) {
+  auto& st = self->state;
+  std::set<std::string> needs;
+  for (const auto& [key, stored] : st.records) {
+    for (const auto& a : stored.record.apps) {
+      if (stored.record.gone.count(a.name) == 0 && !a.cluster.empty()) needs.insert(a.cluster);
+    }
+  }
+  if (st.needs_reported && needs == st.needs_sent) return;
+  st.needs_reported = true;
+  st.needs_sent = needs;
+  self->send(st.coordinator, needs_atom::value,
+             std::vector<std::string>(needs.begin(), needs.end()));
+}
+
+// ---- timers ----
+
+void ArmWake(Self* self, engine::Time at) {
+  auto& st = self->state;
+  if (st.wake_at && *st.wake_at <= at && *st.wake_at > Now(self)) return;  // an earlier one runs
+  st.wake_at = at;
+  const uint64_t generation = ++st.wake_generation;
+  auto delay = at - Now(self);
+  if (delay < engine::Duration::zero()) delay = engine::Duration::zero();
+  // Rounded up to whole milliseconds: a timer never fires before the due time.
+  self->delayed_send(self, std::chrono::ceil<std::chrono::milliseconds>(delay), wake_atom::value,
+                     generation);
+}
+
+// ---- watching ----
+
+std::string Label(const Key& key, const std::string& app) {
+  return engine::AppLabelValue({key.appset, app});
+}
+
+// Kinds first, then the label: the subscription's first update then already says whether the
+// new kinds' watches have listed (ClusterUpdate::synced), so an app is never judged gone from
+// a watch that has not listed yet.
+void EnsureWatching(Self* self, const Key& key, const engine::DeletionRecord& r) {
+  auto& st = self->state;
+  for (const auto& a : r.apps) {
+    if (r.gone.count(a.name) > 0 || a.cluster.empty()) continue;
+    auto cluster = st.config.clusters->find(a.cluster);
+    if (cluster == st.config.clusters->end()) continue;
+    for (const auto& [api, kind] : a.kinds) {
+      if (st.kinds.emplace(a.cluster, api + " " + kind).second) {
+        self->send(cluster->second, watch_kind_atom::value, api, kind);
+      }
+    }
+    const std::string label = Label(key, a.name);
+    if (st.subscribed.emplace(a.cluster, label).second) {
+      self->send(cluster->second, subscribe_atom::value, label, caf::actor(self));
+    }
+  }
+}
+
+engine::DeletionAppView ViewOf(Self* self, const Key& key, const engine::DeletionApp& a) {
+  auto& st = self->state;
+  engine::DeletionAppView v;
+  v.cluster_exists = st.config.clusters->count(a.cluster) > 0;
+  auto view = st.views.find(a.cluster);
+  if (view == st.views.end()) return v;
+  auto entries = view->second.apps.find(Label(key, a.name));
+  // Observed only once the label's own list arrived from a reachable, listed cluster.
+  v.observed = view->second.reachable && view->second.synced && entries != view->second.apps.end();
+  if (v.observed) {
+    for (const auto& e : entries->second) v.live.push_back(e.object);
+  }
+  return v;
+}
+
+// ---- rounds ----
+
+void SendCommand(Self* self, const Key& key, const engine::AppDeleteCommand& c) {
+  auto& st = self->state;
+  auto cluster = st.config.clusters->find(c.cluster);
+  if (cluster == st.config.clusters->end()) return;
+  auto& sent = st.sent[{key.appset, c.app}];
+  auto command = std::make_shared<DeleteCommand>();
+  command->appset = key.appset;
+  command->app = c.app;
+  for (const auto& ref : c.plan.delete_now) {
+    if (sent.insert(ref).second) command->objects.push_back(ref);
+  }
+  for (const auto& ref : c.plan.unmark) {
+    if (sent.insert(ref).second) command->unmark.push_back(ref);
+  }
+  if (command->objects.empty() && command->unmark.empty()) return;
+  Log(self, "appset=" + key.appset + " app=" + c.app + " cluster=" + c.cluster +
+                (command->objects.empty()
+                     ? std::string()
+                     : " deleting " + std::to_string(command->objects.size()) + " object(s)") +
+                (command->unmark.empty()
+                     ? std::string()
+                     : " removing the tracking marks of " + std::to_string(command->unmark.size()) +
+                           " object(s) (preserveResourcesOnDeletion)"));
+  for (const auto& kept : c.plan.kept) {
+    LogOnce(
+        self, "kept " + key.appset + "/" + c.app + "/" + kept.ref.KindName(),
+        "appset=" + key.appset + " app=" + c.app + " cluster=" + c.cluster + " " + kept.message);
+  }
+  const Key app_key{key.appset, c.app};
+  const std::string cluster_name = c.cluster;
+  self->request(cluster->second, std::chrono::minutes(2), delete_atom::value,
+                DeleteCommandPtr(command))
+      .then(
+          [=](DeleteReplyPtr reply) {
+            auto& s = self->state;
+            bool failed = false;
+            if (reply->error) {
+              Log(self, Who(app_key) + " cluster=" + cluster_name +
+                            " delete failed: " + *reply->error + "; retrying");
+              failed = true;
+              for (const auto& ref : command->objects) s.sent[app_key].erase(ref);
+              for (const auto& ref : command->unmark) s.sent[app_key].erase(ref);
+            }
+            for (const auto& r : reply->results) {
+              if (r.status == engine::ObjectResultCode::kSyncFailed) {
+                Log(self, Who(app_key) + " cluster=" + cluster_name + " " + r.ref.KindName() +
+                              ": " + r.message + "; retrying");
+                s.sent[app_key].erase(r.ref);
+                failed = true;
+              }
+            }
+            if (failed) ArmWake(self, Now(self) + s.config.retry);
+            Advance(self);  // an unmark shows in no watch event of this app's label
+          },
+          [=](caf::error& err) {
+            auto& s = self->state;
+            Log(self, Who(app_key) + " cluster=" + cluster_name +
+                          " did not answer the delete: " + self->system().render(err));
+            for (const auto& ref : command->objects) s.sent[app_key].erase(ref);
+            for (const auto& ref : command->unmark) s.sent[app_key].erase(ref);
+            ArmWake(self, Now(self) + s.config.retry);
+          });
+}
+
+void Commit(Self* self, RoundPtr round) {
+  auto& st = self->state;
+  st.busy = true;
+  store::Store* store = st.config.services->store;
+  caf::actor me = caf::actor_cast<caf::actor>(self);
+  st.config.services->pool->Post([store, me, round] {
+    store::State state(*store);
+    // A completed set takes every record of the set with it, read here (the appset actor of a
+    // set being deleted writes nothing more).
+    for (const auto& set : round->sets_done) {
+      store::Loaded<store::AppSetRecords> records = state.LoadAppSet(set);
+      if (!records.ok()) {
+        round->error = records.status.message;
+        caf::anon_send(me, committed_atom::value, round);
+        return;
+      }
+      std::set<std::string> apps;
+      const auto& r = records.value;
+      for (const auto* m : {&r.statuses, &r.pins, &r.applied_hashes, &r.operations, &r.specs}) {
+        for (const auto& [app, rec] : *m) apps.insert(app);
+      }
+      for (const auto& app : apps) round->batch.RemoveApp(set, app);
+      round->batch.Remove(store::keys::Conditions(set));
+      round->batch.Remove(store::keys::Rollout(set));
+    }
+    store::WriteResult w = state.Commit(round->batch);
+    if (!w.ok()) {
+      round->error = w.status.message;
+      round->conflict = w.status.code == store::Code::kConflict;
+    }
+    round->revision = w.revision;
+    caf::anon_send(me, committed_atom::value, round);
+  });
+}
+
+// One round over every stored deletion: which are due, which Deleting ones moved on.
+void Advance(Self* self) {
+  auto& st = self->state;
+  if (!st.loaded) return;
+  if (st.busy) {
+    st.dirty = true;
+    return;
+  }
+  const engine::Time now = Now(self);
+  auto round = std::make_shared<Round>();
+  std::set<std::string> sets_deleting;
+  for (const auto& [key, stored] : st.records) {
+    if (key.app.empty()) sets_deleting.insert(key.appset);
+  }
+  for (const auto& [key, stored] : st.records) {
+    const engine::DeletionRecord& r = stored.record;
+    if (!st.config.inputs_trusted) {
+      LogOnce(self, "held " + key.appset + "/" + key.app,
+              Who(key) + " " + engine::DeletionPhaseName(r.phase) +
+                  " held: the inputs did not load (empty or unreadable ApplicationSet directory, "
+                  "or a kubeconfig that failed); nothing is deleted until they do");
+      continue;
+    }
+    st.logged.erase("held " + key.appset + "/" + key.app);
+    // An app of a set whose whole deletion is recorded goes with the set's round.
+    if (!key.app.empty() && sets_deleting.count(key.appset) > 0) continue;
+    if (r.phase == engine::DeletionPhase::kPendingDeletion && r.due > now) {
+      LogOnce(self, "pending " + key.appset + "/" + key.app + " " + engine::FormatRfc3339(r.due),
+              Who(key) + " PendingDeletion (" + r.reason + "); deleted at " +
+                  engine::FormatRfc3339(r.due) + " unless it reappears");
+      ArmWake(self, r.due);
+      continue;
+    }
+    EnsureWatching(self, key, r);
+    std::map<std::string, engine::DeletionAppView> views;
+    for (const auto& a : r.apps) views[a.name] = ViewOf(self, key, a);
+    engine::DeletionRound d = engine::PlanDeletionRound(key.appset, r, views);
+    if (r.phase == engine::DeletionPhase::kPendingDeletion) {
+      round->log.push_back(Who(key) + " Deleting (" + r.reason + ")" +
+                           (r.strategy.ReverseDeletion() ? ", deletionOrder Reverse" : ""));
+    }
+    for (const auto& app : d.orphaned) {
+      std::string cluster;
+      for (const auto& a : r.apps) {
+        if (a.name == app) cluster = a.cluster;
+      }
+      round->log.push_back("appset=" + key.appset + " app=" + app + " cluster " +
+                           (cluster.empty() ? "(none)" : cluster) +
+                           " is no longer known; its objects are left in place");
+    }
+    for (const auto& app : d.newly_gone) {
+      round->log.push_back("appset=" + key.appset + " app=" + app +
+                           " deleted (its objects are "
+                           "gone from the cluster)");
+    }
+    if (d.record.step != r.step && !d.done && d.record.step != 0) {
+      round->log.push_back("appset=" + key.appset + " deleting " +
+                           (d.record.step < 0 ? std::string("the apps no step selects")
+                                              : "step " + std::to_string(d.record.step)));
+    }
+    if (d.done) {
+      if (key.app.empty()) {
+        round->sets_done.push_back(key.appset);
+        round->log.push_back("appset=" + key.appset + " deleted");
+        // Every deletion record of the set goes with it.
+        for (const auto& [other, s] : st.records) {
+          if (other.appset == key.appset) {
+            round->batch.RemoveDeletion(other.appset, other.app);
+            round->records[other] = std::nullopt;
+          }
+        }
+      } else {
+        round->batch.Remove(store::keys::AppDeletion(key.appset, key.app), stored.revision);
+        round->records[key] = std::nullopt;
+      }
+      continue;
+    }
+    if (d.changed) {
+      round->batch.PutDeletion(key.appset, key.app, engine::EncodeDeletionRecord(d.record),
+                               stored.revision);
+      round->records[key] = d.record;
+    }
+    for (auto& c : d.commands) round->commands.emplace_back(key, std::move(c));
+  }
+  if (round->batch.ops().empty()) {
+    for (const auto& [key, c] : round->commands) SendCommand(self, key, c);
+    ReportNeeds(self);
+    return;
+  }
+  Commit(self, round);
+}
+
+void OnCommitted(Self* self, RoundPtr round) {
+  auto& st = self->state;
+  st.busy = false;
+  if (!round->error.empty()) {
+    if (round->conflict) {
+      // An appset actor cancelled or changed a mark meanwhile: read again, decide again.
+      Load(self);
+    } else {
+      Log(self, "cannot store the deletions' progress: " + round->error + "; retrying in " +
+                    std::to_string(st.config.retry.count()) + "s");
+      ArmWake(self, Now(self) + st.config.retry);
+    }
+    return;
+  }
+  for (const auto& line : round->log) Log(self, line);
+  for (const auto& [key, record] : round->records) {
+    if (record) {
+      st.records[key] = {*record, round->revision};
+    } else {
+      st.records.erase(key);
+      st.sent.erase(key);
+    }
+  }
+  for (const auto& [key, c] : round->commands) SendCommand(self, key, c);
+  for (const auto& set : round->sets_done) {
+    for (auto it = st.sent.begin(); it != st.sent.end();) {
+      it = it->first.appset == set ? st.sent.erase(it) : std::next(it);
+    }
+    self->send(st.coordinator, deleted_atom::value, set);
+  }
+  Publish(self);
+  ReportNeeds(self);
+  if (st.dirty || !round->records.empty()) {
+    st.dirty = false;
+    Advance(self);
+  }
+}
+
+void OnLoaded(Self* self, const LoadedPtr& loaded) {
+  auto& st = self->state;
+  st.loading = false;
+  for (const auto& e : loaded->errors) LogOnce(self, "load " + e, e);
+  if (st.reload_again) {
+    st.reload_again = false;
+    Load(self);
+    return;
+  }
+  st.records = loaded->records;
+  for (auto it = st.sent.begin(); it != st.sent.end();) {
+    it = st.records.count(it->first) == 0 ? st.sent.erase(it) : std::next(it);
+  }
+  st.loaded = true;
+  Publish(self);
+  Advance(self);
+}
+
+void OnClusters(Self* self, ClusterMapPtr clusters, bool trusted) {
+  auto& st = self->state;
+  // A cluster whose actor changed (restarted, context changed) is watched afresh.
+  for (const auto& [name, actor] : *clusters) {
+    auto seen = st.view_actor.find(name);
+    if (seen != st.view_actor.end() && seen->second == actor.id()) continue;
+    st.view_actor[name] = actor.id();
+    st.views.erase(name);
+    for (auto it = st.subscribed.begin(); it != st.subscribed.end();) {
+      it = it->first == name ? st.subscribed.erase(it) : std::next(it);
+    }
+    for (auto it = st.kinds.begin(); it != st.kinds.end();) {
+      it = it->first == name ? st.kinds.erase(it) : std::next(it);
+    }
+    for (auto& [key, refs] : st.sent) refs.clear();  // a new actor: ask again what is left
+  }
+  st.config.clusters = std::move(clusters);
+  st.config.inputs_trusted = trusted;
+  Advance(self);
+}
+
+caf::behavior DeletionBehavior(Self* self, caf::actor coordinator, DeletionActorConfig config) {
+  auto& st = self->state;
+  st.config = std::move(config);
+  st.coordinator = coordinator;
+  if (!st.config.clusters)
+    st.config.clusters = std::make_shared<std::map<std::string, caf::actor>>();
+  for (const auto& [name, actor] : *st.config.clusters) st.view_actor[name] = actor.id();
+  Load(self);
+  return {
+      [=](reconcile_atom) { Load(self); },
+      [=](loaded_atom, LoadedPtr loaded) { OnLoaded(self, loaded); },
+      [=](committed_atom, RoundPtr round) { OnCommitted(self, std::move(round)); },
+      [=](wake_atom, uint64_t generation) {
+        if (generation != self->state.wake_generation) return;
+        self->state.wake_at.reset();
+        Advance(self);
+      },
+      [=](clusters_atom, ClusterMapPtr clusters, bool trusted) {
+        OnClusters(self, std::move(clusters), trusted);
+      },
+      [=](live_atom, const ClusterUpdatePtr& update) {
+        auto& view = self->state.views[update->cluster];
+        view.reachable = update->reachable;
+        view.synced = update->synced;
+        for (const auto& [label, entries] : update->apps) view.apps[label] = entries;
+        Advance(self);
+      },
+      [=](delete_atom, const std::string& appset, const std::string& caller) {
+        auto& s = self->state;
+        auto it = s.records.find({appset, ""});
+        if (it == s.records.end()) {
+          Log(self, "appset=" + appset + " deletion requested by " + caller +
+                        ": the set is not pending deletion");
+          return;
+        }
+        if (it->second.record.phase != engine::DeletionPhase::kPendingDeletion) {
+          Log(self, "appset=" + appset + " deletion requested by " + caller + ": already Deleting");
+          return;
+        }
+        if (s.busy) {
+          // One commit at a time: ask again once the round in flight landed.
+          self->delayed_send(self, std::chrono::milliseconds(20), delete_atom::value, appset,
+                             caller);
+          return;
+        }
+        engine::DeletionRecord r = it->second.record;
+        engine::ExpediteDeletion(r, Now(self), caller);
+        auto round = std::make_shared<Round>();
+        round->batch.PutDeletion(appset, "", engine::EncodeDeletionRecord(r), it->second.revision);
+        round->records[{appset, ""}] = r;
+        round->log.push_back("appset=" + appset + " deletion requested by " + caller +
+                             ": deleting now, without waiting for the grace period");
+        Commit(self, round);
+      },
+  };
+}
+
+}  // namespace
+
+caf::actor SpawnDeletionActor(caf::actor_system& system, const caf::actor& coordinator,
+                              DeletionActorConfig config) {
+  return system.spawn(DeletionBehavior, coordinator, std::move(config));
+}
+
+}  // namespace fleetwave::actors
