@@ -11,7 +11,8 @@
 namespace fleetwave::actors {
 
 struct ApiCommand {
-  std::string kind;                     // "sync" | "skip" (Applications), "pause" | "resume" (sets)
+  // "sync" | "skip" (Applications), "pause" | "resume" | "delete" (sets)
+  std::string kind;
   std::string target;                   // the Application's or ApplicationSet's name
   std::optional<std::string> revision;  // sync: the revision asked for, if any
   std::string caller;                   // the remote address, "ip:port" or "[ip6]:port"

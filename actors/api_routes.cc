@@ -249,7 +249,12 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
   }
 
   if (api && s[2] == "applicationsets" && (n == 3 || (n == 4 && !s[3].empty()))) {
-    if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
+    // DELETE of one set: authenticated like every mutation; the command handler decides
+    // (202 for a set pending deletion, 409 while a file still defines it).
+    if (n == 4 && request.method == "DELETE") return Mutate(request, "delete", s[3]);
+    if (!IsGet(request)) {
+      return MethodNotAllowed(request, n == 4 ? "GET, HEAD, DELETE" : "GET, HEAD");
+    }
     if (n == 4) {
       auto set = board_.AppSet(s[3]);
       if (!set) return ApiError(404, "applicationset \"" + s[3] + "\" not found");
@@ -295,7 +300,7 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
 
 ApiResponse ApiRouter::Mutate(const ApiRequest& request, const std::string& kind,
                               const std::string& target) const {
-  const bool on_set = kind == "pause" || kind == "resume";
+  const bool on_set = kind == "pause" || kind == "resume" || kind == "delete";
   const std::string noun = on_set ? "applicationset" : "application";
   const std::string what =
       kind + " of " + noun + " \"" + LogSafe(target) + "\" from " + request.caller;

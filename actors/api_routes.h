@@ -10,6 +10,8 @@
 //   GET  <any list above>?watch=1            a watch stream of that list (api_watch.h): the
 //                                            router answers with `watch` set, the server streams
 //   POST /api/v1/applications/NAME/sync      bearer token; optional {"revision": "..."}
+//   DELETE /api/v1/applicationsets/NAME      bearer token; a set pending deletion is deleted
+//                                            now (202); one a file still defines: 409
 //
 // HEAD is served wherever GET is. Unknown paths are 404 and known paths with another method 405
 // (with Allow); errors are JSON {"code": N, "message": "..."}. Every request is answered: a

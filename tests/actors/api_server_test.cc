@@ -109,7 +109,8 @@ TEST_F(ApiServerTest, WrongMethodIs405WithAllow) {
   };
   const std::vector<Case> cases = {
       {"PostHealthz", "POST", "/healthz", "GET, HEAD"},
-      {"DeleteAppSet", "DELETE", "/api/v1/applicationsets/guestbook", "GET, HEAD"},
+      {"PutAppSet", "PUT", "/api/v1/applicationsets/guestbook", "GET, HEAD, DELETE"},
+      {"DeleteAppSetList", "DELETE", "/api/v1/applicationsets", "GET, HEAD"},
       {"PutApps", "PUT", "/api/v1/applications", "GET, HEAD"},
       {"GetSync", "GET", "/api/v1/applications/guestbook-dev/sync", "POST"},
       {"PostClusters", "POST", "/api/v1/clusters", "GET, HEAD"},
@@ -253,6 +254,37 @@ TEST_F(ApiServerTest, SkipPauseAndResumeAreAuthenticatedCommands) {
   }
   // GET on a mutation route is refused with the allowed method.
   EXPECT_EQ(Get("/api/v1/applicationsets/guestbook/pause").status, 405);
+}
+
+// DELETE of a set is a mutation like pause: token first, then the set must exist, then the
+// command handler (which answers 202 for a set pending deletion, 409 while a file defines it).
+TEST_F(ApiServerTest, DeleteOfASetIsAnAuthenticatedCommand) {
+  Start();
+  struct Case {
+    std::string name, path, token;
+    int status;
+    bool handed_over;
+  };
+  const std::vector<Case> cases = {
+      {"Delete", "/api/v1/applicationsets/guestbook", "s3cret-token", 202, true},
+      {"NoToken", "/api/v1/applicationsets/guestbook", "", 401, false},
+      {"WrongToken", "/api/v1/applicationsets/guestbook", "wrong", 401, false},
+      {"UnknownSet", "/api/v1/applicationsets/nope", "s3cret-token", 404, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const size_t before = Commands().size();
+    std::vector<std::pair<std::string, std::string>> headers;
+    if (!c.token.empty()) headers.emplace_back("Authorization", "Bearer " + c.token);
+    const HttpResult r = Http(server_->port(), "DELETE", c.path, headers);
+    EXPECT_EQ(r.status, c.status) << r.body;
+    const auto commands = Commands();
+    ASSERT_EQ(commands.size(), before + (c.handed_over ? 1 : 0));
+    if (c.handed_over) {
+      EXPECT_EQ(commands.back().kind, "delete");
+      EXPECT_EQ(commands.back().target, "guestbook");
+    }
+  }
 }
 
 TEST_F(ApiServerTest, SyncChunkedBody) {

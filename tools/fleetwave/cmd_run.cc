@@ -135,6 +135,33 @@ class Events {
   int inotify_fd_ = -1;
 };
 
+// DELETE /api/v1/applicationsets/NAME. Files are the source of truth: a set a file still
+// defines would be re-created by the next reload, so deleting it is refused (409) naming the
+// file to remove; a set pending deletion (its board entry carries status.deletion) is deleted
+// at once, without waiting for the rest of its grace period.
+actors::ApiCommandResult RouteDelete(const actors::StatusBoard& board,
+                                     const caf::actor& coordinator,
+                                     const actors::ApiCommand& command) {
+  const actors::StatusBoard::JsonPtr set = board.AppSet(command.target);
+  if (!set) return actors::ApiCommandResult{404, "applicationset " + command.target + " not found"};
+  const engine::Json& status = set->contains("status") ? (*set)["status"] : engine::Json();
+  const bool pending = status.is_object() && status.contains("deletion");
+  if (!pending) {
+    std::string file;
+    const engine::Json& spec = set->contains("spec") ? (*set)["spec"] : engine::Json();
+    if (spec.is_object() && spec.contains("file") && spec["file"].is_string()) {
+      file = spec["file"].get<std::string>();
+    }
+    return actors::ApiCommandResult{
+        409, "applicationset " + command.target + " is defined by " +
+                 (file.empty() ? std::string("a file in the ApplicationSet directory") : file) +
+                 "; remove that file to delete it (files are the source of truth: a set still "
+                 "defined would be re-created on the next reload)"};
+  }
+  caf::anon_send(coordinator, actors::delete_atom::value, command.target, command.caller);
+  return actors::ApiCommandResult{202, "deletion of " + command.target + " requested"};
+}
+
 // An authenticated API mutation, as a message to the coordinator (never a blocking call: this
 // runs on a civetweb thread). Application commands go to the set the board says owns the app.
 actors::ApiCommandResult RouteApiCommand(const actors::StatusBoard& board,
@@ -148,6 +175,7 @@ actors::ApiCommandResult RouteApiCommand(const actors::StatusBoard& board,
     }
     return actors::ApiCommandResult{202, command.kind + " of " + command.target + " requested"};
   }
+  if (command.kind == "delete") return RouteDelete(board, coordinator, command);
   if (command.kind != "sync" && command.kind != "skip") {
     return actors::ApiCommandResult{400, "unknown command"};
   }
@@ -238,6 +266,9 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   services.publish.appset_removed = [&board, &metrics](const std::string& name) {
     board.RemoveAppSet(name);
     metrics.AppSetRemoved(name);
+  };
+  services.publish.pending_deletions = [&metrics](const std::string& name, int count) {
+    metrics.PendingDeletions(name, count);
   };
   services.publish.cluster_removed = [&board, &metrics](const std::string& name) {
     board.RemoveCluster(name);
