@@ -242,6 +242,13 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
     return Text(503, "not ready: " + ready.reason + "\n");
   }
 
+  // An immediate reconcile of every set: new commits are seen now, not at the next poll
+  // (ApiRefreshTest.*).
+  if (api && n == 3 && s[2] == "refresh") {
+    if (request.method != "POST") return MethodNotAllowed(request, "POST");
+    return Mutate(request, "refresh", "");
+  }
+
   if (api && s[2] == "applicationsets" && n == 5 && !s[3].empty() &&
       (s[4] == "pause" || s[4] == "resume")) {
     if (request.method != "POST") return MethodNotAllowed(request, "POST");
@@ -302,8 +309,10 @@ ApiResponse ApiRouter::Mutate(const ApiRequest& request, const std::string& kind
                               const std::string& target) const {
   const bool on_set = kind == "pause" || kind == "resume" || kind == "delete";
   const std::string noun = on_set ? "applicationset" : "application";
-  const std::string what =
-      kind + " of " + noun + " \"" + LogSafe(target) + "\" from " + request.caller;
+  const bool every_set = kind == "refresh";  // no target: it concerns every set
+  const std::string what = (every_set ? kind + " of every applicationset"
+                                      : kind + " of " + noun + " \"" + LogSafe(target) + "\"") +
+                           " from " + request.caller;
   auto refuse = [&](ApiResponse r, const std::string& why) {
     LogLine("api: " + what + " refused (" + std::to_string(r.status) + "): " + why);
     return r;
@@ -337,8 +346,8 @@ ApiResponse ApiRouter::Mutate(const ApiRequest& request, const std::string& kind
 
   MutationBody body = ParseMutationBody(kind, request.body);
   if (!body.error.empty()) return refuse(ApiError(400, body.error), body.error);
-  const bool exists =
-      on_set ? board_.AppSet(target) != nullptr : board_.ApplicationOwner(target).has_value();
+  const bool exists = every_set || (on_set ? board_.AppSet(target) != nullptr
+                                           : board_.ApplicationOwner(target).has_value());
   if (!exists) {
     return refuse(ApiError(404, noun + " \"" + target + "\" not found"), "not found");
   }

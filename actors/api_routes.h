@@ -12,6 +12,7 @@
 //   POST /api/v1/applications/NAME/sync      bearer token; optional {"revision": "..."}
 //   DELETE /api/v1/applicationsets/NAME      bearer token; a set pending deletion is deleted
 //                                            now (202); one a file still defines: 409
+//   POST /api/v1/refresh                     bearer token; reconcile every set now
 //
 // HEAD is served wherever GET is. Unknown paths are 404 and known paths with another method 405
 // (with Allow); errors are JSON {"code": N, "message": "..."}. Every request is answered: a

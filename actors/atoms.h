@@ -37,6 +37,8 @@ using slot_atom = caf::atom_constant<caf::atom("slot")>;
 using release_atom = caf::atom_constant<caf::atom("release")>;
 using reload_atom = caf::atom_constant<caf::atom("reload")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
+// coordinator: (refresh_atom, caller), the API's POST /api/v1/refresh: every set reconciles now
+using refresh_atom = caf::atom_constant<caf::atom("refresh")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 // deletion actor (deletion_actor.h): the coordinator's cluster map and input trust; a set's
 // deletion completed; the clusters pending deletions still need

@@ -470,6 +470,14 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
         }
         self->send(it->second.actor, sync_atom::value, app, revision, caller);
       },
+      [=](refresh_atom, const std::string& caller) {
+        // An operator's refresh: every set reconciles now (resolving its revisions again)
+        // instead of at its next poll.
+        Log(self, "refresh of every ApplicationSet requested by " + caller);
+        for (auto& [name, entry] : self->state.appsets) {
+          self->send(entry.actor, reconcile_atom::value);
+        }
+      },
       [=](pause_atom, const std::string& appset, const std::string& caller) {
         auto it = self->state.appsets.find(appset);
         if (it != self->state.appsets.end()) {

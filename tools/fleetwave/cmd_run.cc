@@ -175,6 +175,10 @@ actors::ApiCommandResult RouteApiCommand(const actors::StatusBoard& board,
     }
     return actors::ApiCommandResult{202, command.kind + " of " + command.target + " requested"};
   }
+  if (command.kind == "refresh") {
+    caf::anon_send(coordinator, actors::refresh_atom::value, command.caller);
+    return actors::ApiCommandResult{202, "refresh of every applicationset requested"};
+  }
   if (command.kind == "delete") return RouteDelete(board, coordinator, command);
   if (command.kind != "sync" && command.kind != "skip") {
     return actors::ApiCommandResult{400, "unknown command"};
