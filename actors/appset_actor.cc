@@ -13,6 +13,7 @@
 #include "engine/appset_reconcile.h"
 #include "engine/rollout_state.h"
 #include "engine/rollout_status.h"
+#include "engine/strategy_json.h"
 #include "engine/tracking.h"
 #include "sources/app_render.h"
 #include "sources/generator_inputs.h"
@@ -568,7 +569,9 @@ void OnPersisted(Self* self, PersistedPtr p) {
   }
   if (st.services->publish.appset) {
     Json summary = {{"metadata", {{"name", st.spec->appset.name}}},
-                    {"spec", {{"file", st.spec->appset.file}}},
+                    {"spec",
+                     {{"file", st.spec->appset.file},
+                      {"strategy", engine::StrategyJson(st.spec->appset.strategy)}}},
                     {"status", result.status}};
     if (!p->pending_deletions.empty()) summary["status"]["pendingDeletions"] = p->pending_deletions;
     std::map<std::string, std::string> clusters;

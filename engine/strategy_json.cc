@@ -1,0 +1,30 @@
+#include "engine/strategy_json.h"
+
+namespace fleetwave::engine {
+
+Json StrategyJson(const Strategy& strategy) {
+  Json out = {{"type", strategy.type.empty() ? "AllAtOnce" : strategy.type}};
+  if (!strategy.deletion_order.empty()) out["deletionOrder"] = strategy.deletion_order;
+  if (!strategy.IsRollingSync()) return out;
+  Json steps = Json::array();
+  for (const RolloutStep& step : strategy.steps) {
+    Json expressions = Json::array();
+    for (const LabelSelectorRequirement& r : step.match_expressions) {
+      expressions.push_back({{"key", r.key}, {"operator", r.op}, {"values", r.values}});
+    }
+    Json s = {{"matchExpressions", std::move(expressions)}};
+    if (step.max_update) {
+      // As written: an integer stays a number and "10%" (or an invalid "abc") a string.
+      s["maxUpdate"] = step.max_update->is_int ? Json(step.max_update->int_value)
+                                               : Json(step.max_update->string_value);
+    }
+    if (step.progress_deadline_seconds) {
+      s["progressDeadlineSeconds"] = *step.progress_deadline_seconds;
+    }
+    steps.push_back(std::move(s));
+  }
+  out["rollingSync"] = {{"steps", std::move(steps)}};
+  return out;
+}
+
+}  // namespace fleetwave::engine
