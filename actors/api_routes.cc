@@ -4,6 +4,8 @@
 #include <iostream>
 #include <string_view>
 
+#include "actors/web_view.h"
+
 namespace fleetwave::actors {
 namespace {
 
@@ -233,6 +235,19 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
   const std::vector<std::string> s = Segments(request.path);
   const size_t n = s.size();
   const bool api = n >= 3 && s[0] == "api" && s[1] == "v1";
+
+  // The web view: one page, its headers pinned by WebViewTest.RootServesThePage.
+  if (n == 1 && s[0].empty()) {
+    if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
+    const WebViewPage& page = WebView();
+    ApiResponse r;
+    r.content_type = "text/html; charset=utf-8";
+    r.body = page.html;
+    r.headers = {{"Content-Security-Policy", page.content_security_policy},
+                 {"X-Content-Type-Options", "nosniff"},
+                 {"Referrer-Policy", "no-referrer"}};
+    return r;
+  }
 
   if (n == 1 && (s[0] == "healthz" || s[0] == "readyz")) {
     if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");

@@ -1,6 +1,7 @@
 // The HTTP API's routes as a function from a parsed request to a response, apart from the
 // server that carries them (api_server.h), so every rule here is one readable table:
 //
+//   GET  /                                   the web view (web_view.h): one HTML page
 //   GET  /healthz                            200 "ok" while the process serves at all
 //   GET  /readyz                             200 when config and store are loaded, else 503 + why
 //   GET  /api/v1/applicationsets[/NAME]      the board's sets (list: items sorted by name, plus

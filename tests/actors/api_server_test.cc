@@ -89,7 +89,7 @@ TEST_F(ApiServerTest, ReadRoutes) {
       {"TrailingSlashIsNoRoute", "/api/v1/applications/", 404, json, [](const HttpResult&) {}},
       {"UnknownSubresource", "/api/v1/applications/guestbook-qa/logs", 404, json,
        [](const HttpResult&) {}},
-      {"Root", "/", 404, json, [](const HttpResult&) {}},
+      {"RootIsTheWebView", "/", 200, "text/html; charset=utf-8", [](const HttpResult&) {}},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
