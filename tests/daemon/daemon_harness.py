@@ -234,9 +234,10 @@ class DaemonEnv:
             raise AssertionError("the daemon exited with %s; log:\n%s"
                                  % (self.proc.returncode, self.log_tail()))
         if self.api is None:
-            # "... api: listening on 127.0.0.1:PORT (port PORT)" after this start's marker.
+            # "... api: listening on 127.0.0.1:PORT (port PORT)" (or "(port PORT, http)") after
+            # this start's marker.
             this_start = self.log().split("=== start %d ===" % self.starts, 1)[-1]
-            m = re.search(r"api: listening on \S+ \(port (\d+)\)", this_start)
+            m = re.search(r"api: listening on \S+ \(port (\d+)[,)]", this_start)
             if not m:
                 return False
             self.api = "http://127.0.0.1:%s" % m.group(1)

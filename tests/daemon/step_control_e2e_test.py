@@ -17,6 +17,7 @@ from daemon_harness import DaemonEnv, appset_yaml, parse_time, wait_for
 
 DEV, QA, PROD = "sim-0", "sim-1", "sim-2"
 FAIL_IMAGE = "gcr.io/heptio-images/ks-guestbook-demo:fail"
+GUESTBOOK_NEXT = "gcr.io/heptio-images/ks-guestbook-demo:0.3"
 # The timer fires at most 2 s late; the rest covers one poll of the API.
 LATE = 2.5
 
@@ -354,9 +355,6 @@ class SkipDeadCluster(unittest.TestCase):
         wait_for(held_again, timeout=30, what=lambda: "the skip cleared at %s: %s\n%s"
                  % (head, status_of(env, "guestbook"), env.log_tail()))
         self.assertEqual([a for a in env.applies(PROD) if a["t"] >= committed - 0.01], [])
-
-
-GUESTBOOK_NEXT = "gcr.io/heptio-images/ks-guestbook-demo:0.3"
 
 
 if __name__ == "__main__":
