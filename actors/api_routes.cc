@@ -317,6 +317,15 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
     return JsonResponse(200, Dump(Json{{"items", std::move(items)}}));
   }
 
+  // Progress deadlines per workload (workload_actor.h, WorkloadItem), sorted by cluster,
+  // namespace, kind and name (WorkloadApiTest.WorkloadsAreListedInOrder).
+  if (api && n == 3 && s[2] == "workloads") {
+    if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
+    Json items = Json::array();
+    for (const auto& w : board_.Workloads()) items.push_back(*w);
+    return JsonResponse(200, Dump(Json{{"items", std::move(items)}}));
+  }
+
   return ApiError(404, "no route for " + request.path);
 }
 

@@ -8,6 +8,7 @@
 //                                            the input files' load errors)
 //   GET  /api/v1/applications[/NAME]         the board's Argo-shaped Applications
 //   GET  /api/v1/clusters                    name, server, up, synced per cluster
+//   GET  /api/v1/workloads                   each watched workload's progress deadline state
 //   GET  <any list above>?watch=1            a watch stream of that list (api_watch.h): the
 //                                            router answers with `watch` set, the server streams
 //   POST /api/v1/applications/NAME/sync      bearer token; optional {"revision": "..."}

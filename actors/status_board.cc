@@ -124,6 +124,41 @@ void StatusBoard::SetReady(bool ready, std::string reason) {
   ++sequence_;
 }
 
+void StatusBoard::PublishWorkload(engine::Json workload) {
+  auto field = [&workload](const char* key) {
+    const auto it = workload.find(key);
+    return it != workload.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  auto key = std::make_tuple(field("cluster"), field("namespace"), field("kind"), field("name"));
+  auto json = std::make_shared<const engine::Json>(std::move(workload));
+  std::lock_guard<std::mutex> lock(mu_);
+  workloads_[std::move(key)] = std::move(json);
+  ++sequence_;
+}
+
+void StatusBoard::RemoveWorkload(const std::string& cluster, const std::string& ns,
+                                 const std::string& kind, const std::string& name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  workloads_.erase(std::make_tuple(cluster, ns, kind, name));
+  ++sequence_;
+}
+
+void StatusBoard::RemoveWorkloadsOf(const std::string& cluster) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = workloads_.begin(); it != workloads_.end();) {
+    it = std::get<0>(it->first) == cluster ? workloads_.erase(it) : std::next(it);
+  }
+  ++sequence_;
+}
+
+std::vector<StatusBoard::JsonPtr> StatusBoard::Workloads() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<JsonPtr> out;
+  out.reserve(workloads_.size());
+  for (const auto& [_, json] : workloads_) out.push_back(json);
+  return out;
+}
+
 StatusBoard::JsonPtr StatusBoard::AppSet(const std::string& name) const {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = appsets_.find(name);

@@ -27,6 +27,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "actors/change_feed.h"
@@ -83,6 +84,14 @@ class StatusBoard {
 
   void SetReady(bool ready, std::string reason = "");
 
+  // A workload's progress-deadline state (workload_actor.h, WorkloadItem), keyed by its
+  // "cluster", "namespace", "kind" and "name" fields; Workloads() lists them in that order.
+  void PublishWorkload(engine::Json workload);
+  void RemoveWorkload(const std::string& cluster, const std::string& ns, const std::string& kind,
+                      const std::string& name);
+  void RemoveWorkloadsOf(const std::string& cluster);  // the cluster left the configuration
+  std::vector<JsonPtr> Workloads() const;
+
   // Readers. Lists are sorted by name; a missing object is nullptr / nullopt.
   JsonPtr AppSet(const std::string& name) const;
   std::vector<JsonPtr> AppSets() const;
@@ -124,6 +133,8 @@ class StatusBoard {
   std::map<std::string, std::set<std::string>> set_apps_;  // appset -> its app names
   std::map<std::string, ClusterStatus> clusters_;
   std::map<std::string, std::optional<std::string>> files_;  // file -> last error
+  // (cluster, namespace, kind, name) -> the workload's deadline state
+  std::map<std::tuple<std::string, std::string, std::string, std::string>, JsonPtr> workloads_;
   Readiness readiness_{false, "starting"};
   uint64_t sequence_ = 0;
   ChangeFeed feed_;

@@ -157,7 +157,7 @@ void OnCommitted(WorkloadActor* self, uint64_t seq, bool ok, const std::string& 
              ": Progressing=" + stored->condition.status + " reason=" + stored->condition.reason +
              " (" + stored->condition.message + ")");
     } else {
-      st.Log(st.Name() + ": no progress deadline any more; its condition is removed");
+      st.Log(st.Name() + ": no Progressing condition any more (deadline off or object gone)");
     }
   }
   st.durable = stored;
@@ -185,7 +185,8 @@ void Evaluate(WorkloadActor* self) {
   engine::ProgressResult r = engine::EvaluateProgress(*st.workload, st.decided, now);
   if (st.services().publish.progress_evaluated) st.services().publish.progress_evaluated();
   ++st.generation;
-  if (!r.condition) {  // the deadline is off (or invalid): nothing to hold, nothing to time
+  if (!engine::ResolveDeadline(*st.workload).seconds) {
+    // The deadline is off (or invalid): nothing to hold, nothing to time.
     st.result = std::move(r);
     Stop(self);
     return;
@@ -196,7 +197,9 @@ void Evaluate(WorkloadActor* self) {
   } else {
     st.requeue_at.reset();
   }
-  std::optional<PreviousCondition> next = PreviousCondition{*r.condition, r.revision};
+  // No condition with a deadline on: a Deployment whose controller has not written one yet.
+  std::optional<PreviousCondition> next;
+  if (r.condition) next = PreviousCondition{*r.condition, r.revision};
   st.result = std::move(r);
   if (!SameDecision(next, st.decided)) {
     st.decided = std::move(next);

@@ -190,6 +190,11 @@ Metrics::Metrics(BuildInfo build, std::string proc)
               "The version and revision fleetwave was built at.")
       .Add({{"version", build.version}, {"revision", build.revision}})
       .Set(1);
+  progress_evaluations_ =
+      &CounterFamily(*registry_, "fleetwave_progress_evaluations_total",
+                     "Evaluations of the progress-deadline engine (each workload update or due "
+                     "timer); flat while nothing happens.")
+           .Add({});
 }
 
 Metrics::~Metrics() {
@@ -359,6 +364,11 @@ void Metrics::WorkloadCondition(const WorkloadId& w, const std::string& reason, 
   workload_deadline_exceeded_.Get({w.cluster, w.ns, w.kind, w.name}).Set(exceeded ? 1 : 0);
   workload_progressing_.Set({w.cluster, w.ns, w.kind, w.name},
                             {reason.empty() ? std::string("Unknown") : reason});
+}
+
+void Metrics::ProgressEvaluated() {
+  std::lock_guard<std::mutex> lock(mu_);
+  progress_evaluations_->Increment();
 }
 
 void Metrics::WorkloadRemoved(const WorkloadId& w) {

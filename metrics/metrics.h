@@ -15,6 +15,7 @@
 //   fleetwave_cluster_up{cluster}                                            gauge 0/1
 //   fleetwave_config_last_reload_success{file}                               gauge 0/1
 //   fleetwave_pending_deletions{appset}                                      gauge
+//   fleetwave_progress_evaluations_total                                     counter
 //   fleetwave_reconcile_duration_seconds{actor}                              histogram
 //   fleetwave_rollout_duration_seconds{appset}                               histogram
 //   fleetwave_rollout_step_duration_seconds{appset}                          histogram
@@ -124,6 +125,9 @@ class Metrics {
   // progress deadline is exceeded.
   void WorkloadCondition(const WorkloadId& workload, const std::string& reason, bool exceeded);
   void WorkloadRemoved(const WorkloadId& workload);
+  // One evaluation of the progress-deadline engine by a workload actor (an update or a due
+  // timer): a benchmark reads it to show an idle daemon evaluates nothing.
+  void ProgressEvaluated();
   // Convenience for a watch event: when `object` is a workload kind fleetwave judges
   // (CloneSet, StatefulSet, DaemonSet, Deployment), reports it by its metadata and the reason of
   // its status.conditions Progressing entry (exceeded = "ProgressDeadlineExceeded", the reason
@@ -181,6 +185,7 @@ class Metrics {
   Series<prometheus::Counter> watch_restarts_;
   Series<prometheus::Gauge> workload_deadline_exceeded_;
   StateSet workload_progressing_;
+  prometheus::Counter* progress_evaluations_ = nullptr;  // the registry owns it
 
   std::map<std::string, AppSetMemory> appsets_;
 };

@@ -318,6 +318,44 @@ TEST_F(WorkloadActorTest, DeadlineRemovedStopsTheActorAndItsSeries) {
   }
 }
 
+WorkloadPtr Deployment(const std::optional<std::string>& reason) {
+  Json o = {{"apiVersion", "apps/v1"},
+            {"kind", "Deployment"},
+            {"metadata",
+             {{"name", "web"},
+              {"namespace", "shop"},
+              {"annotations", {{"deployment.kubernetes.io/revision", "3"}}}}},
+            {"spec", {{"replicas", 1}, {"progressDeadlineSeconds", 600}}},
+            {"status", Json::object()}};
+  if (reason) {
+    o["status"]["conditions"] = Json::array({{{"type", "Progressing"},
+                                              {"status", "True"},
+                                              {"reason", *reason},
+                                              {"message", "ReplicaSet is progressing."},
+                                              {"lastUpdateTime", "2027-01-15T08:00:00Z"},
+                                              {"lastTransitionTime", "2027-01-15T08:00:00Z"}}});
+  }
+  return std::make_shared<const engine::Workload>(*engine::ReadWorkload(o).workload);
+}
+
+// A Deployment is read through: Kubernetes' own condition is echoed and nothing is timed; one
+// whose controller has not written a condition yet keeps its actor (it has a deadline).
+TEST_F(WorkloadActorTest, ADeploymentIsReadThrough) {
+  Spawn();
+  caf::anon_send(actor_, workload_atom::value, Deployment(std::nullopt));
+  sched_->run();
+  ASSERT_FALSE(published_.empty());
+  EXPECT_TRUE(Last()["condition"].is_null());
+  EXPECT_TRUE(Last()["requeueAt"].is_null());
+  caf::anon_send(actor_, workload_atom::value, Deployment("ReplicaSetUpdated"));
+  sched_->run();
+  EXPECT_EQ(LastReason(), "ReplicaSetUpdated");
+  EXPECT_EQ(Last()["revision"], "3");
+  for (const std::string& e : events_) EXPECT_EQ(e.find("removed"), std::string::npos) << e;
+  Advance(seconds(3600));
+  EXPECT_EQ(evaluations_, 2) << "a Deployment has no timer";
+}
+
 TEST(WorkloadRecordTest, RoundTripsAndRejectsGarbage) {
   engine::PreviousCondition p;
   p.revision = "web-7";

@@ -276,8 +276,33 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   };
   services.publish.cluster_removed = [&board, &metrics](const std::string& name) {
     board.RemoveCluster(name);
-    metrics.ClusterRemoved(name);
+    board.RemoveWorkloadsOf(name);
+    metrics.ClusterRemoved(name);  // its workloads' series too
   };
+  services.publish.workload = [&board, &metrics](const engine::Json& item) {
+    auto text = [&item](const char* key) {
+      const auto it = item.find(key);
+      return it != item.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    const auto condition = item.find("condition");
+    const auto exceeded = item.find("exceeded");
+    std::string reason;
+    if (condition != item.end() && condition->is_object() && condition->contains("reason") &&
+        (*condition)["reason"].is_string()) {
+      reason = (*condition)["reason"].get<std::string>();
+    }
+    metrics.WorkloadCondition(
+        {text("cluster"), text("namespace"), text("kind"), text("name")}, reason,
+        exceeded != item.end() && exceeded->is_boolean() && exceeded->get<bool>());
+    board.PublishWorkload(item);
+  };
+  services.publish.workload_removed = [&board, &metrics](
+                                          const std::string& cluster, const std::string& ns,
+                                          const std::string& kind, const std::string& name) {
+    metrics.WorkloadRemoved({cluster, ns, kind, name});
+    board.RemoveWorkload(cluster, ns, kind, name);
+  };
+  services.publish.progress_evaluated = [&metrics] { metrics.ProgressEvaluated(); };
   services.publish.sync_finished = [&metrics](const std::string& appset, const std::string& trigger,
                                               const std::string& result) {
     metrics.SyncFinished(appset, trigger, result);
@@ -316,11 +341,15 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   coordinator_config.services = &services;
   coordinator_config.load = [config_path] { return LoadDaemonInputs(config_path); };
   coordinator_config.initial = std::move(initial);
-  coordinator_config.spawn_cluster = [&transport, &exec_runner, &request_observer, log_fn](
-                                         caf::actor_system& sys,
-                                         const clients::ClusterConfig& cluster) {
+  coordinator_config.spawn_cluster = [&transport, &exec_runner, &request_observer, log_fn,
+                                      &services, &config](caf::actor_system& sys,
+                                                          const clients::ClusterConfig& cluster) {
     actors::ClusterActorConfig c;
     c.cluster = cluster;
+    // Progress deadlines: the kinds and namespaces fleetwave.yaml had at start.
+    c.workload_kinds = config.workload_kinds;
+    c.workload_namespaces = config.workload_namespaces;
+    c.services = &services;
     c.transport = &transport;
     c.exec_runner = &exec_runner;
     c.options.observer = &request_observer;
