@@ -175,6 +175,20 @@ std::optional<std::string> ApiServer::Start(const ApiServerOptions& options) {
   tokens_ = std::make_unique<ApiTokenSource>(options_.token_file, options_.token_refresh,
                                              options_.clock, options_.log);
   tokens_->Reload();  // a missing token file is logged now, not at the first mutation
+  if (!options_.read_token_file.empty()) {
+    read_tokens_ = std::make_unique<ApiTokenSource>(
+        options_.read_token_file, options_.token_refresh, options_.clock, options_.log);
+    read_tokens_->Reload();
+  }
+  if (!options_.tls_cert.empty() || !options_.tls_key.empty()) {
+    // Refused rather than served in plain text: a user who asked for TLS must not get HTTP.
+    read_tokens_.reset();
+    tokens_.reset();
+    return "tls: the API cannot serve TLS itself: Debian's civetweb 1.15 loads OpenSSL 3 at run "
+           "time without SSL_get_peer_certificate and crashes on the first TLS connection "
+           "(civetweb issue #1334); listen on loopback and terminate TLS in a reverse proxy "
+           "(docs/guide.md, \"The API beyond this host\")";
+  }
   router_ = std::make_unique<ApiRouter>(board_, *tokens_, handler_, options_.log);
 
   stopping_ = false;
@@ -203,13 +217,15 @@ std::optional<std::string> ApiServer::Start(const ApiServerOptions& options) {
   if (ctx_ == nullptr) {
     router_.reset();
     tokens_.reset();
+    read_tokens_.reset();
     return "cannot listen on " + options_.listen + ": " +
            (text[0] ? std::string(text) : "civetweb failed to start");
   }
   spec_ = *spec;
   mg_server_port ports[1];
   if (mg_get_server_ports(ctx_, 1, ports) >= 1) port_ = ports[0].port;
-  Log("api: listening on " + options_.listen + " (port " + std::to_string(port_) + ")");
+  Log("api: listening on " + options_.listen + " (port " + std::to_string(port_) +
+      (read_tokens_ ? ", reads need a token" : "") + ")");
   return std::nullopt;
 }
 
@@ -245,6 +261,7 @@ void ApiServer::Stop() {
   port_ = 0;
   router_.reset();
   tokens_.reset();
+  read_tokens_.reset();
 }
 
 int ApiServer::Serve(mg_connection* conn) {
@@ -260,6 +277,26 @@ int ApiServer::Serve(mg_connection* conn) {
     request.caller = (addr.find(':') != std::string::npos ? "[" + addr + "]" : addr) + ":" +
                      std::to_string(info->remote_port);
     head = request.method == "HEAD";
+
+    // Reads under /api/ need a token when a read token is configured; the mutation token reads
+    // too. Mutations are checked by the router.
+    if (read_tokens_ && (request.method == "GET" || head) && request.path.rfind("/api/", 0) == 0) {
+      std::optional<std::string_view> token;
+      if (request.authorization) token = BearerToken(*request.authorization);
+      const bool ok = token && !token->empty() &&
+                      (read_tokens_->Check(*token) == ApiTokenSource::Verdict::kAccepted ||
+                       tokens_->Check(*token) == ApiTokenSource::Verdict::kAccepted);
+      if (!ok) {
+        router_->LogLine("api: " + LogSafe(request.method) + " " + LogSafe(request.path) +
+                         " from " + request.caller +
+                         " refused (401): " + (token ? "wrong read token" : "missing read token"));
+        ApiResponse r = ApiError(401, token ? "the bearer token is not valid for reading"
+                                            : "reads need Authorization: Bearer <read token>");
+        r.headers.emplace_back("WWW-Authenticate", "Bearer realm=\"fleetwave\"");
+        WriteResponse(conn, r, head);
+        return r.status;
+      }
+    }
 
     // Bodies are read only where a route takes one, and never past the bound: a larger one is
     // refused before it is read (ApiServerTest.OversizedBodyIs413).

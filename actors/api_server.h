@@ -13,6 +13,12 @@
 // thread blocked writing to a stalled client is released by civetweb's stop flag within 2 s
 // (ApiWatchTest.StopEndsStreams).
 //
+// With `read_token_file` every read under /api/ needs a bearer token too (the read token or the
+// mutation token; 401 otherwise), for a listener others can reach; /healthz, /readyz and the
+// page at / stay open. `tls_cert`/`tls_key` are refused with the reason: Debian's civetweb
+// cannot serve TLS with OpenSSL 3, and plain HTTP where TLS was asked for would be worse
+// (ApiAccessTest.*).
+//
 // Thread-safety: Start/Stop/port from one owning thread. The board and the handler must outlive
 // the running server; the handler is called on civetweb's threads.
 #pragma once
@@ -40,9 +46,12 @@ class ApiTokenSource;
 
 struct ApiServerOptions {
   std::string listen = "127.0.0.1:8089";
-  std::string token_file;  // empty: no token, every mutation is refused
-  int threads = 8;         // for ordinary requests
-  int max_watches = 16;    // concurrent ?watch=1 streams, each on a thread of its own
+  std::string token_file;       // empty: no token, every mutation is refused
+  std::string read_token_file;  // empty: reads are open
+  std::string tls_cert;         // refused (see above)
+  std::string tls_key;
+  int threads = 8;       // for ordinary requests
+  int max_watches = 16;  // concurrent ?watch=1 streams, each on a thread of its own
   std::chrono::milliseconds watch_keepalive{15000};  // a BOOKMARK line after this much quiet
   size_t max_body_bytes = 1 << 20;
   std::chrono::seconds token_refresh{60};
@@ -76,6 +85,7 @@ class ApiServer {
   ApiCommandHandler handler_;
   ApiServerOptions options_;
   std::unique_ptr<ApiTokenSource> tokens_;
+  std::unique_ptr<ApiTokenSource> read_tokens_;  // null: reads are open
   std::unique_ptr<ApiRouter> router_;
   std::string spec_;  // the numeric address civetweb listens on
   mg_context* ctx_ = nullptr;

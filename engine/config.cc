@@ -111,7 +111,7 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
   if (!r.Is(doc, "", "object")) return out;
   r.Keys(doc, "",
          {"kubeconfig", "clusters", "applicationSets", "progressiveSyncs", "state", "listen",
-          "apiTokenFile", "tls", "git", "deletion", "workloads"});
+          "apiTokenFile", "apiReadTokenFile", "tls", "git", "deletion", "workloads"});
   if (const YAML::Node k = doc["kubeconfig"]) {
     if (k.IsSequence()) {
       c.kubeconfig = r.StrList(k, "kubeconfig");
@@ -165,6 +165,9 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
     r.HostPort(l["metrics"], "listen.metrics", c.listen_metrics);
   }
   r.Str(doc["apiTokenFile"], "apiTokenFile", c.api_token_file);
+  std::string read_token_file;
+  r.Str(doc["apiReadTokenFile"], "apiReadTokenFile", read_token_file);
+  if (!read_token_file.empty()) c.api_read_token_file = read_token_file;
   if (const YAML::Node t = doc["tls"]; t && r.Is(t, "tls", "object")) {
     r.Keys(t, "tls", {"cert", "key"});
     std::string cert, key;

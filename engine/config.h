@@ -31,6 +31,9 @@ struct Config {
   std::string listen_api = "127.0.0.1:8089";
   std::string listen_metrics = "127.0.0.1:9464";
   std::string api_token_file = "/etc/fleetwave/api-token";
+  // When set, every read of the API (GET /api/...) needs this file's token (or the mutation
+  // token) too: for a listener others can reach. Health probes stay open.
+  std::optional<std::string> api_read_token_file;
   std::optional<std::string> tls_cert;
   std::optional<std::string> tls_key;
   long long git_poll_interval_seconds = 60;

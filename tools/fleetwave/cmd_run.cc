@@ -58,6 +58,13 @@ std::string Resolve(const std::string& path, const std::string& config_path) {
   return (fs::path(config_path).parent_path() / path).lexically_normal().string();
 }
 
+// "127.0.0.1:8089", "localhost:8089", "[::1]:8089": only this host can connect.
+bool IsLoopbackListen(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  const std::string host = colon == std::string::npos ? listen : listen.substr(0, colon);
+  return host == "localhost" || host == "[::1]" || host.rfind("127.", 0) == 0;
+}
+
 // "sqlite://relative/state.db" is relative to the config file's directory, as every other
 // path in fleetwave.yaml.
 std::string ResolveStateUrl(const std::string& url, const std::string& config_path) {
@@ -367,6 +374,18 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   actors::ApiServerOptions api_options;
   api_options.listen = config.listen_api;
   api_options.token_file = Resolve(config.api_token_file, config_path);
+  if (config.api_read_token_file) {
+    api_options.read_token_file = Resolve(*config.api_read_token_file, config_path);
+  }
+  if (config.tls_cert && config.tls_key) {
+    api_options.tls_cert = Resolve(*config.tls_cert, config_path);
+    api_options.tls_key = Resolve(*config.tls_key, config_path);
+  }
+  if (!IsLoopbackListen(config.listen_api) && !config.api_read_token_file) {
+    log_fn("api: warning: " + config.listen_api +
+           " is reachable beyond this host and apiReadTokenFile is not set: anyone who can "
+           "connect reads every ApplicationSet and Application");
+  }
   api_options.log = log_fn;
   if (auto failed = api.Start(api_options)) {
     log("fleetwave run: the API cannot listen on " + config.listen_api + ": " + *failed);

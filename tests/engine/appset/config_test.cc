@@ -35,6 +35,7 @@ progressiveSyncs: false
 state: sqlite:///tmp/state.db
 listen: {api: 127.0.0.1:1, metrics: "[::1]:2"}
 apiTokenFile: /token
+apiReadTokenFile: /read-token
 tls: {cert: /c, key: /k}
 git: {pollInterval: 1m30s}
 deletion: {gracePeriod: 1h}
@@ -49,6 +50,7 @@ workloads: {kinds: [CloneSet], namespaces: [web]}
   EXPECT_FALSE(c.progressive_syncs);
   EXPECT_EQ(c.state, "sqlite:///tmp/state.db");
   EXPECT_EQ(c.listen_metrics, "[::1]:2");
+  EXPECT_EQ(c.api_read_token_file, "/read-token");
   EXPECT_EQ(c.tls_cert, "/c");
   EXPECT_EQ(c.git_poll_interval_seconds, 90);
   EXPECT_EQ(c.deletion_grace_period_seconds, 3600);
