@@ -86,6 +86,9 @@ struct FakeCluster {
   std::vector<LiveEntry> live;
   bool healthy_after_apply = false;
   int resource_version = 100;
+  // False: the cluster's watches have not listed yet (a daemon that just started): updates
+  // say neither reachable nor synced.
+  bool listed = true;
 };
 
 using Clusters = std::map<std::string, std::shared_ptr<FakeCluster>>;
@@ -94,8 +97,8 @@ void Push(caf::event_based_actor* self, const std::string& name, FakeCluster& c)
   if (!c.subscriber) return;
   auto update = std::make_shared<ClusterUpdate>();
   update->cluster = name;
-  update->reachable = true;
-  update->synced = true;
+  update->reachable = c.listed;
+  update->synced = c.listed;
   update->apps[c.label] = c.live;
   self->send(c.subscriber, live_atom::value, ClusterUpdatePtr(update));
 }
@@ -330,6 +333,35 @@ TEST_F(AppSetActorTest, APausedRolloutPromotesNothingUntilResumedAndASkipOpensTh
                            std::string::npos;
   }
   EXPECT_TRUE(logged);
+}
+
+// A restart (here: the appset actor re-spawned from the store) whose clusters have not listed
+// yet must not read their apps' Unknown health as step 1 re-opening: that would restart step
+// 2's clock (RollingSync §7: the step clock survives restarts). Pinned in the engine by
+// AppSetReconcileTest.UnobservedClusterNeverReopensAStepOrRestartsItsClock.
+TEST_F(AppSetActorTest, ARestartBeforeTheClustersListedKeepsTheStepAndItsClock) {
+  Start(AppSetYaml());
+  BecomeHealthy("dev");
+  ASSERT_EQ(status_["rollout"]["step"], 2) << status_.dump(2);
+  const Json started = status_["rollout"]["stepStartedAt"];
+  ASSERT_TRUE(started.is_string());
+
+  now_ += std::chrono::seconds(20);
+  for (auto& [name, c] : clusters_) c->listed = false;
+  caf::actor appset = caf::actor_cast<caf::actor>(clusters_["dev"]->subscriber);
+  caf::anon_send_exit(appset, caf::exit_reason::unhandled_exception);
+  sched_->run();
+  ASSERT_NE(caf::actor_cast<caf::actor>(clusters_["dev"]->subscriber), appset);
+  EXPECT_EQ(status_["rollout"]["step"], 2) << status_.dump(2);
+  EXPECT_EQ(status_["rollout"]["stepStartedAt"], started);
+
+  // The clusters list: the rollout goes on at step 2 on the same clock.
+  now_ += std::chrono::seconds(1);
+  for (auto& [name, c] : clusters_) c->listed = true;
+  BecomeHealthy("dev");
+  EXPECT_EQ(status_["rollout"]["step"], 2) << status_.dump(2);
+  EXPECT_EQ(status_["rollout"]["stepStartedAt"], started);
+  for (const auto& line : log_) EXPECT_EQ(line.find("re-opened"), std::string::npos) << line;
 }
 
 TEST_F(AppSetActorTest, AReloadWithANewCommitRerollsFromStepOne) {
