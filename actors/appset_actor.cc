@@ -359,7 +359,10 @@ void OnSetMarkPersisted(Self* self, PersistedPtr p) {
     ArmWake(self, st.services->now() + std::chrono::seconds(5));
     return;
   }
-  for (const auto& line : p->result.log) Log(self, line);
+  // The lines name the appset themselves.
+  if (st.services->log) {
+    for (const auto& line : p->result.log) st.services->log(line);
+  }
   if (st.deleter) self->send(st.deleter, reconcile_atom::value);
   if (p->reconcile_after) {
     st.deleting = false;

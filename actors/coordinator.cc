@@ -378,10 +378,10 @@ void OnDown(Self* self, const caf::down_msg& down) {
   st.names.erase(name);
   const std::string reason = self->system().render(down.reason);
   if (who == "deleter") {
-    Log(self, "the deletion actor failed (" + reason +
-                  "); restarting it, state re-read from the "
-                  "store");
+    Log(self,
+        "the deletion actor failed (" + reason + "); restarting it, state re-read from the store");
     SpawnDeleter(self);
+    self->send(st.deleter, clusters_atom::value, ClusterMapOf(self), st.trusted);
     return;
   }
   if (who.rfind("retired:", 0) == 0) {
@@ -399,6 +399,7 @@ void OnDown(Self* self, const caf::down_msg& down) {
     for (auto& [set, entry] : st.appsets) {
       self->send(entry.actor, spec_atom::value, entry.spec, map);
     }
+    if (st.deleter) self->send(st.deleter, clusters_atom::value, map, st.trusted);
     return;
   }
   auto entry = st.appsets.find(who);

@@ -71,6 +71,9 @@ struct DeletionState {
   caf::actor coordinator;
   std::map<Key, Stored> records;
   bool loaded = false;
+  // The coordinator's cluster map arrived: before it, every cluster would look gone and every
+  // app orphaned (DeletionAppView::cluster_exists), so no round runs.
+  bool have_clusters = false;
   bool loading = false;
   bool reload_again = false;
   bool busy = false;   // a round's commit is in flight
@@ -352,7 +355,7 @@ void Commit(Self* self, RoundPtr round) {
 // One round over every stored deletion: which are due, which Deleting ones moved on.
 void Advance(Self* self) {
   auto& st = self->state;
-  if (!st.loaded) return;
+  if (!st.loaded || !st.have_clusters) return;
   if (st.busy) {
     st.dirty = true;
     return;
@@ -515,6 +518,7 @@ void OnClusters(Self* self, ClusterMapPtr clusters, bool trusted) {
   }
   st.config.clusters = std::move(clusters);
   st.config.inputs_trusted = trusted;
+  st.have_clusters = true;
   Advance(self);
 }
 

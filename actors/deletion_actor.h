@@ -27,6 +27,7 @@ namespace fleetwave::actors {
 
 struct DeletionActorConfig {
   const Services* services = nullptr;
+  // Unused until the first (clusters_atom, ...): the coordinator sends it right after spawning.
   ClusterMapPtr clusters;
   bool inputs_trusted = true;
   // How long a failed delete waits before it is sent again.
