@@ -89,7 +89,6 @@ class WebView(unittest.TestCase):
                                             "env-prod"]),
             steps=[(["env-dev"], None), (["env-qa"], 0), (["env-prod"], 1)],
             repo_url=self.env.repo_url))
-        self.env.start()
         self.driver = browser()
         self.addCleanup(self.driver.quit)
 
@@ -168,6 +167,7 @@ class WebView(unittest.TestCase):
 
     def test_rollout_in_the_browser(self):
         d = self.driver
+        self.env.start()
         d.get(self.env.api + "/")
         self.assertEqual(d.title, "fleetwave rollouts")
 
@@ -258,6 +258,7 @@ class WebView(unittest.TestCase):
         """A daemon (or a proxy) without the watch streams: the page says it polls, and still
         follows the rollout."""
         d = self.driver
+        self.env.start()
         d.execute_cdp_cmd("Network.enable", {})
         d.execute_cdp_cmd("Network.setBlockedURLs", {"urls": ["*watch=1*"]})
         d.get(self.env.api + "/")
@@ -267,6 +268,30 @@ class WebView(unittest.TestCase):
                   self.step_state(1) == "complete" and self.current_step() == [2])
         self.assertEqual(self.tile_state(DEV), ("Healthy", "Synced", "Healthy"))
         self.assertEqual(self.attr("#conn", "data-mode"), "poll")
+
+    def test_a_daemon_that_needs_a_token_to_read(self):
+        """With apiReadTokenFile the page itself is served, but the API is not: the page says
+        it needs a token and shows the sets once the read token is entered; a mutation with
+        the read token is refused, and the page says so."""
+        d = self.driver
+        read_token = "read-" + self.env.token
+        path = os.path.join(self.env.config_dir, "read-token")
+        with open(path, "w") as f:
+            f.write(read_token + "\n")
+        with open(self.env.config_path, "a") as f:
+            f.write("apiReadTokenFile: read-token\n")
+        self.env.start()
+        d.get(self.env.api + "/")
+        self.wait("the page asking for a token", lambda: "needs a token" in self.text("#conn"))
+        self.assertEqual(self.count(SET), 0)
+        d.find_element(By.ID, "token").send_keys(read_token)
+        self.click("#token-save")
+        self.wait("the set shown", lambda: self.count(SET + " li.step") == 3
+                  and "live:" in self.text("#conn"))
+        # The read token opens no mutation: a click on sync is refused and says why.
+        self.click('button[data-action="sync"][data-target="%s"]' % DEV)
+        self.wait("the refusal", lambda: self.attr("#action-status", "data-ok") == "false"
+                  and "refused" in self.text("#action-status"))
 
 
 if __name__ == "__main__":
