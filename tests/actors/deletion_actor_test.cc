@@ -18,8 +18,10 @@
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
 #include "actors/coordinator.h"
+#include "actors/deletion_actor.h"
 #include "actors/services.h"
 #include "engine/appset.h"
+#include "engine/deletion_state.h"
 #include "engine/live_object.h"
 #include "engine/yaml_json.h"
 #include "sources/fake_source.h"
@@ -453,6 +455,46 @@ spec:
   ASSERT_EQ(Deletes("c3"), 1u) << "the retired cluster actor still deletes";
   Gone("c3");
   EXPECT_FALSE(store_.Get(store::keys::AppDeletion("web", "web-c3")).ok());
+}
+
+// The deletion actor alone, its stored records read before the coordinator's cluster map
+// arrives: nothing may be judged orphaned (and the deletion ended) from an empty map.
+TEST_F(DeletionTest, NoRoundRunsBeforeTheClusterMapArrives) {
+  engine::DeletionRecord r = engine::MarkPending(now_, std::chrono::seconds(0), "test");
+  r.phase = engine::DeletionPhase::kDeleting;
+  r.apps = {{"web-c1", "c1", {}, {{"apps/v1", "Deployment"}}}};
+  ASSERT_TRUE(
+      store::State(store_)
+          .Commit(store::StateBatch().PutDeletion("web", "", engine::EncodeDeletionRecord(r)))
+          .ok());
+  const std::string label = engine::AppLabelValue({"web", "web-c1"});
+  LiveEntry entry;
+  entry.object.ref = {"apps", "Deployment", "shop", "web"};
+  entry.object.annotations[engine::kTrackingIdAnnotation] =
+      engine::TrackingId({"web", "web-c1"}, entry.object.ref);
+  clusters_["c1"]->live[label] = {entry};
+  caf::actor fake = system_->spawn(FakeClusterActor, std::string("c1"), clusters_["c1"]);
+  fakes_["c1"] = fake;
+  auto coordinator = system_->spawn([]() -> caf::behavior {
+    return {[](deleted_atom, const std::string&) {},
+            [](needs_atom, const std::vector<std::string>&) {}};
+  });
+  DeletionActorConfig config;
+  config.services = &services_;
+  caf::actor deleter = SpawnDeletionActor(*system_, coordinator, config);
+  sched_->run();
+  EXPECT_TRUE(SetRecord()) << "ended without a cluster map";
+  EXPECT_EQ(Deletes("c1"), 0u);
+
+  auto map = std::make_shared<std::map<std::string, caf::actor>>();
+  (*map)["c1"] = fake;
+  caf::anon_send(deleter, clusters_atom::value, ClusterMapPtr(map), true);
+  sched_->run();
+  EXPECT_EQ(Deletes("c1"), 1u);
+  EXPECT_TRUE(SetRecord());
+  caf::anon_send_exit(deleter, caf::exit_reason::user_shutdown);
+  caf::anon_send_exit(coordinator, caf::exit_reason::user_shutdown);
+  sched_->run();
 }
 
 }  // namespace
