@@ -19,5 +19,13 @@ int RunProgress(const Argv& args, std::ostream& out, std::ostream& err);
 int RunHealth(const Argv& args, std::ostream& out, std::ostream& err);
 int RunDoctor(const Argv& args, std::ostream& out, std::ostream& err);
 int RunDaemon(const Argv& args, std::ostream& out, std::ostream& err);
+// Clients of a running daemon's API (cmd_get.cc, cmd_client.cc).
+int RunGet(const Argv& args, std::ostream& out, std::ostream& err);
+int RunSync(const Argv& args, std::ostream& out, std::ostream& err);
+int RunSkip(const Argv& args, std::ostream& out, std::ostream& err);
+int RunPause(const Argv& args, std::ostream& out, std::ostream& err);
+int RunResume(const Argv& args, std::ostream& out, std::ostream& err);
+int RunDelete(const Argv& args, std::ostream& out, std::ostream& err);
+int RunRefresh(const Argv& args, std::ostream& out, std::ostream& err);
 
 }  // namespace fleetwave::cli

@@ -23,6 +23,13 @@ constexpr Command kCommands[] = {
     {"progress", fleetwave::cli::RunProgress, "offline progress-deadline calculator"},
     {"health", fleetwave::cli::RunHealth, "health of any Kubernetes object"},
     {"doctor", fleetwave::cli::RunDoctor, "check every cluster's connection and permissions"},
+    {"get", fleetwave::cli::RunGet, "show appsets, apps, clusters or workloads of the daemon"},
+    {"sync", fleetwave::cli::RunSync, "sync an app now (optionally at a revision)"},
+    {"skip", fleetwave::cli::RunSkip, "let a rollout pass an app (with a reason)"},
+    {"pause", fleetwave::cli::RunPause, "pause an ApplicationSet's rollout"},
+    {"resume", fleetwave::cli::RunResume, "resume a paused rollout"},
+    {"delete", fleetwave::cli::RunDelete, "delete an ApplicationSet pending deletion now"},
+    {"refresh", fleetwave::cli::RunRefresh, "reconcile every ApplicationSet now"},
 };
 
 int Usage(std::ostream& os, int code) {
