@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The quickstart: installs what it needs, builds fleetwave and kubesim, starts three simulated
-# clusters (sim-0 dev, sim-1 qa, sim-2 prod), creates the git repository the guestbook example
-# deploys from, and runs the daemon (`fleetwave run`) on examples/guestbook/. The rollout is
-# printed as it advances: step 1 (dev), the manual gate of step 2 (qa, maxUpdate: 0) which the
-# script opens for you through the API, then step 3 (prod), until "ApplicationSet Rollout has
-# completed". Ctrl-C stops everything it started.
+# The quickstart: installs what it needs, builds fleetwave and kubesim, starts six simulated
+# clusters (dev, qa and prod in two regions each), creates the git repository the example
+# deploys from, and runs the daemon (`fleetwave run`) on examples/quickstart/. The rollout is
+# shown with `fleetwave get appset guestbook --watch`: step 1 (dev), then the manual gate of
+# step 2 (qa, maxUpdate: 0), which the script opens for you with `fleetwave sync`, then step 3
+# (prod, one region at a time), until "ApplicationSet Rollout has completed". Then it prints the
+# web view and metrics URLs and keeps everything running (on a terminal) until Ctrl-C, which
+# stops everything it started.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,11 +15,15 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build -j"$(nproc)" --target fleetwave kubesim
 
 fw=$PWD/build/tools/fleetwave/fleetwave
-ex=$PWD/examples/guestbook
+ex=$PWD/examples/quickstart
 work=$(mktemp -d /tmp/fleetwave-quickstart.XXXXXX)
 repo=/var/tmp/fleetwave-quickstart/guestbook.git  # the repoURL the example's ApplicationSet names
+api=http://127.0.0.1:8089
+completed="ApplicationSet Rollout has completed"
 pids=()
+watcher=""
 cleanup() {
+  [ -z "$watcher" ] || kill "$watcher" 2>/dev/null || true
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null && wait "$p" 2>/dev/null; done
   rm -rf "$work"
 }
@@ -32,6 +38,46 @@ wait_for_line() {  # FILE PATTERN PID WHAT: up to 20 s
   done
   cat "$1"; echo "$4 not ready after 20 s"; exit 1
 }
+# Where the rollout stands, from the daemon's API: "gate APP..." while the current step's apps
+# all wait for a manual sync (maxUpdate: 0), "complete" once the set says so, else "running".
+rollout_state() {
+  python3 - "$api" <<'EOF'
+import json, sys, urllib.request
+try:
+    with urllib.request.urlopen(sys.argv[1] + "/api/v1/applicationsets/guestbook", timeout=5) as r:
+        s = json.load(r)
+except Exception:
+    print("running"); sys.exit()
+status = s.get("status") or {}
+if any(c.get("type") == "RolloutProgressing" and c.get("message") == "ApplicationSet Rollout has completed"
+       for c in status.get("conditions") or []):
+    print("complete"); sys.exit()
+step = (status.get("rollout") or {}).get("step") or 0
+steps = ((s.get("spec") or {}).get("strategy") or {}).get("rollingSync", {}).get("steps") or []
+gate = 0 < step <= len(steps) and str(steps[step - 1].get("maxUpdate")) in ("0", "0%")
+apps = [e for e in status.get("applicationStatus") or [] if str(e.get("step")) == str(step)]
+if gate and apps and all(e.get("status") == "Waiting" for e in apps):
+    print("gate " + " ".join(sorted(e["application"] for e in apps)))
+else:
+    print("running")
+EOF
+}
+# Shows `fleetwave get appset guestbook --watch` until rollout_state prints a line starting with
+# $1, and leaves that line in $state. Up to 180 s.
+watch_until() {
+  "$fw" get appset guestbook --watch &
+  watcher=$!
+  for _ in $(seq 1 900); do
+    state=$(rollout_state)
+    [[ "$state" == "$1"* ]] && break
+    kill -0 "$watcher" 2>/dev/null || { echo "fleetwave get --watch exited"; exit 1; }
+    sleep 0.2
+  done
+  kill "$watcher" 2>/dev/null; wait "$watcher" 2>/dev/null || true
+  watcher=""
+  echo
+  [[ "$state" == "$1"* ]] || { echo "the rollout did not reach '$1' in 180 s; log: $work/fleetwave.log"; exit 1; }
+}
 
 say "Validate the ApplicationSet and the daemon's configuration"
 "$fw" validate "$ex/applicationsets/guestbook.yaml" "$ex/fleetwave.yaml"
@@ -44,8 +90,8 @@ git -C "$repo" add .
 git -C "$repo" -c user.name=quickstart -c user.email=quickstart@localhost commit -qm "guestbook v1"
 git -C "$repo" log --oneline
 
-say "Start three simulated clusters (sim-0 dev, sim-1 qa, sim-2 prod) on 127.0.0.1:18443; pods get ready after 1.5 s"
-build/tools/kubesim/kubesim --clusters 3 --listen 127.0.0.1:18443 --tls --ready-ms 1500 \
+say "Start six simulated clusters (dev, qa, prod x eu, us: sim-0..sim-5) on 127.0.0.1:18443; pods get ready after 1.5 s"
+build/tools/kubesim/kubesim --clusters 6 --listen 127.0.0.1:18443 --tls --ready-ms 1500 \
   --kubeconfig-out "$work/kubeconfig" >"$work/kubesim.log" 2>&1 &
 pids+=($!)
 wait_for_line "$work/kubesim.log" '^kubesim ready' "${pids[-1]}" "kubesim (is port 18443 free?)"
@@ -62,11 +108,33 @@ printf 'apiTokenFile: %s\ngit: {pollInterval: 5s}\n' "$work/api-token" >>"$work/
 "$fw" run --config "$work/fleetwave.yaml" 2>"$work/fleetwave.log" &
 pids+=($!)
 wait_for_line "$work/fleetwave.log" 'fleetwave run: API on' "${pids[-1]}" "fleetwave run (is port 8089 free?)"
-echo "daemon log: $work/fleetwave.log    API: http://127.0.0.1:8089/api/v1/applicationsets/guestbook"
+echo "daemon log: $work/fleetwave.log"
+# Every client command finds the daemon and its token through these.
+export FLEETWAVE_SERVER=$api FLEETWAVE_TOKEN
+FLEETWAVE_TOKEN=$(cat "$work/api-token")
 
-say "The rollout, as the daemon advances it"
-python3 scripts/watch-rollout.py guestbook --token-file "$work/api-token" --sync-gates --timeout 180
+say "The rollout: fleetwave get appset guestbook --watch (step 1, dev, until the manual gate)"
+watch_until gate
+read -r -a gate_apps <<<"${state#gate }"
 
-say "Every decision the daemon took (its log)"
-grep -E 'promoted|sync|step|rollout|Healthy' "$work/fleetwave.log" | cut -c1-160 | head -40
-printf '\nDone. The daemon and the simulated clusters stop now; see README.md for what comes next.\n'
+say "Step 2 (qa) is a manual gate (maxUpdate: 0): its apps wait for someone to sync them. Syncing them for you:"
+for app in "${gate_apps[@]}"; do
+  echo "\$ fleetwave sync $app"
+  "$fw" sync "$app"
+done
+
+say "The rollout goes on: fleetwave get appset guestbook --watch (qa, then prod one region at a time)"
+watch_until complete
+"$fw" get appset guestbook
+
+say "$completed"
+cat <<EOF
+  web view:  $api/   (paste the token from $work/api-token to sync, skip, pause or resume there)
+  API:       $api/api/v1/applicationsets/guestbook
+  metrics:   http://127.0.0.1:9464/metrics
+  CLI:       FLEETWAVE_TOKEN=\$(cat $work/api-token) $fw get apps
+EOF
+if [ -t 1 ] || [ "${QUICKSTART_KEEP_RUNNING:-}" = 1 ]; then
+  printf '\nThe daemon and the simulated clusters keep running: press Ctrl-C to stop them.\n'
+  wait "${pids[@]}"
+fi
