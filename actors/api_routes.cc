@@ -321,6 +321,7 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
   // namespace, kind and name (WorkloadApiTest.WorkloadsAreListedInOrder).
   if (api && n == 3 && s[2] == "workloads") {
     if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
+    if (WantsWatch(request.query)) return WatchOf(StatusBoard::kWorkloads);
     Json items = Json::array();
     for (const auto& w : board_.Workloads()) items.push_back(*w);
     return JsonResponse(200, Dump(Json{{"items", std::move(items)}}));

@@ -132,6 +132,9 @@ void StatusBoard::PublishWorkload(engine::Json workload) {
   auto key = std::make_tuple(field("cluster"), field("namespace"), field("kind"), field("name"));
   auto json = std::make_shared<const engine::Json>(std::move(workload));
   std::lock_guard<std::mutex> lock(mu_);
+  auto old = workloads_.find(key);
+  RecordLocked(kWorkloads, WorkloadName(key), old != workloads_.end() ? old->second : nullptr,
+               json);
   workloads_[std::move(key)] = std::move(json);
   ++sequence_;
 }
@@ -139,14 +142,23 @@ void StatusBoard::PublishWorkload(engine::Json workload) {
 void StatusBoard::RemoveWorkload(const std::string& cluster, const std::string& ns,
                                  const std::string& kind, const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
-  workloads_.erase(std::make_tuple(cluster, ns, kind, name));
+  if (auto old = workloads_.find(std::make_tuple(cluster, ns, kind, name));
+      old != workloads_.end()) {
+    RecordLocked(kWorkloads, WorkloadName(old->first), old->second, nullptr);
+    workloads_.erase(old);
+  }
   ++sequence_;
 }
 
 void StatusBoard::RemoveWorkloadsOf(const std::string& cluster) {
   std::lock_guard<std::mutex> lock(mu_);
   for (auto it = workloads_.begin(); it != workloads_.end();) {
-    it = std::get<0>(it->first) == cluster ? workloads_.erase(it) : std::next(it);
+    if (std::get<0>(it->first) != cluster) {
+      ++it;
+      continue;
+    }
+    RecordLocked(kWorkloads, WorkloadName(it->first), it->second, nullptr);
+    it = workloads_.erase(it);
   }
   ++sequence_;
 }
@@ -256,6 +268,8 @@ std::optional<std::vector<StatusBoard::JsonPtr>> StatusBoard::Snapshot(
     for (const auto& [_, json] : appsets_) out.push_back(json);
   } else if (collection == kApplications) {
     for (const auto& [_, entry] : apps_) out.push_back(entry.json);
+  } else if (collection == kWorkloads) {
+    for (const auto& [_, json] : workloads_) out.push_back(json);
   } else if (collection == kClusters) {
     for (const auto& [_, c] : clusters_)
       out.push_back(std::make_shared<const engine::Json>(ClusterJson(c)));
@@ -264,6 +278,11 @@ std::optional<std::vector<StatusBoard::JsonPtr>> StatusBoard::Snapshot(
   }
   *version = feed_.version();
   return out;
+}
+
+std::string StatusBoard::WorkloadName(const WorkloadKey& key) {
+  return std::get<0>(key) + "/" + std::get<1>(key) + "/" + std::get<2>(key) + "/" +
+         std::get<3>(key);
 }
 
 engine::Json ClusterJson(const ClusterStatus& c) {

@@ -58,6 +58,7 @@ class StatusBoard {
   static constexpr const char* kAppSets = "applicationsets";
   static constexpr const char* kApplications = "applications";
   static constexpr const char* kClusters = "clusters";
+  static constexpr const char* kWorkloads = "workloads";
 
   // `feed_capacity` bounds each collection's ring of recent changes (how far a watcher may lag).
   explicit StatusBoard(size_t feed_capacity = 16384) : feed_(feed_capacity) {}
@@ -124,6 +125,9 @@ class StatusBoard {
   // Records the change from `before` to `after` (either may be null) in the feed: ADDED,
   // DELETED, MODIFIED when the JSON differs, nothing when it is equal (a reconcile that changed
   // nothing costs watchers nothing). REQUIRES: mu_ held.
+  using WorkloadKey = std::tuple<std::string, std::string, std::string, std::string>;
+  // A workload's name in the feed: "cluster/namespace/kind/name".
+  static std::string WorkloadName(const WorkloadKey& key);
   void RecordLocked(const char* collection, const std::string& name, const JsonPtr& before,
                     const JsonPtr& after);
 

@@ -70,8 +70,8 @@ class ApiWatchTest : public ApiServerFixture {};
 // objects are exactly the list's items, in the list's order, then the BOOKMARK.
 TEST_F(ApiWatchTest, SnapshotIsTheListThenBookmark) {
   Start();
-  for (const std::string path :
-       {"/api/v1/applicationsets", "/api/v1/applications", "/api/v1/clusters"}) {
+  for (const std::string path : {"/api/v1/applicationsets", "/api/v1/applications",
+                                 "/api/v1/clusters", "/api/v1/workloads"}) {
     SCOPED_TRACE(path);
     const Json list = Json::parse(Get(path).body);
     WatchClient w(server_->port(), path + "?watch=1");
@@ -138,6 +138,30 @@ TEST_F(ApiWatchTest, ClusterChangesAndRemoval) {
   const Json event = Parse(w.NextLine());
   EXPECT_EQ(event["type"], "DELETED");
   EXPECT_EQ(event["object"]["name"], "dev");
+}
+
+// Workloads stream like the other lists; a cluster's removal deletes each of its workloads.
+TEST_F(ApiWatchTest, WorkloadChanges) {
+  auto item = [](const std::string& cluster, const std::string& name, bool exceeded) {
+    return Json{{"cluster", cluster},
+                {"namespace", "shop"},
+                {"kind", "Deployment"},
+                {"name", name},
+                {"exceeded", exceeded}};
+  };
+  board_.PublishWorkload(item("dev", "web", false));
+  Start();
+  WatchClient w(server_->port(), "/api/v1/workloads?watch=1");
+  EXPECT_EQ(Json(ReadSnapshot(w)), Json::parse(Get("/api/v1/workloads").body)["items"]);
+  board_.PublishWorkload(item("dev", "web", true));
+  EXPECT_EQ(Parse(w.NextLine()),
+            (Json{{"type", "MODIFIED"}, {"object", item("dev", "web", true)}}));
+  board_.PublishWorkload(item("dev", "api", false));
+  EXPECT_EQ(Parse(w.NextLine())["type"], "ADDED");
+  board_.RemoveWorkloadsOf("dev");
+  EXPECT_EQ(Parse(w.NextLine()),
+            (Json{{"type", "DELETED"}, {"object", item("dev", "api", false)}}));
+  EXPECT_EQ(Parse(w.NextLine()), (Json{{"type", "DELETED"}, {"object", item("dev", "web", true)}}));
 }
 
 // Quiet streams carry a BOOKMARK per keepalive interval.
