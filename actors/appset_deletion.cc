@@ -78,6 +78,7 @@ AppMarks MarkDisappearedApps(const std::string& appset, bool inputs_trusted,
   for (const auto& [app, entry] : stored.apps) in.pending[app] = entry.record;
   in.now = now;
   in.grace = grace;
+  in.deleting_cancellable = true;
   const engine::DisappearanceDecision d = engine::DecideDisappearance(in);
   for (const auto& app : d.mark) {
     engine::DeletionRecord r = engine::MarkPending(now, grace, "no longer generated");

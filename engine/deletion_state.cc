@@ -163,7 +163,10 @@ DisappearanceDecision DecideDisappearance(const DisappearanceInput& in) {
     if (in.present.count(name) == 0 && in.pending.count(name) == 0) d.mark.push_back(name);
   }
   for (const auto& [name, record] : in.pending) {
-    if (record.phase != DeletionPhase::kPendingDeletion) continue;
+    if (record.phase != DeletionPhase::kPendingDeletion) {
+      if (in.deleting_cancellable && in.present.count(name) > 0) d.cancel.push_back(name);
+      continue;
+    }
     if (in.present.count(name) > 0) {
       d.cancel.push_back(name);
     } else if (record.due <= in.now) {

@@ -65,6 +65,11 @@ struct DisappearanceInput {
   std::map<std::string, DeletionRecord> pending;  // stored records by name
   Time now;
   Duration grace{0};
+  // An app generated again while Deleting gets its mark cancelled too (else its sync and its
+  // deletion would fight, and the deletion would wait forever for objects the sync re-creates);
+  // a whole set being deleted is not (a finalizer's role: it completes, then the file's set is
+  // created afresh).
+  bool deleting_cancellable = false;
 };
 
 struct DisappearanceDecision {
@@ -75,8 +80,8 @@ struct DisappearanceDecision {
   bool held = false;                // inputs not trusted: nothing decided
 };
 
-// A Deleting record is never cancelled (its deletion is under way, as a finalizer would hold
-// it); a PendingDeletion one is cancelled when the name is present again.
+// A PendingDeletion record is cancelled when the name is present again; a Deleting one only
+// with `deleting_cancellable` (apps), else its deletion completes first.
 DisappearanceDecision DecideDisappearance(const DisappearanceInput& input);
 
 // A new PendingDeletion record (due = now + grace).

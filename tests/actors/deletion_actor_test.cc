@@ -457,6 +457,19 @@ spec:
   EXPECT_FALSE(store_.Get(store::keys::AppDeletion("web", "web-c3")).ok());
 }
 
+TEST_F(DeletionTest, AnAppGeneratedAgainWhileDeletingIsCancelledNotFoughtOver) {
+  RolledOut();
+  Reload(Inputs({{"web.yaml", AppSetYaml("{}", {"c1", "c2"})}, {"other.yaml", OtherYaml()}}));
+  Advance(std::chrono::seconds(kGraceSeconds));
+  ASSERT_EQ(Deletes("c3"), 1u);  // its objects are still live: the deletion waits for them
+  Reload(Inputs({{"web.yaml", AppSetYaml()}, {"other.yaml", OtherYaml()}}));
+  EXPECT_FALSE(store_.Get(store::keys::AppDeletion("web", "web-c3")).ok());
+  EXPECT_TRUE(Logged("app=web-c3 is generated again: its pending deletion is cancelled"));
+  Advance(std::chrono::seconds(kGraceSeconds));
+  EXPECT_EQ(Deletes("c3"), 1u) << "deleted again after the cancel";
+  EXPECT_EQ(pending_["web"], 0);
+}
+
 // The deletion actor alone, its stored records read before the coordinator's cluster map
 // arrives: nothing may be judged orphaned (and the deletion ended) from an empty map.
 TEST_F(DeletionTest, NoRoundRunsBeforeTheClusterMapArrives) {

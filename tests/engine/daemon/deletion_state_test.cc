@@ -28,6 +28,7 @@ TEST(DeletionState, DisappearanceMarksCancelsAndStartsAfterTheGracePeriod) {
     V mark, cancel, start;
     std::optional<Time> next_due;
     bool held;
+    bool deleting_cancellable = false;  // apps: yes; whole sets: no
   };
   DeletionRecord deleting = Pending("2026-03-01T12:05:00Z");
   deleting.phase = DeletionPhase::kDeleting;
@@ -112,7 +113,7 @@ TEST(DeletionState, DisappearanceMarksCancelsAndStartsAfterTheGracePeriod) {
        {},
        T("2026-03-01T12:02:00Z"),
        false},
-      {"DeletingIsNeverCancelled",
+      {"ADeletingSetIsNotCancelled",
        true,
        {"b"},
        {"b"},
@@ -122,6 +123,17 @@ TEST(DeletionState, DisappearanceMarksCancelsAndStartsAfterTheGracePeriod) {
        {},
        std::nullopt,
        false},
+      {"ADeletingAppGeneratedAgainIsCancelled",
+       true,
+       {"b"},
+       {"b"},
+       {{"b", deleting}},
+       {},
+       V{"b"},
+       {},
+       std::nullopt,
+       false,
+       true},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -132,6 +144,7 @@ TEST(DeletionState, DisappearanceMarksCancelsAndStartsAfterTheGracePeriod) {
     in.pending = c.pending;
     in.now = T("2026-03-01T12:00:00Z");
     in.grace = std::chrono::minutes(10);
+    in.deleting_cancellable = c.deleting_cancellable;
     const DisappearanceDecision d = DecideDisappearance(in);
     EXPECT_EQ(d.mark, c.mark);
     EXPECT_EQ(d.cancel, c.cancel);
