@@ -18,6 +18,7 @@ packages=(
   nghttp2-proxy openssl
   systemd procps
   gnuplot-nox  # bench/fleet_bench's plot (docs/images)
+  tmux  # tests/daemon/get_watch_tty_e2e_test.py drives `get --watch` on a terminal
 )
 
 missing=()

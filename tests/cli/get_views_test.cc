@@ -335,9 +335,9 @@ TEST(GetWatchTest, StepViewLines) {
 
 TEST(GetWatchTest, Redraw) {
   size_t lines = 0;
-  EXPECT_EQ(Redraw(0, "ab\ncd\n", 0, 0, &lines), "\x1b[Jab\ncd\n");
+  EXPECT_EQ(Redraw(0, "ab\ncd\n", 0, 0, &lines), "ab\x1b[K\ncd\x1b[K\n\x1b[J");
   EXPECT_EQ(lines, 2u);
-  EXPECT_EQ(Redraw(2, "abcdef\nx\ny\nz\n", 3, 3, &lines), "\x1b[2F\x1b[Jabc\nx\n");
+  EXPECT_EQ(Redraw(2, "abcdef\nx\ny\nz\n", 3, 3, &lines), "\x1b[2A\rabc\x1b[K\nx\x1b[K\n\x1b[J");
   EXPECT_EQ(lines, 2u);
 }
 

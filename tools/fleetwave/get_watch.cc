@@ -180,9 +180,11 @@ std::vector<std::string> ChangedLines(const View& before, const View& after) {
 std::string Redraw(size_t previous_lines, const std::string& text, size_t width, size_t height,
                    size_t* lines) {
   std::string out;
-  // Up to the first line of the previous drawing, then clear everything below it.
-  if (previous_lines > 0) out += "\x1b[" + std::to_string(previous_lines) + "F";
-  out += "\x1b[J";
+  // Up to the first line of the previous drawing (CUU and a carriage return: every terminal
+  // and tmux know them). Each line then clears its own rest (EL), and what is left below the
+  // new drawing is cleared last: clearing the whole screen from its top-left corner would make
+  // tmux push the old drawing into the scrollback (its scroll-on-clear), a copy per redraw.
+  if (previous_lines > 0) out += "\x1b[" + std::to_string(previous_lines) + "A\r";
   size_t drawn = 0;
   size_t start = 0;
   while (start < text.size()) {
@@ -190,10 +192,11 @@ std::string Redraw(size_t previous_lines, const std::string& text, size_t width,
     size_t nl = text.find('\n', start);
     if (nl == std::string::npos) nl = text.size();
     out += FitWidth(text.substr(start, nl - start), width);
-    out += "\n";
+    out += "\x1b[K\n";
     ++drawn;
     start = nl + 1;
   }
+  out += "\x1b[J";
   *lines = drawn;
   return out;
 }

@@ -38,9 +38,9 @@ View RenderGet(const GetRequest& request, const FleetState& state, const ViewOpt
 std::vector<std::string> ChangedLines(const View& before, const View& after);
 
 // The bytes that replace a terminal's previous drawing of `previous_lines` lines with `text`:
-// cursor up to its first line, clear to the end of the screen, then `text` with each line cut
-// to `width` columns and at most `height - 1` lines (0 = no limit), so nothing wraps or scrolls
-// and the next redraw lands in the same place. Sets `*lines` to the lines drawn.
+// cursor up to its first line, each line of `text` cut to `width` columns (0 = no limit) and
+// followed by erase-to-end-of-line, at most `height - 1` lines (0 = no limit) so nothing wraps
+// or scrolls, then erase below. Sets `*lines` to the lines drawn (GetWatchTest.Redraw).
 std::string Redraw(size_t previous_lines, const std::string& text, size_t width, size_t height,
                    size_t* lines);
 
