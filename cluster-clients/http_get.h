@@ -5,7 +5,8 @@
 //
 // HttpFetch() collects the whole response; HttpStreamLines() hands a 2xx body to a callback
 // line by line as it arrives (a ?watch=1 stream) until the server ends it, the callback returns
-// false, or `cancel` is set (checked at least every 100 ms, so another thread can stop it).
+// false, or `cancel` is set (libcurl's progress callback checks it about once a second, so
+// another thread can stop a quiet stream).
 //
 // Thread-safety: each call is independent; calls may run on several threads at once.
 #pragma once
