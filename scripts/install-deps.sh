@@ -14,7 +14,6 @@ packages=(
   prometheus
   python3-kubernetes python3-yaml git
   chromium chromium-driver python3-selenium
-  chromium chromium-driver python3-selenium
   nghttp2-proxy openssl
   systemd procps
   gnuplot-nox  # bench/fleet_bench's plot (docs/images)
