@@ -445,10 +445,13 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
       },
       [=](slot_atom) -> caf::response_promise {
         auto& s = self->state;
+        // The holder first: make_response_promise() takes the request's sender, after which
+        // current_sender() is null and every slot would be booked to no one, so no release
+        // would ever find it (CoordinatorSlotsTest.AReleasedSlotGoesToTheNextWaiter).
+        const caf::actor_addr holder =
+            self->current_sender() ? self->current_sender()->address() : caf::actor_addr{};
         auto promise = self->make_response_promise();
-        s.waiting.emplace_back(
-            self->current_sender() ? self->current_sender()->address() : caf::actor_addr{},
-            promise);
+        s.waiting.emplace_back(holder, promise);
         GrantSlots(self);
         return promise;
       },
