@@ -548,6 +548,25 @@ void OnGathered(Self* self, GatheredPtr g) {
   CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, persisted_atom::value);
 }
 
+// Takes a committed decision's mirror as the actor's view. The decision copied the mirror before
+// its commit; an attempt that ended meanwhile updated the live mirror, and the copy still holds
+// that operation as Running, which would start the attempt again (a duplicate apply). A
+// decision never changes an existing operation, it only starts ones with new ids, so for an
+// operation with the same id the live record is the newer one.
+void AdoptMirror(Self* self, Mirror next) {
+  auto& st = self->state;
+  if (st.mirror) {
+    for (auto& [app, record] : next.operations) {
+      auto live = st.mirror->operations.find(app);
+      if (live != st.mirror->operations.end() &&
+          Member(live->second, "id") == Member(record, "id")) {
+        record = live->second;
+      }
+    }
+  }
+  st.mirror = std::move(next);
+}
+
 void OnPersisted(Self* self, PersistedPtr p) {
   auto& st = self->state;
   st.busy = false;
@@ -558,7 +577,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
     return;
   }
   if (p->deletions_changed && st.deleter) self->send(st.deleter, reconcile_atom::value);
-  st.mirror = std::move(p->mirror);
+  AdoptMirror(self, std::move(p->mirror));
   if (st.services->publish.reconcile_seconds) {
     st.services->publish.reconcile_seconds(
         "appset",
@@ -925,7 +944,7 @@ caf::behavior AppSetBehavior(Self* self, caf::actor coordinator, AppSetActorConf
           if (!p->error.empty()) {
             Log(self, "cannot commit the manual sync: " + p->error);
           } else {
-            self->state.mirror = std::move(p->mirror);
+            AdoptMirror(self, std::move(p->mirror));
             for (const auto& line : p->result.log) Log(self, line);
             RunDueAttempts(self);
           }
