@@ -342,6 +342,11 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
 
   caf::actor_system_config caf_config;
   caf_config.set("scheduler.max-threads", kSchedulerThreads);
+  // An idle worker looks for work every 10 ms by default: 100 wakeups a second per worker, most
+  // of an idle daemon's CPU (bench/deadline_bench, docs/benchmarks.md). A job sent to an actor
+  // still wakes a sleeping worker at once; only stealing from a busy worker waits up to this.
+  caf_config.set("work-stealing.relaxed-sleep-duration",
+                 caf::timespan{std::chrono::milliseconds(100)});
   caf::actor_system system(caf_config);
 
   actors::CoordinatorConfig coordinator_config;
