@@ -28,9 +28,9 @@
 //              and once with `removed` set before quitting
 #pragma once
 
+#include <caf/actor.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
-#include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 #include <chrono>
 #include <cstdint>
