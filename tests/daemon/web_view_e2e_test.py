@@ -113,7 +113,11 @@ class WebView(unittest.TestCase):
     def click(self, selector):
         def clicked():
             try:
-                self.driver.find_element(By.CSS_SELECTOR, selector).click()
+                # Dispatched to the element itself, not to its coordinates: the page re-renders
+                # as the stream delivers, and a coordinate click can land on the button that
+                # replaced it there (Pause becomes Resume in place).
+                element = self.driver.find_element(By.CSS_SELECTOR, selector)
+                self.driver.execute_script("arguments[0].click();", element)
                 return True
             except (StaleElementReferenceException, NoSuchElementException):
                 return False
@@ -266,7 +270,9 @@ class WebView(unittest.TestCase):
                   and "polling" in self.text("#conn"))
         self.wait("step 1 complete and the gate current", lambda:
                   self.step_state(1) == "complete" and self.current_step() == [2])
-        self.assertEqual(self.tile_state(DEV), ("Healthy", "Synced", "Healthy"))
+        # The page polls the sets and the apps separately: the tile may lag the step by a poll.
+        self.wait("the dev tile healthy and synced", lambda:
+                  self.tile_state(DEV) == ("Healthy", "Synced", "Healthy"))
         self.assertEqual(self.attr("#conn", "data-mode"), "poll")
 
     def test_a_daemon_that_needs_a_token_to_read(self):
