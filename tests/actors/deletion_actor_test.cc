@@ -488,10 +488,14 @@ TEST_F(DeletionTest, NoRoundRunsBeforeTheClusterMapArrives) {
   clusters_["c1"]->live[label] = {entry};
   caf::actor fake = system_->spawn(FakeClusterActor, std::string("c1"), clusters_["c1"]);
   fakes_["c1"] = fake;
-  auto coordinator = system_->spawn([]() -> caf::behavior {
-    return {[](deleted_atom, const std::string&) {},
-            [](needs_atom, const std::vector<std::string>&) {}};
-  });
+  // Spawned with an argument: CAF 0.17 dereferences a null argument tuple for a function actor
+  // spawned without one, which UBSan stops on.
+  auto coordinator = system_->spawn(
+      [](caf::event_based_actor*, int) -> caf::behavior {
+        return {[](deleted_atom, const std::string&) {},
+                [](needs_atom, const std::vector<std::string>&) {}};
+      },
+      0);
   DeletionActorConfig config;
   config.services = &services_;
   caf::actor deleter = SpawnDeletionActor(*system_, coordinator, config);
