@@ -539,6 +539,8 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     return a["metadata"]["name"].get<std::string>() < b["metadata"]["name"].get<std::string>();
   });
   if (out.plan.step_deadline) KeepEarliest(out.wake_at, *out.plan.step_deadline);
+  views.clear();  // they point into input.apps
+  out.observed = std::move(input.apps);
   return out;
 }
 

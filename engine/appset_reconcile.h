@@ -114,6 +114,10 @@ struct AppSetReconcileResult {
   // nothing. Never credentials or Secret data.
   std::vector<std::string> log;
   std::optional<std::string> automated_warning;  // log once, then pass automated_warned
+  // The input's observations, handed back unchanged: the appset actor keeps them between
+  // reconciles and refreshes only the apps whose inputs changed, instead of copying every live
+  // object of the set into each reconcile.
+  std::vector<ObservedApp> observed;
 };
 
 AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input);

@@ -62,6 +62,31 @@ TEST(AppSetReconcileTest, PromotionRespectsStepsAndMaxUpdate) {
   }
 }
 
+// The actor keeps its observations between reconciles (it refreshes only what changed), so the
+// reconcile hands them back as they came in, in the same order.
+TEST(AppSetReconcileTest, HandsTheObservationsBackUnchanged) {
+  FakeStore store{ThreeSteps()};
+  std::vector<FakeApp> fleet = DevQaProd();
+  fleet[0].live_image = "ui:1";
+  AppSetReconcileInput in;
+  in.appset = &store.set;
+  for (const auto& a : fleet) in.apps.push_back(Observe(a));
+  in.now = kT0;
+  const std::vector<ObservedApp> before = in.apps;
+  const AppSetReconcileResult r = ReconcileAppSet(std::move(in));
+  ASSERT_EQ(r.observed.size(), before.size());
+  for (size_t i = 0; i < before.size(); ++i) {
+    SCOPED_TRACE(before[i].desired.name);
+    EXPECT_EQ(r.observed[i].desired.name, before[i].desired.name);
+    EXPECT_EQ(r.observed[i].desired.object, before[i].desired.object);
+    EXPECT_EQ(r.observed[i].rendered, before[i].rendered);
+    EXPECT_EQ(r.observed[i].revisions, before[i].revisions);
+    EXPECT_EQ(r.observed[i].live.size(), before[i].live.size());
+    EXPECT_EQ(r.observed[i].live_health, before[i].live_health);
+  }
+  EXPECT_FALSE(r.observed[0].live.empty());
+}
+
 TEST(AppSetReconcileTest, StartGuardNeverReSendsASync) {
   // dev is Pending on r2 since 12:00:00 (the entry's transition); what the store holds about its
   // operation decides whether a sync starts now.
