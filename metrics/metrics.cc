@@ -51,12 +51,17 @@ const Histogram::BucketBoundaries& RolloutBuckets() {
 
 // `value` when it is one of `allowed`, else `fallback`: label values stay a closed set.
 template <std::size_t N>
-std::string OneOf(const std::string& value, const std::array<std::string_view, N>& allowed,
-                  const char* fallback) {
+std::string_view OneOfView(std::string_view value, const std::array<std::string_view, N>& allowed,
+                           std::string_view fallback) {
   for (std::string_view a : allowed) {
-    if (value == a) return value;
+    if (value == a) return a;
   }
   return fallback;
+}
+template <std::size_t N>
+std::string OneOf(const std::string& value, const std::array<std::string_view, N>& allowed,
+                  const char* fallback) {
+  return std::string(OneOfView(value, allowed, fallback));
 }
 
 std::string Verb(std::string verb) {
@@ -72,19 +77,27 @@ std::string CodeClass(int code) {
   return std::to_string(code / 100) + "xx";
 }
 
-std::string HealthState(const std::string& s) {
+std::string_view HealthState(std::string_view s) {
   static constexpr std::array<std::string_view, 6> kHealth{"Healthy",   "Progressing", "Degraded",
                                                            "Suspended", "Missing",     "Unknown"};
-  return OneOf(s, kHealth, "Unknown");
+  return OneOfView(s, kHealth, "Unknown");
 }
-std::string SyncState(const std::string& s) {
+std::string_view SyncState(std::string_view s) {
   static constexpr std::array<std::string_view, 3> kSync{"Synced", "OutOfSync", "Unknown"};
-  return OneOf(s, kSync, "Unknown");
+  return OneOfView(s, kSync, "Unknown");
 }
-std::string RolloutState(const std::string& s) {
+std::string_view RolloutState(std::string_view s) {
   static constexpr std::array<std::string_view, 4> kRollout{"Waiting", "Pending", "Progressing",
                                                             "Healthy"};
-  return OneOf(s, kRollout, "Unknown");
+  return OneOfView(s, kRollout, "Unknown");
+}
+
+// The string at `path`, or "" (StringAt without the copy: the per-app fields are read on every
+// reconcile and compared with what the series hold).
+const std::string& StringRef(const Json& object, std::initializer_list<std::string_view> path) {
+  static const std::string empty;
+  const Json* v = FieldAt(object, path);
+  return v != nullptr && v->is_string() ? v->get_ref<const std::string&>() : empty;
 }
 
 double Seconds(Time from, Time to) { return engine::ToSeconds(to - from); }
@@ -239,20 +252,36 @@ void Metrics::AppSetObserved(const std::string& appset, const Json& status,
   const long long generation = IntAt(status, {"rollout", "generation"}).value_or(0);
   const std::optional<Time> step_started = TimeAt(status, {"rollout", "stepStartedAt"});
   appset_rollout_step_.Get({appset}).Set(step);
+  auto [it, first] = appsets_.try_emplace(appset);
+  AppSetMemory& m = it->second;
+  const uint64_t call = ++m.calls;
 
+  // Per-app series change only for apps whose labels changed; the rest cost a map lookup and
+  // string comparisons (MetricsTest.ObservingTheSameResultChangesNothing).
   std::optional<Time> last_progress = step_started;
-  std::set<LabelValues> entries;
   for (const Json& e : ArrayAt(status, {"applicationStatus"})) {
-    const std::string app = StringAt(e, {"application"});
+    const std::string& app = StringRef(e, {"application"});
     if (app.empty()) continue;
-    app_rollout_status_.Set({appset, app}, {RolloutState(StringAt(e, {"status"}))});
-    entries.insert({appset, app});
-    if (auto t = TimeAt(e, {"lastTransitionTime"}); t && (!last_progress || *t > *last_progress)) {
+    const std::string_view state = RolloutState(StringRef(e, {"status"}));
+    auto known = m.rollout.find(app);
+    if (known == m.rollout.end() || known->second.status != state) {
+      app_rollout_status_.Set({appset, app}, {std::string(state)});
+      if (known == m.rollout.end()) known = m.rollout.emplace(app, AppRollout{}).first;
+      known->second.status = state;
+    }
+    known->second.seen = call;
+    if (auto t = engine::ParseRfc3339(StringRef(e, {"lastTransitionTime"}));
+        t && (!last_progress || *t > *last_progress)) {
       last_progress = t;
     }
   }
-  for (const auto& id : app_rollout_status_.Where(0, appset)) {
-    if (!entries.count(id)) app_rollout_status_.Erase(id);
+  for (auto r = m.rollout.begin(); r != m.rollout.end();) {
+    if (r->second.seen == call) {
+      ++r;
+      continue;
+    }
+    app_rollout_status_.Erase({appset, r->first});
+    r = m.rollout.erase(r);
   }
   if (last_progress) {
     appset_last_progress_.Get({appset}).Set(UnixSeconds(*last_progress));
@@ -278,32 +307,47 @@ void Metrics::AppSetObserved(const std::string& appset, const Json& status,
   }
 
   // Applications: health and sync status per app, on its destination cluster.
-  std::set<LabelValues> apps;
   for (const Json& a : applications) {
-    const std::string app = StringAt(a, {"metadata", "name"});
+    const std::string& app = StringRef(a, {"metadata", "name"});
     if (app.empty()) continue;
-    std::string cluster;
-    if (auto known = clusters.find(app); known != clusters.end()) cluster = known->second;
-    if (cluster.empty()) cluster = StringAt(a, {"spec", "destination", "name"});
-    if (cluster.empty()) cluster = StringAt(a, {"spec", "destination", "server"});
-    app_health_.Set({appset, app},
-                    {cluster, HealthState(StringAt(a, {"status", "health", "status"}))});
-    app_sync_status_.Set({appset, app},
-                         {cluster, SyncState(StringAt(a, {"status", "sync", "status"}))});
-    apps.insert({appset, app});
-  }
-  for (StateSet* s : {&app_health_, &app_sync_status_}) {
-    for (const auto& id : s->Where(0, appset)) {
-      if (!apps.count(id)) s->Erase(id);
+    const std::string* cluster = &StringRef(a, {"spec", "destination", "server"});
+    if (const std::string& name = StringRef(a, {"spec", "destination", "name"}); !name.empty()) {
+      cluster = &name;
     }
+    if (auto given = clusters.find(app); given != clusters.end() && !given->second.empty()) {
+      cluster = &given->second;
+    }
+    const std::string_view health = HealthState(StringRef(a, {"status", "health", "status"}));
+    const std::string_view sync = SyncState(StringRef(a, {"status", "sync", "status"}));
+    auto known = m.apps.find(app);
+    if (known == m.apps.end()) known = m.apps.emplace(app, AppState{}).first;
+    AppState& was = known->second;
+    const bool fresh = was.seen == 0;
+    if (fresh || was.cluster != *cluster || was.health != health) {
+      app_health_.Set({appset, app}, {*cluster, std::string(health)});
+    }
+    if (fresh || was.cluster != *cluster || was.sync != sync) {
+      app_sync_status_.Set({appset, app}, {*cluster, std::string(sync)});
+    }
+    if (fresh || was.cluster != *cluster) was.cluster = *cluster;
+    if (fresh || was.health != health) was.health = health;
+    if (fresh || was.sync != sync) was.sync = sync;
+    was.seen = call;
+  }
+  for (auto a = m.apps.begin(); a != m.apps.end();) {
+    if (a->second.seen == call) {
+      ++a;
+      continue;
+    }
+    app_health_.Erase({appset, a->first});
+    app_sync_status_.Erase({appset, a->first});
+    a = m.apps.erase(a);
   }
 
   // Durations, from the transition between the previous call and this one. A step completes
   // when the next step of the same generation becomes current, or the rollout completes; a new
   // generation abandons the step it interrupts (no observation). The rollout runs from the
   // promotion out of idle to the RolloutProgressing reason ApplicationSetRolloutComplete.
-  auto [it, first] = appsets_.try_emplace(appset);
-  AppSetMemory& m = it->second;
   if (!first) {
     const bool completed_to_idle = step == 0 && rollout_complete;
     if (m.step > 0 && m.step_started_at && now >= *m.step_started_at &&

@@ -45,6 +45,7 @@
 // exposer's threads concurrently with updates.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -152,12 +153,31 @@ class Metrics {
   void ConfigFileRemoved(const std::string& file);
 
  private:
+  // The label values an app's state sets hold now, so that an app whose state did not change
+  // costs a comparison and no prometheus call (MetricsTest.ObservingTheSameResultChangesNothing).
+  // `seen` is the call that last reported the app: older entries are apps gone from the set.
+  struct AppRollout {
+    std::string status;  // fleetwave_application_rollout_status's "status"
+    uint64_t seen = 0;
+  };
+  struct AppState {
+    std::string cluster;
+    std::string health;  // fleetwave_application_health's "health"
+    std::string sync;    // fleetwave_application_sync_status's "status"
+    uint64_t seen = 0;
+  };
+
   // What AppSetObserved remembers between calls to see transitions.
   struct AppSetMemory {
     long long generation = 0;
     int step = 0;  // 0 = idle
     std::optional<engine::Time> step_started_at;
     std::optional<engine::Time> rollout_started_at;  // the promotion out of idle, if seen
+    // Mirrors of this set's series in app_rollout_status_, app_health_ and app_sync_status_
+    // (only AppSetObserved and EraseAppSetLocked touch those): app name -> its labels.
+    std::map<std::string, AppRollout, std::less<>> rollout;
+    std::map<std::string, AppState, std::less<>> apps;
+    uint64_t calls = 0;
   };
 
   void EraseAppSetLocked(const std::string& appset);

@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "engine/time.h"
@@ -105,6 +107,119 @@ TEST(MetricsTest, AppSetObservedReportsStepConditionsAppsAndProgress) {
   auto rollout = Find(all, "fleetwave_application_rollout_status", {{"application", "a"}});
   ASSERT_EQ(rollout.size(), 1u);
   EXPECT_EQ(rollout[0].labels.at("status"), "Healthy");
+}
+
+// The per-app series after any sequence of results equal those of a Metrics that saw only the
+// last result: remembering each app's labels between calls (so an unchanged app costs no
+// prometheus call) never leaves a stale series or misses a change. And observing the same
+// result twice leaves every fleetwave_ sample and value the same.
+TEST(MetricsTest, ObservingTheSameResultChangesNothing) {
+  struct Result {
+    Json status;
+    std::vector<Json> apps;
+    std::map<std::string, std::string> clusters;
+  };
+  auto result =
+      [](std::vector<std::tuple<std::string, std::string, std::string, std::string, std::string>>
+             apps /* name, rollout status, cluster, health, sync */,
+         std::vector<std::string> without_entry = {}) {
+        Result r;
+        Json entries = Json::array();
+        for (const auto& [name, rollout, cluster, health, sync] : apps) {
+          if (std::find(without_entry.begin(), without_entry.end(), name) == without_entry.end()) {
+            entries.push_back(Entry(name, rollout, "2026-03-01T12:00:00Z"));
+          }
+          r.apps.push_back(App(name, cluster, health, sync));
+        }
+        r.status = Status(entries, Json::array(), Json{{"generation", 1}, {"step", 1}});
+        return r;
+      };
+  const Result base = result({{"a", "Healthy", "east", "Healthy", "Synced"},
+                              {"b", "Progressing", "west", "Progressing", "OutOfSync"},
+                              {"c", "Waiting", "east", "Missing", "OutOfSync"}});
+  Result resolved = base;
+  resolved.clusters = {{"b", "west-context"}};
+  struct Case {
+    std::string name;
+    std::vector<Result> sequence;
+  };
+  const std::vector<Case> cases = {
+      {"Same", {base, base}},
+      {"HealthChanged",
+       {base, result({{"a", "Healthy", "east", "Degraded", "Synced"},
+                      {"b", "Progressing", "west", "Progressing", "OutOfSync"},
+                      {"c", "Waiting", "east", "Missing", "OutOfSync"}})}},
+      {"SyncAndRolloutChanged",
+       {base, result({{"a", "Healthy", "east", "Healthy", "Synced"},
+                      {"b", "Healthy", "west", "Progressing", "Synced"},
+                      {"c", "Waiting", "east", "Missing", "OutOfSync"}})}},
+      {"ClusterChanged",
+       {base, result({{"a", "Healthy", "north", "Healthy", "Synced"},
+                      {"b", "Progressing", "west", "Progressing", "OutOfSync"},
+                      {"c", "Waiting", "east", "Missing", "OutOfSync"}})}},
+      {"ResolvedContextAppearsAndGoes", {base, resolved, base}},
+      {"AppGoneAndBack",
+       {base,
+        result({{"a", "Healthy", "east", "Healthy", "Synced"},
+                {"c", "Waiting", "east", "Missing", "OutOfSync"}}),
+        base}},
+      {"EntryGoneAppStays",
+       {base, result({{"a", "Healthy", "east", "Healthy", "Synced"},
+                      {"b", "Progressing", "west", "Progressing", "OutOfSync"},
+                      {"c", "Waiting", "east", "Missing", "OutOfSync"}},
+                     {"b"})}},
+      {"Emptied", {base, result({}), base}},
+      {"UnknownStates",
+       {base, result({{"a", "Bogus", "east", "Weird", "Odd"},
+                      {"b", "Progressing", "west", "Progressing", "OutOfSync"},
+                      {"c", "Waiting", "east", "Missing", "OutOfSync"}})}},
+  };
+  auto app_series = [](const Metrics& m) {
+    std::vector<std::pair<std::string, std::map<std::string, std::string>>> out;
+    for (const auto& s : Scrape(m)) {
+      if (s.labels.count("application") == 0) continue;
+      EXPECT_EQ(s.value, 1) << s.name;
+      out.emplace_back(s.name, s.labels);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  // Every fleetwave_ sample with its value (process_* move on their own between scrapes).
+  auto fleetwave_samples = [](const Metrics& m) {
+    std::vector<std::tuple<std::string, std::map<std::string, std::string>, double>> out;
+    for (const auto& s : Scrape(m)) {
+      if (s.name.rfind("fleetwave_", 0) == 0) out.emplace_back(s.name, s.labels, s.value);
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Metrics m;
+    Time t = At("2026-03-01T12:00:00Z");
+    for (size_t i = 0; i < c.sequence.size(); ++i) {
+      SCOPED_TRACE(i);
+      const Result& r = c.sequence[i];
+      m.AppSetObserved("web", r.status, r.apps, t, r.clusters);
+      Metrics fresh;
+      fresh.AppSetObserved("web", r.status, r.apps, t, r.clusters);
+      EXPECT_EQ(app_series(m), app_series(fresh));
+      const auto exposed = fleetwave_samples(m);
+      m.AppSetObserved("web", r.status, r.apps, t, r.clusters);  // the same result again
+      EXPECT_EQ(fleetwave_samples(m), exposed);
+      EXPECT_EQ(app_series(m), app_series(fresh));
+      t += std::chrono::seconds(30);
+    }
+    // Removing the set and observing again starts from nothing (no remembered labels survive).
+    m.AppSetRemoved("web");
+    EXPECT_TRUE(app_series(m).empty());
+    m.AppSetObserved("web", c.sequence.back().status, c.sequence.back().apps, t,
+                     c.sequence.back().clusters);
+    Metrics fresh;
+    fresh.AppSetObserved("web", c.sequence.back().status, c.sequence.back().apps, t,
+                         c.sequence.back().clusters);
+    EXPECT_EQ(app_series(m), app_series(fresh));
+  }
 }
 
 // The cluster label: the resolved kubeconfig context when the caller knows it, else the
