@@ -47,20 +47,13 @@ std::string JoinRevisions(const std::vector<std::string>& revisions) {
 // Deterministic from its inputs and unique per start: the previous operation's id chains the
 // starts of one app, so two starts in the same second at the same revision still differ.
 std::string OperationId(const std::string& app, SyncStartTrigger trigger,
-                        const std::vector<std::string>& revisions,
-                        const std::optional<StoredApp>& stored, Time now) {
-  std::string previous;
-  if (stored && stored->operation) previous = stored->operation->id;
+                        const std::vector<std::string>& revisions, const OperationRecord* last,
+                        Time now) {
+  const std::string previous = last != nullptr ? last->id : std::string();
   const std::string key = app + "\x1f" + SyncStartTriggerName(trigger) + "\x1f" +
                           FormatRfc3339(now) + "\x1f" + JoinRevisions(revisions) + "\x1f" +
                           previous;
   return std::string(SyncStartTriggerName(trigger)) + "-" + Fnv1a64Hex(key);
-}
-
-const StoredApp* FindStored(const std::map<std::string, StoredApp>& stored,
-                            const std::string& app) {
-  auto it = stored.find(app);
-  return it == stored.end() ? nullptr : &it->second;
 }
 
 const OperationRecord* StoredOperation(const StoredApp* stored) {
@@ -75,13 +68,18 @@ bool Running(const OperationRecord* op) {
 // health, and the Application the planner reads.
 struct AppView {
   const ObservedApp* observed = nullptr;
-  const StoredApp* stored = nullptr;
+  // The generated app as the planner reads it (automated sync disabled under RollingSync, the
+  // stored spec while updates are held back): name, labels, cluster and metadata as generated.
+  const GeneratedApplication* desired = nullptr;
+  StoredApp* stored = nullptr;
   AppIdentity id;
   AppSync sync;
   HealthStatus health;
   std::vector<ApplicationCondition> conditions;
-  Application live;  // what Plan reads
-  Json new_spec;     // the spec the Application has after this reconcile
+  Application* live = nullptr;  // what Plan reads
+  // The spec the Application has after this reconcile: the desired one, or else the stored one,
+  // which `live->spec` holds (moved out of the store: the input is consumed).
+  bool new_spec_is_desired = false;
   bool write_spec = false;
 };
 
@@ -159,65 +157,81 @@ Json StoredStatusJson(const StoredRolloutStatus& stored,
   return PlanStatusJson(r);
 }
 
-std::string Prefix(const ApplicationSet& set, const ObservedApp& app) {
-  std::string out = "appset=" + set.name + " app=" + app.desired.name;
-  if (!app.desired.cluster.empty()) out += " cluster=" + app.desired.cluster;
+std::string Prefix(const ApplicationSet& set, const GeneratedApplication& app) {
+  std::string out = "appset=" + set.name + " app=" + app.name;
+  if (!app.cluster.empty()) out += " cluster=" + app.cluster;
   return out;
 }
 
-// The Argo-shaped Application the API serves (DecodeApplication reads it back).
-Json ApplicationJson(const AppView& v, const std::optional<OperationRecord>& op, Time now) {
+// The Argo-shaped Application the API serves (DecodeApplication reads it back). Built member
+// by member (no initializer lists, which copy their values) around the app's new spec, which it
+// takes over; `reconciled_at` is `now` formatted once per reconcile.
+Json ApplicationJson(const AppView& v, Json spec, const OperationRecord* op,
+                     const std::string& reconciled_at) {
   const ObservedApp& app = *v.observed;
+  const GeneratedApplication& desired = *v.desired;
   Json metadata = Json::object();
-  if (const Json* m = Child(&app.desired.object, "metadata"); m && m->is_object()) {
+  if (const Json* m = Child(&desired.object, "metadata"); m && m->is_object()) {
     for (const char* key : {"namespace", "labels", "annotations"}) {
       if (const Json* f = Child(m, key)) metadata[key] = *f;
     }
   }
-  metadata["name"] = app.desired.name;
-  if (!app.desired.labels.empty()) metadata["labels"] = app.desired.labels;
+  metadata["name"] = desired.name;
+  if (!desired.labels.empty()) metadata["labels"] = desired.labels;
 
-  Json sync = {{"status", std::string(SyncCodeName(v.sync.status))}};
-  if (IsMultiSourceSpec(v.new_spec)) {
-    sync["revisions"] = v.live.revisions;
-  } else if (!v.live.revisions.empty()) {
-    sync["revision"] = v.live.revisions.front();
+  Json sync = Json::object();
+  sync["status"] = std::string(SyncCodeName(v.sync.status));
+  if (IsMultiSourceSpec(spec)) {
+    sync["revisions"] = v.live->revisions;
+  } else if (!v.live->revisions.empty()) {
+    sync["revision"] = v.live->revisions.front();
   }
   if (!v.sync.message.empty()) sync["message"] = v.sync.message;
 
   Json resources = Json::array();
+  resources.get_ref<Json::array_t&>().reserve(v.sync.objects.size());
   for (const auto& o : v.sync.objects) {
-    Json r = {{"group", o.ref.group},
-              {"kind", o.ref.kind},
-              {"namespace", o.ref.namespace_},
-              {"name", o.ref.name},
-              {"status", std::string(SyncCodeName(o.status))}};
+    Json r = Json::object();
+    r["group"] = o.ref.group;
+    r["kind"] = o.ref.kind;
+    r["namespace"] = o.ref.namespace_;
+    r["name"] = o.ref.name;
+    r["status"] = std::string(SyncCodeName(o.status));
     if (auto h = app.live_health.find(o.ref); h != app.live_health.end()) {
-      r["health"] = {{"status", std::string(HealthCodeName(h->second.status))}};
-      if (!h->second.message.empty()) r["health"]["message"] = h->second.message;
+      Json health = Json::object();
+      health["status"] = std::string(HealthCodeName(h->second.status));
+      if (!h->second.message.empty()) health["message"] = h->second.message;
+      r["health"] = std::move(health);
     }
     resources.push_back(std::move(r));
   }
 
   Json status = Json::object();
   status["sync"] = std::move(sync);
-  status["health"] = {{"status", std::string(HealthCodeName(v.health.status))}};
-  if (!v.health.message.empty()) status["health"]["message"] = v.health.message;
-  if (op) status["operationState"] = OperationRecordToJson(*op);
-  status["reconciledAt"] = FormatRfc3339(now);
+  Json health = Json::object();
+  health["status"] = std::string(HealthCodeName(v.health.status));
+  if (!v.health.message.empty()) health["message"] = v.health.message;
+  status["health"] = std::move(health);
+  if (op != nullptr) status["operationState"] = OperationRecordToJson(*op);
+  status["reconciledAt"] = reconciled_at;
   status["resources"] = std::move(resources);
   if (!v.conditions.empty()) {
     Json conditions = Json::array();
     for (const auto& c : v.conditions) {
-      conditions.push_back({{"type", c.type}, {"message", c.message}});
+      Json condition = Json::object();
+      condition["type"] = c.type;
+      condition["message"] = c.message;
+      conditions.push_back(std::move(condition));
     }
     status["conditions"] = std::move(conditions);
   }
-  return Json{{"apiVersion", "argoproj.io/v1alpha1"},
-              {"kind", "Application"},
-              {"metadata", std::move(metadata)},
-              {"spec", v.new_spec},
-              {"status", std::move(status)}};
+  Json out = Json::object();
+  out["apiVersion"] = "argoproj.io/v1alpha1";
+  out["kind"] = "Application";
+  out["metadata"] = std::move(metadata);
+  out["spec"] = std::move(spec);
+  out["status"] = std::move(status);
+  return out;
 }
 
 // The decisions worth a log line, from the difference between the stored and the new entries,
@@ -229,7 +243,7 @@ void LogRolloutChanges(const ApplicationSet& set, const StoredRolloutStatus& bef
     const AppRolloutStatus* now_entry = FindEntry(after.application_status, v.id.app);
     if (now_entry == nullptr) continue;
     const AppRolloutStatus* old = FindEntry(before.application_status, v.id.app);
-    const std::string prefix = Prefix(set, *v.observed);
+    const std::string prefix = Prefix(set, *v.desired);
     const std::string step = " (step " + now_entry->step + ")";
     const bool promoted = now_entry->status == RolloutAppState::kPending &&
                           (old == nullptr || old->status != RolloutAppState::kPending);
@@ -310,15 +324,6 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
   const Strategy& strategy = set.strategy;
   const Time now = TruncateToSeconds(input.now);
 
-  // RollingSync: automated sync is off on every generated app (the rollout starts syncs).
-  std::vector<GeneratedApplication> desired;
-  desired.reserve(input.apps.size());
-  for (const auto& a : input.apps) desired.push_back(a.desired);
-  AutomatedDisabled disabled =
-      DisableAutomatedForRollingSync(set, std::move(desired), input.automated_warned);
-  desired = std::move(disabled.apps);
-  out.automated_warning = std::move(disabled.warning);
-
   // Whether this reconcile may write Application specs: not while the set is gated off
   // (progressiveSyncs: false), has no steps, or has a strategy the planner refuses.
   const ReconcileGate gate = GateProgressiveSyncs(input.progressive_syncs, strategy);
@@ -328,47 +333,99 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
                       !(strategy.IsRollingSync() && !strategy.RollingSyncEnabled());
   const bool may_update = ApplicationsSyncAllows(set.applications_sync, AppAction::kUpdate);
 
+  // The generated apps as the planner reads them. RollingSync: automated sync is off on every
+  // generated app (the rollout starts syncs); held-back updates: the app keeps its stored spec.
+  // Only the apps those rules change are copied (and changed); every other one is moved out of
+  // its observation for the reconcile and moved back at the end, since the observations are
+  // handed back unchanged (appset_reconcile_test.cc HandsTheObservationsBackUnchanged) and a
+  // copy of each generated Application per reconcile was a large part of its cost
+  // (bench/reconcile_bench.cc).
+  const size_t n = input.apps.size();
+  std::vector<GeneratedApplication> desired;
+  desired.reserve(n);
+  std::vector<char> borrowed(n, 0);  // desired[i] was moved out of input.apps[i]
+  std::vector<GeneratedApplication> to_disable;
+  std::vector<size_t> to_disable_at;
+  std::vector<StoredApp*> stored(n, nullptr);
+  for (size_t i = 0; i < n; ++i) {
+    GeneratedApplication& g = input.apps[i].desired;
+    auto it = input.stored_apps.find(g.name);
+    if (it != input.stored_apps.end()) stored[i] = &it->second;
+    const bool disable = strategy.RollingSyncEnabled() && AutomatedSyncEnabled(DesiredSpecOf(g));
+    const bool held_back = !may_update && stored[i] != nullptr && stored[i]->spec.has_value();
+    if (disable) {
+      to_disable.push_back(g);
+      to_disable_at.push_back(i);
+      desired.emplace_back();  // filled below
+    } else if (held_back) {
+      desired.push_back(g);
+    } else {
+      desired.push_back(std::move(g));
+      borrowed[i] = 1;
+    }
+  }
+  AutomatedDisabled disabled =
+      DisableAutomatedForRollingSync(set, std::move(to_disable), input.automated_warned);
+  out.automated_warning = std::move(disabled.warning);
+  for (size_t k = 0; k < to_disable_at.size(); ++k) {
+    GeneratedApplication& g = desired[to_disable_at[k]];
+    g = std::move(disabled.apps[k]);
+    // The spec changed: its fingerprint is recomputed, so that comparing fingerprints never
+    // reads the changed spec as the generated one.
+    g.spec_fingerprint = SpecFingerprint(DesiredSpecOf(g));
+  }
+
   // Per app: comparison, health, and the live Application the planner reads.
-  std::vector<AppView> views(input.apps.size());
-  for (size_t i = 0; i < input.apps.size(); ++i) {
+  std::vector<AppView> views(n);
+  std::vector<Application> live_apps(n);
+  for (size_t i = 0; i < n; ++i) {
     const ObservedApp& app = input.apps[i];
     AppView& v = views[i];
+    GeneratedApplication& gen = desired[i];
     v.observed = &app;
-    v.stored = FindStored(input.stored_apps, app.desired.name);
-    v.id = {set.name, app.desired.name};
-    const Json& desired_spec = DesiredSpecOf(desired[i]);
-    const Json* stored_spec = v.stored && v.stored->spec ? &*v.stored->spec : nullptr;
+    v.desired = &gen;
+    v.stored = stored[i];
+    v.live = &live_apps[i];
+    v.id = {set.name, gen.name};
+    Json* stored_spec = v.stored && v.stored->spec ? &*v.stored->spec : nullptr;
+    // Equal fingerprints mean equal specs; only different ones need the full comparison.
+    const uint64_t stored_fingerprint = stored_spec != nullptr ? SpecFingerprint(*stored_spec) : 0;
 
     // The spec after this reconcile: the desired one (Argo's appset controller writes it every
     // reconcile), unless the set may not write or applicationsSync holds updates back.
     if (stored_spec == nullptr) {
-      v.new_spec = desired_spec;
+      v.new_spec_is_desired = true;
       v.write_spec = writes;
-    } else if (writes && may_update && *stored_spec != desired_spec) {
-      v.new_spec = desired_spec;
+    } else if (writes && may_update &&
+               !SpecFingerprintsEqual(stored_fingerprint, gen.spec_fingerprint) &&
+               *stored_spec != DesiredSpecOf(gen)) {
+      v.new_spec_is_desired = true;
       v.write_spec = true;
-    } else {
-      v.new_spec = *stored_spec;
     }
     if (stored_spec != nullptr && !may_update) {
       // The Application keeps its spec: the rollout plans and syncs with it, so the held-back
-      // difference never reads as a spec change on every reconcile.
-      desired[i].object["spec"] = *stored_spec;
-      desired[i].spec_fingerprint = SpecFingerprint(*stored_spec);
+      // difference never reads as a spec change on every reconcile. (A copy: see above.)
+      gen.object["spec"] = *stored_spec;
+      gen.spec_fingerprint = stored_fingerprint;
     }
 
-    v.sync = CompareObserved(v.id, app, DecodeIgnoreDifferences(DesiredSpecOf(desired[i])));
+    v.sync = CompareObserved(v.id, app, DecodeIgnoreDifferences(DesiredSpecOf(gen)));
     v.health = AssessObserved(app);
     if (app.source_error) v.conditions.push_back({kSourceErrorCondition, *app.source_error});
 
-    Application& live = v.live;
-    live.name = app.desired.name;
-    live.labels = app.desired.labels;
+    Application& live = *v.live;
+    live.name = gen.name;
+    live.labels = gen.labels;
     // The Application as it stands before this reconcile's write: what fleetwave stored, or on
-    // first sight the desired spec.
-    live.spec = stored_spec != nullptr ? *stored_spec : desired_spec;
-    live.spec_fingerprint =
-        stored_spec != nullptr ? SpecFingerprint(live.spec) : desired[i].spec_fingerprint;
+    // first sight the desired spec. The stored spec is moved: the input is consumed, and
+    // nothing after this reads it from the store.
+    if (stored_spec != nullptr) {
+      live.spec = std::move(*stored_spec);
+      live.spec_fingerprint = stored_fingerprint;
+    } else {
+      live.spec = DesiredSpecOf(gen);
+      live.spec_fingerprint = gen.spec_fingerprint;
+    }
     if (live.spec_fingerprint == 0) live.spec_fingerprint = SpecFingerprint(live.spec);
     live.sync_status = std::string(SyncCodeName(v.sync.status));
     live.revisions = CurrentRevisions(app, FindEntry(input.stored.application_status, live.name),
@@ -383,25 +440,23 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     }
     live.conditions = v.conditions;
   }
-  std::vector<Application> live_apps;
-  live_apps.reserve(views.size());
-  for (const auto& v : views) live_apps.push_back(v.live);
 
-  // The operation each app has after this reconcile (a start replaces the stored one).
-  std::map<std::string, OperationRecord> started;
+  // The operation each app has after this reconcile: a start (out.starts[started[i]])
+  // replaces the stored one.
+  constexpr size_t kNotStarted = static_cast<size_t>(-1);
+  std::vector<size_t> started(n, kNotStarted);
   auto start = [&](const AppView& v, SyncStartTrigger trigger, Json operation,
                    std::vector<std::string> revisions, Time started_at) {
-    const std::optional<StoredApp> stored =
-        v.stored ? std::optional<StoredApp>(*v.stored) : std::nullopt;
     SyncStart s;
     s.app = v.id.app;
     s.trigger = trigger;
-    s.record = StartOperation(OperationId(v.id.app, trigger, revisions, stored, now),
-                              std::move(operation), std::move(revisions), started_at);
-    out.log.push_back(Prefix(set, *v.observed) + " sync started (" + SyncStartTriggerName(trigger) +
+    s.record =
+        StartOperation(OperationId(v.id.app, trigger, revisions, StoredOperation(v.stored), now),
+                       std::move(operation), std::move(revisions), started_at);
+    out.log.push_back(Prefix(set, *v.desired) + " sync started (" + SyncStartTriggerName(trigger) +
                       ") operation=" + s.record.id +
                       " revision=" + JoinRevisions(s.record.revisions));
-    started.emplace(s.app, s.record);
+    started[static_cast<size_t>(&v - views.data())] = out.starts.size();
     out.starts.push_back(std::move(s));
   };
 
@@ -444,14 +499,23 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     // apps_to_sync are the Pending apps of the open steps. A sync starts for one only when none
     // is running and no operation at the pinned revisions started since the entry's transition:
     // a sync is never re-sent every reconcile.
-    std::map<std::string, const AppView*> by_name;
-    for (const auto& v : views) by_name.emplace(v.id.app, &v);
+    // The views by name (pointers, so no name is copied).
+    std::vector<const AppView*> by_name;
+    by_name.reserve(views.size());
+    for (const auto& v : views) by_name.push_back(&v);
+    auto name_less = [](const AppView* a, const AppView* b) { return a->id.app < b->id.app; };
+    std::stable_sort(by_name.begin(), by_name.end(), name_less);
     for (const std::string& name : out.plan.apps_to_sync) {
-      auto vit = by_name.find(name);
+      auto vit =
+          std::lower_bound(by_name.begin(), by_name.end(), name,
+                           [](const AppView* a, const std::string& b) { return a->id.app < b; });
       const AppRolloutStatus* entry = FindEntry(out.plan.application_status, name);
       auto op_it = out.plan.operations.find(name);
-      if (vit == by_name.end() || entry == nullptr || op_it == out.plan.operations.end()) continue;
-      const AppView& v = *vit->second;
+      if (vit == by_name.end() || (*vit)->id.app != name || entry == nullptr ||
+          op_it == out.plan.operations.end()) {
+        continue;
+      }
+      const AppView& v = **vit;
       const OperationRecord* op = StoredOperation(v.stored);
       std::string held;
       if (!v.observed->reachable) {
@@ -467,7 +531,7 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
       if (!held.empty()) {
         // Told once: in the reconcile that made the entry Pending.
         if (entry->last_transition_time == now) {
-          out.log.push_back(Prefix(set, *v.observed) + " sync held back: " + held);
+          out.log.push_back(Prefix(set, *v.desired) + " sync held back: " + held);
         }
         continue;
       }
@@ -517,13 +581,29 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     }
   }
 
-  for (const auto& v : views) {
-    if (v.write_spec) out.specs.emplace(v.id.app, v.new_spec);
-    std::optional<OperationRecord> op;
-    if (auto it = started.find(v.id.app); it != started.end()) {
-      op = it->second;
+  // Names sorted (as the input's apps normally are): the Applications come out in name order
+  // as they are built, with no sort of the finished documents.
+  const bool sorted_by_name = std::is_sorted(
+      desired.begin(), desired.end(),
+      [](const GeneratedApplication& a, const GeneratedApplication& b) { return a.name < b.name; });
+  const std::string reconciled_at = FormatRfc3339(now);
+  out.applications.reserve(n);
+  for (size_t i = 0; i < n; ++i) {
+    const AppView& v = views[i];
+    // The new spec: the stored one, which `live` took over and the planner is done with, or the
+    // desired one.
+    Json spec;
+    if (v.new_spec_is_desired) {
+      spec = DesiredSpecOf(*v.desired);
+    } else {
+      spec = std::move(v.live->spec);
+    }
+    if (v.write_spec) out.specs.emplace(v.id.app, spec);
+    const OperationRecord* op = nullptr;
+    if (started[i] != kNotStarted) {
+      op = &out.starts[started[i]].record;
     } else if (const OperationRecord* stored = StoredOperation(v.stored)) {
-      op = *stored;
+      op = stored;
       if (stored->phase == OperationPhase::kRunning) {
         if (!stored->next_attempt_at || *stored->next_attempt_at <= now) {
           out.attempts_due.push_back(v.id.app);
@@ -532,14 +612,19 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
         }
       }
     }
-    out.applications.push_back(ApplicationJson(v, op, now));
+    out.applications.push_back(ApplicationJson(v, std::move(spec), op, reconciled_at));
   }
   std::sort(out.attempts_due.begin(), out.attempts_due.end());
-  std::sort(out.applications.begin(), out.applications.end(), [](const Json& a, const Json& b) {
-    return a["metadata"]["name"].get<std::string>() < b["metadata"]["name"].get<std::string>();
-  });
+  if (!sorted_by_name) {
+    std::sort(out.applications.begin(), out.applications.end(), [](const Json& a, const Json& b) {
+      return a["metadata"]["name"].get<std::string>() < b["metadata"]["name"].get<std::string>();
+    });
+  }
   if (out.plan.step_deadline) KeepEarliest(out.wake_at, *out.plan.step_deadline);
-  views.clear();  // they point into input.apps
+  views.clear();  // they point into input.apps and desired
+  for (size_t i = 0; i < n; ++i) {
+    if (borrowed[i]) input.apps[i].desired = std::move(desired[i]);
+  }
   out.observed = std::move(input.apps);
   return out;
 }
@@ -573,8 +658,10 @@ ManualSyncDecision StartManualSync(const ObservedApp& app, const std::optional<S
   SyncStart s;
   s.app = app.desired.name;
   s.trigger = SyncStartTrigger::kManual;
-  s.record = StartOperation(OperationId(s.app, s.trigger, revisions, stored, now),
-                            std::move(m.operation), std::move(revisions), now);
+  s.record =
+      StartOperation(OperationId(s.app, s.trigger, revisions,
+                                 stored && stored->operation ? &*stored->operation : nullptr, now),
+                     std::move(m.operation), std::move(revisions), now);
   out.start = std::move(s);
   return out;
 }

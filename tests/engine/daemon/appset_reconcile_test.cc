@@ -704,6 +704,62 @@ TEST(AppSetReconcileTest, SpecsWrittenOnFirstSightAndOnChangeOnly) {
   EXPECT_EQ(r.status["rollout"]["generation"], 2);
 }
 
+// The reconcile compares the stored spec with the desired one through their fingerprints first
+// and walks both only when the fingerprints differ (or one is missing): equal fingerprints mean
+// equal specs, different ones mean nothing (1 and 1.0 are equal JSON).
+TEST(AppSetReconcileTest, SpecWriteComparesFingerprintsThenSpecs) {
+  Json moved = Spec();
+  moved["destination"]["namespace"] = "guestbook-2";
+  const Json retry_int = Spec({{"retry", {{"limit", 1}}}});
+  const Json retry_double = Spec({{"retry", {{"limit", 1.0}}}});
+  ASSERT_NE(SpecFingerprint(retry_int), SpecFingerprint(retry_double));
+  const Json automated = Spec({{"automated", {{"prune", true}}}});
+  Json automated_off = automated;
+  automated_off["syncPolicy"]["automated"]["enabled"] = false;
+  struct Case {
+    const char* name;
+    Json desired;
+    bool desired_fingerprint;  // false: generated without one (0)
+    Json stored;
+    bool written;
+    Json served;  // the Application's spec after the reconcile
+  };
+  const std::vector<Case> cases = {
+      {"equal specs, equal fingerprints: not written", Spec(), true, Spec(), false, Spec()},
+      {"different specs, different fingerprints: written", moved, true, Spec(), true, moved},
+      {"equal specs, different fingerprints (1 and 1.0): not written", retry_int, true,
+       retry_double, false, retry_double},
+      {"no desired fingerprint, different specs: written", moved, false, Spec(), true, moved},
+      {"no desired fingerprint, equal specs: not written", Spec(), false, Spec(), false, Spec()},
+      // The generated spec's fingerprint is not the written one's: RollingSync changed it.
+      {"stored as generated, before RollingSync disabled automated sync: written", automated, true,
+       automated, true, automated_off},
+      {"stored with automated sync disabled: not written", automated, true, automated_off, false,
+       automated_off},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const ApplicationSet set = RollingSet({EnvStep("dev")});
+    FakeApp a = App("dev-a", "dev", "sim-1", "ui:1", "r1", "ui:1");
+    a.spec = c.desired;
+    AppSetReconcileInput in;
+    in.appset = &set;
+    in.apps.push_back(Observe(a));
+    if (!c.desired_fingerprint) in.apps[0].desired.spec_fingerprint = 0;
+    in.stored_apps["dev-a"].spec = c.stored;
+    in.now = kT0;
+    const AppSetReconcileResult r = ReconcileAppSet(std::move(in));
+    EXPECT_EQ(r.specs.count("dev-a"), c.written ? 1u : 0u);
+    if (c.written && r.specs.count("dev-a") == 1) {
+      EXPECT_EQ(r.specs.at("dev-a"), c.served);
+    }
+    ASSERT_EQ(r.applications.size(), 1u);
+    EXPECT_EQ(r.applications[0]["spec"], c.served);
+    // The observation comes back as generated, whatever the reconcile read.
+    EXPECT_EQ(r.observed.at(0).desired.object["spec"], c.desired);
+  }
+}
+
 TEST(AppSetReconcileTest, HeldBackUpdatesAreNotChanges) {
   // applicationsSync: create-only keeps the Application as first written, so a template change
   // is neither written nor read as a spec change (which would re-roll on every reconcile).
