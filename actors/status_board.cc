@@ -1,45 +1,149 @@
 #include "actors/status_board.h"
 
+#include <algorithm>
 #include <utility>
+
+#include "engine/workload.h"
 
 namespace fleetwave::actors {
 
-void StatusBoard::PublishAppSet(const std::string& name, engine::Json appset,
+void StatusBoard::PublishAppSet(const std::string& name, const engine::Json& appset,
                                 std::map<std::string, engine::Json> applications) {
-  // The JSON moves into shared snapshots before the lock: readers wait only for pointer swaps.
-  auto set_json = std::make_shared<const engine::Json>(std::move(appset));
-  std::vector<std::pair<std::string, JsonPtr>> apps;
+  std::vector<Incoming> apps;
   apps.reserve(applications.size());
-  for (auto& [app, json] : applications) {
-    apps.emplace_back(app, std::make_shared<const engine::Json>(std::move(json)));
-  }
-  std::set<std::string> names;
-  for (const auto& [app, _] : apps) names.insert(app);
+  for (auto& [app, json] : applications) apps.push_back(Incoming{app, &json, false});
+  PublishSorted(name, appset, std::move(apps));
+}
 
+void StatusBoard::PublishReconcile(const std::string& name, const engine::Json& appset,
+                                   std::vector<engine::Json> applications) {
+  std::vector<Incoming> apps;
+  apps.reserve(applications.size());
+  for (auto& json : applications) {
+    const engine::Json* app_name = engine::FieldAt(json, {"metadata", "name"});
+    if (app_name == nullptr || !app_name->is_string()) continue;
+    apps.push_back(Incoming{app_name->get_ref<const std::string&>(), &json, true});
+  }
+  auto by_name = [](const Incoming& a, const Incoming& b) { return a.name < b.name; };
+  // The engine sorts its result by name; anything else is sorted here, and of equal names the
+  // last wins (StatusBoardTest.PublishReconcileSortsAndLastDuplicateWins).
+  bool strictly_sorted = true;
+  for (size_t i = 1; i < apps.size() && strictly_sorted; ++i) {
+    strictly_sorted = apps[i - 1].name < apps[i].name;
+  }
+  if (!strictly_sorted) {
+    std::stable_sort(apps.begin(), apps.end(), by_name);
+    std::vector<Incoming> unique;
+    unique.reserve(apps.size());
+    for (size_t i = 0; i < apps.size(); ++i) {
+      if (i + 1 < apps.size() && apps[i + 1].name == apps[i].name) continue;
+      unique.push_back(apps[i]);
+    }
+    apps = std::move(unique);
+  }
+  PublishSorted(name, appset, std::move(apps));
+}
+
+void StatusBoard::PublishSorted(const std::string& name, const engine::Json& appset,
+                                std::vector<Incoming> apps) {
+  // 1. Under the lock, only pointer copies: the set's current snapshots of the incoming names
+  //    (a merge of two sorted lists), the names it published before and not now, its version.
+  std::vector<JsonPtr> before(apps.size());
+  std::vector<std::string> gone;
+  JsonPtr old_set;
+  uint64_t version = 0;  // 0: the set had no apps entry
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (auto s = set_apps_.find(name); s != set_apps_.end()) {
+      version = s->second.version;
+      auto it = s->second.apps.begin();
+      const auto end = s->second.apps.end();
+      for (size_t i = 0; i < apps.size(); ++i) {
+        for (; it != end && it->first < apps[i].name; ++it) gone.push_back(it->first);
+        if (it != end && it->first == apps[i].name) before[i] = (it++)->second;
+      }
+      for (; it != end; ++it) gone.push_back(it->first);
+    }
+    if (auto s = appsets_.find(name); s != appsets_.end()) old_set = s->second;
+  }
+
+  // Moves app i's JSON into a snapshot; a name read from the JSON then points into it.
+  auto snapshot = [&apps](size_t i) {
+    auto json = std::make_shared<const engine::Json>(std::move(*apps[i].json));
+    if (apps[i].name_in_json) {
+      apps[i].name = engine::FieldAt(*json, {"metadata", "name"})->get_ref<const std::string&>();
+    }
+    return json;
+  };
+
+  // 2. Without the lock: one comparison per app; only a changed app becomes a new snapshot.
+  std::vector<std::pair<size_t, JsonPtr>> changed;  // (index into apps, new snapshot)
+  for (size_t i = 0; i < apps.size(); ++i) {
+    if (before[i] && *before[i] == *apps[i].json) continue;
+    changed.emplace_back(i, snapshot(i));
+  }
+  JsonPtr set_json;
+  if (!old_set || !(*old_set == appset)) set_json = std::make_shared<const engine::Json>(appset);
+
+  // 3. Under the lock: swap what changed.
   std::lock_guard<std::mutex> lock(mu_);
-  // Apps this set published before and not now go away (StatusBoardTest.PublishReplacesSetsApps).
-  if (auto it = set_apps_.find(name); it != set_apps_.end()) {
-    for (const std::string& old : it->second) {
-      if (names.count(old) == 0) {
-        auto a = apps_.find(old);
-        if (a != apps_.end() && a->second.appset == name) {
-          RecordLocked(kApplications, old, a->second.json, nullptr);
-          apps_.erase(a);
-        }
+  auto s = set_apps_.find(name);
+  const uint64_t current = s != set_apps_.end() ? s->second.version : 0;
+  if (current != version) {
+    // Someone changed this set's apps between 1 and 3 (rare: a publisher of the same set or a
+    // set taking one of its names): what was compared may be stale, so redo the bookkeeping
+    // against the current state. An app judged unchanged is published unless its snapshot is
+    // still the one compared (StatusBoardTest.ConcurrentPublishersKeepEveryChange).
+    gone.clear();
+    if (s != set_apps_.end()) {
+      size_t i = 0;
+      for (const auto& [app, _] : s->second.apps) {
+        while (i < apps.size() && apps[i].name < app) ++i;
+        if (i == apps.size() || apps[i].name != app) gone.push_back(app);
       }
     }
+    size_t next_changed = 0;
+    std::vector<std::pair<size_t, JsonPtr>> all;
+    for (size_t i = 0; i < apps.size(); ++i) {
+      if (next_changed < changed.size() && changed[next_changed].first == i) {
+        all.push_back(std::move(changed[next_changed++]));
+        continue;
+      }
+      auto a = apps_.find(apps[i].name);
+      if (a != apps_.end() && a->second.appset == name && a->second.json == before[i]) continue;
+      all.emplace_back(i, snapshot(i));
+    }
+    changed = std::move(all);
+    before.assign(apps.size(), nullptr);  // nothing known about the current snapshots
   }
-  for (auto& [app, json] : apps) {
-    auto a = apps_.find(app);
-    JsonPtr before = a != apps_.end() ? a->second.json : nullptr;
-    if (a != apps_.end() && a->second.appset != name) DropAppLocked(app);  // moves between sets
-    RecordLocked(kApplications, app, before, json);
-    apps_[app] = AppEntry{name, std::move(json)};
+  // Apps this set published before and not now go away (StatusBoardTest.PublishReplacesSetsApps).
+  for (const std::string& old : gone) {
+    auto a = apps_.find(old);
+    if (a == apps_.end() || a->second.appset != name) continue;
+    RecordLocked(kApplications, old, a->second.json, nullptr);
+    DropAppLocked(old);
   }
-  set_apps_[name] = std::move(names);
-  auto old_set = appsets_.find(name);
-  RecordLocked(kAppSets, name, old_set != appsets_.end() ? old_set->second : nullptr, set_json);
-  appsets_[name] = std::move(set_json);
+  for (auto& [i, json] : changed) {
+    auto a = apps_.find(apps[i].name);
+    JsonPtr was = a != apps_.end() ? a->second.json : nullptr;
+    if (a != apps_.end() && a->second.appset != name) DropAppLocked(apps[i].name);  // moves sets
+    const std::string app(apps[i].name);
+    if (was && was == before[i]) {
+      feed_.Record(kApplications, ChangeType::kModified, app, json);  // compared in 2: differs
+    } else {
+      RecordLocked(kApplications, app, was, json);
+    }
+    SetAppLocked(name, app, std::move(json));
+  }
+  auto old = appsets_.find(name);
+  JsonPtr was_set = old != appsets_.end() ? old->second : nullptr;
+  if (!set_json && was_set != old_set) {
+    set_json = std::make_shared<const engine::Json>(appset);  // replaced since 1 (rare)
+  }
+  if (set_json) {
+    RecordLocked(kAppSets, name, was_set, set_json);
+    appsets_[name] = std::move(set_json);
+  }
   ++sequence_;
 }
 
@@ -51,15 +155,14 @@ void StatusBoard::PublishApplication(const std::string& appset, const std::strin
   JsonPtr before = a != apps_.end() ? a->second.json : nullptr;
   if (a != apps_.end() && a->second.appset != appset) DropAppLocked(name);
   RecordLocked(kApplications, name, before, json);
-  apps_[name] = AppEntry{appset, std::move(json)};
-  set_apps_[appset].insert(name);
+  SetAppLocked(appset, name, std::move(json));
   ++sequence_;
 }
 
 void StatusBoard::RemoveAppSet(const std::string& name) {
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = set_apps_.find(name); it != set_apps_.end()) {
-    for (const std::string& app : it->second) {
+    for (const auto& [app, _] : it->second.apps) {
       auto a = apps_.find(app);
       if (a != apps_.end() && a->second.appset == name) {
         RecordLocked(kApplications, app, a->second.json, nullptr);
@@ -75,11 +178,25 @@ void StatusBoard::RemoveAppSet(const std::string& name) {
   ++sequence_;
 }
 
+void StatusBoard::SetAppLocked(const std::string& appset, std::string_view app, JsonPtr json) {
+  SetApps& set = set_apps_[appset];
+  set.version = ++last_set_version_;
+  auto s = set.apps.find(app);
+  if (s == set.apps.end()) s = set.apps.emplace(std::string(app), nullptr).first;
+  s->second = json;
+  auto a = apps_.find(app);
+  if (a == apps_.end()) a = apps_.emplace(std::string(app), AppEntry{}).first;
+  a->second = AppEntry{appset, std::move(json)};
+}
+
 // Removes an app from its current owner's list (the caller re-adds it elsewhere or erases it).
-void StatusBoard::DropAppLocked(const std::string& app) {
+void StatusBoard::DropAppLocked(std::string_view app) {
   auto a = apps_.find(app);
   if (a == apps_.end()) return;
-  if (auto s = set_apps_.find(a->second.appset); s != set_apps_.end()) s->second.erase(app);
+  if (auto s = set_apps_.find(a->second.appset); s != set_apps_.end()) {
+    if (auto e = s->second.apps.find(app); e != s->second.apps.end()) s->second.apps.erase(e);
+    s->second.version = ++last_set_version_;
+  }
   apps_.erase(a);
 }
 
@@ -204,10 +321,8 @@ std::vector<StatusBoard::JsonPtr> StatusBoard::ApplicationsOf(const std::string&
   std::vector<JsonPtr> out;
   auto it = set_apps_.find(appset);
   if (it == set_apps_.end()) return out;
-  out.reserve(it->second.size());
-  for (const std::string& app : it->second) {
-    if (auto a = apps_.find(app); a != apps_.end()) out.push_back(a->second.json);
-  }
+  out.reserve(it->second.apps.size());
+  for (const auto& [_, json] : it->second.apps) out.push_back(json);
   return out;
 }
 

@@ -27,6 +27,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -68,8 +69,20 @@ class StatusBoard {
   // Replaces the set's JSON and all of its Applications (name -> Argo Application object).
   // Applications the set published before and not now are removed. An Application name another
   // set published moves to this set (names are unique across sets; the last publisher wins).
-  void PublishAppSet(const std::string& name, engine::Json appset,
+  //
+  // Cost follows what changed: each Application is compared once with the one published, and
+  // only a different one is copied into a new snapshot and recorded in the feed; an equal one
+  // costs no allocation (StatusBoardTest.RepublishingEqualResultKeepsSnapshots). The lock is
+  // held to read the set's current pointers and to swap the changed ones, never while JSON is
+  // compared or copied.
+  void PublishAppSet(const std::string& name, const engine::Json& appset,
                      std::map<std::string, engine::Json> applications);
+  // The same for one reconcile's result as the engine returns it: Argo Applications named by
+  // their metadata.name (ones without a name are skipped), sorted by name
+  // (engine::AppSetReconcileResult::applications); unsorted input is sorted first, and of
+  // duplicate names the last wins.
+  void PublishReconcile(const std::string& name, const engine::Json& appset,
+                        std::vector<engine::Json> applications);
   // Replaces or adds one Application of a set, leaving the set's others as they are.
   void PublishApplication(const std::string& appset, const std::string& name,
                           engine::Json application);
@@ -120,8 +133,30 @@ class StatusBoard {
     std::string appset;
     JsonPtr json;
   };
+  // A set's Applications, with a version that changes whenever any of them changes (whoever
+  // changes it: its own publish, another set taking a name, PublishApplication, RemoveAppSet).
+  // Versions come from one counter, so a recreated set never repeats an old one. A publish
+  // compares its apps outside the lock and trusts that comparison only if the version it read
+  // is still current.
+  struct SetApps {
+    std::map<std::string, JsonPtr, std::less<>> apps;  // the same pointers as apps_
+    uint64_t version = 0;
+  };
+  // One incoming Application: its name (a map key, or its JSON's metadata.name) and its JSON,
+  // which the publish moves into a snapshot when it changed.
+  struct Incoming {
+    std::string_view name;
+    engine::Json* json;
+    bool name_in_json;  // `name` points into `*json` (re-pointed after the move)
+  };
 
-  void DropAppLocked(const std::string& app);
+  // PublishAppSet/PublishReconcile (takes mu_). REQUIRES: `apps` sorted by name, unique.
+  void PublishSorted(const std::string& name, const engine::Json& appset,
+                     std::vector<Incoming> apps);
+  // Makes `json` the app's snapshot, owned by `appset`. REQUIRES: mu_ held, the app not owned
+  // by another set (DropAppLocked first).
+  void SetAppLocked(const std::string& appset, std::string_view app, JsonPtr json);
+  void DropAppLocked(std::string_view app);
   // Records the change from `before` to `after` (either may be null) in the feed: ADDED,
   // DELETED, MODIFIED when the JSON differs, nothing when it is equal (a reconcile that changed
   // nothing costs watchers nothing). REQUIRES: mu_ held.
@@ -133,8 +168,9 @@ class StatusBoard {
 
   mutable std::mutex mu_;
   std::map<std::string, JsonPtr> appsets_;
-  std::map<std::string, AppEntry> apps_;                   // app name -> owner + JSON
-  std::map<std::string, std::set<std::string>> set_apps_;  // appset -> its app names
+  std::map<std::string, AppEntry, std::less<>> apps_;  // app name -> owner + JSON
+  std::map<std::string, SetApps> set_apps_;            // appset -> its apps
+  uint64_t last_set_version_ = 0;
   std::map<std::string, ClusterStatus> clusters_;
   std::map<std::string, std::optional<std::string>> files_;  // file -> last error
   // (cluster, namespace, kind, name) -> the workload's deadline state

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <map>
 #include <set>
 #include <string>
 #include <thread>
@@ -103,6 +105,168 @@ TEST(StatusBoardTest, SnapshotsSurviveLaterPublishes) {
   board.PublishAppSet("a", Json{{"metadata", {{"name", "a"}}}}, Apps({"a-dev"}, 2));
   EXPECT_EQ((*before)["status"]["generation"], 1);
   EXPECT_EQ((*board.Application("a-dev"))["status"]["generation"], 2);
+}
+
+// A reconcile that changed nothing costs nothing: republishing an equal result keeps every
+// snapshot (the same pointers: nothing copied) and records no change; a result with one app
+// changed replaces that app's snapshot alone and records it once.
+TEST(StatusBoardTest, RepublishingEqualResultKeepsSnapshots) {
+  StatusBoard board(1024);
+  auto result = [](int changed_generation) {
+    std::vector<Json> apps;
+    for (const char* n : {"a", "b", "c"})
+      apps.push_back(App(n, n == std::string("b") ? changed_generation : 0));
+    return apps;
+  };
+  const Json set = Json{{"metadata", {{"name", "s"}}}, {"status", {{"phase", "x"}}}};
+  board.PublishReconcile("s", set, result(0));
+  const auto set_before = board.AppSet("s");
+  const auto apps_before = board.Applications();
+  const uint64_t version = board.feed().version();
+
+  board.PublishReconcile("s", Json(set), result(0));  // equal JSON, new objects
+  EXPECT_EQ(board.feed().version(), version);
+  EXPECT_EQ(board.AppSet("s"), set_before);
+  EXPECT_EQ(board.Applications(), apps_before);
+
+  board.PublishReconcile("s", set, result(1));  // b changed
+  std::vector<Change> changes;
+  uint64_t cursor = version;
+  std::atomic<bool> cancelled{false};
+  ASSERT_EQ(board.feed().Next(StatusBoard::kApplications, &cursor, std::chrono::steady_clock::now(),
+                              cancelled, &changes),
+            ChangeFeed::Read::kChanges);
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].type, ChangeType::kModified);
+  EXPECT_EQ(changes[0].name, "b");
+  EXPECT_EQ((*changes[0].object)["status"]["generation"], 1);
+  EXPECT_EQ(board.feed().version(), version + 1);  // the set's JSON is equal: not recorded
+  const auto apps_after = board.Applications();
+  ASSERT_EQ(apps_after.size(), 3u);
+  EXPECT_EQ(apps_after[0], apps_before[0]);
+  EXPECT_NE(apps_after[1], apps_before[1]);
+  EXPECT_EQ(apps_after[2], apps_before[2]);
+  EXPECT_EQ(board.AppSet("s"), set_before);
+}
+
+// PublishReconcile takes the engine's result as it is: Applications named by metadata.name.
+// Unsorted input is sorted, of duplicate names the last wins, nameless ones are skipped.
+TEST(StatusBoardTest, PublishReconcileSortsAndLastDuplicateWins) {
+  struct Case {
+    std::string name;
+    std::vector<Json> apps;
+    std::vector<std::string> want;
+    std::map<std::string, int> want_generation;
+  };
+  const std::vector<Case> cases = {
+      {"Sorted", {App("a"), App("b"), App("c")}, {"a", "b", "c"}, {}},
+      {"Unsorted", {App("c"), App("a"), App("b")}, {"a", "b", "c"}, {}},
+      {"DuplicateLastWins",
+       {App("b", 1), App("a"), App("b", 2), App("b", 3)},
+       {"a", "b"},
+       {{"b", 3}}},
+      {"SortedDuplicate", {App("a", 1), App("a", 2)}, {"a"}, {{"a", 2}}},
+      {"Nameless",
+       {Json{{"metadata", Json::object()}}, App("a"), Json{{"metadata", {{"name", 5}}}}, Json("x")},
+       {"a"},
+       {}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    StatusBoard board;
+    board.PublishReconcile("s", Json{{"metadata", {{"name", "s"}}}}, c.apps);
+    EXPECT_EQ(Names(board.ApplicationsOf("s")), c.want);
+    for (const auto& [app, generation] : c.want_generation) {
+      ASSERT_NE(board.Application(app), nullptr);
+      EXPECT_EQ((*board.Application(app))["status"]["generation"], generation);
+    }
+    // Publishing it again changes nothing.
+    const uint64_t version = board.feed().version();
+    board.PublishReconcile("s", Json{{"metadata", {{"name", "s"}}}}, c.apps);
+    EXPECT_EQ(board.feed().version(), version);
+  }
+}
+
+// Publishers of the same set and of a set taking its names, on several threads: a watcher that
+// replays the feed from an empty board ends with exactly the board's Applications, and every
+// change it sees is real (MODIFIED only with different JSON, ADDED only for an absent name,
+// DELETED only for a present one). This exercises the publish's retry when its set changed
+// between its comparison and its swap.
+TEST(StatusBoardTest, ConcurrentPublishersKeepEveryChange) {
+  StatusBoard board(1 << 20);
+  uint64_t cursor = 0;
+  constexpr int kRounds = 150;
+  auto apps = [](int thread, int round) {
+    std::vector<Json> out;
+    for (int i = 0; i < 20; ++i) {
+      // Each round changes a few apps and leaves out some; the threads disagree on values. The
+      // payload makes each comparison take long enough for the threads to interleave.
+      if ((i + round) % 7 == 0) continue;
+      Json app = App("s-" + std::to_string(i), (i % 3 == 0) ? thread * 1000 + round : 0);
+      app["spec"]["payload"] = std::vector<int>(1000, i);
+      out.push_back(std::move(app));
+    }
+    return out;
+  };
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      for (int r = 0; r < kRounds; ++r) {
+        board.PublishReconcile("s", Json{{"metadata", {{"name", "s"}}}}, apps(t, r));
+      }
+    });
+  }
+  threads.emplace_back([&] {
+    for (int r = 0; r < kRounds; ++r) {
+      board.PublishReconcile("other", Json{{"metadata", {{"name", "other"}}}},
+                             {App("s-" + std::to_string(r % 20), r)});
+      const std::string app = "s-" + std::to_string((r * 3) % 20);
+      board.PublishApplication("s", app, App(app, 5000 + r));
+    }
+  });
+  for (auto& t : threads) t.join();
+
+  std::map<std::string, Json> replay;
+  std::vector<Change> changes;
+  std::atomic<bool> cancelled{false};
+  int bogus = 0;
+  while (board.feed().Next(StatusBoard::kApplications, &cursor, std::chrono::steady_clock::now(),
+                           cancelled, &changes) == ChangeFeed::Read::kChanges) {
+    for (const Change& c : changes) {
+      auto it = replay.find(c.name);
+      switch (c.type) {
+        case ChangeType::kAdded:
+          bogus += it != replay.end();
+          replay[c.name] = *c.object;
+          break;
+        case ChangeType::kModified:
+          bogus += it == replay.end() || it->second == *c.object;
+          replay[c.name] = *c.object;
+          break;
+        case ChangeType::kDeleted:
+          bogus += it == replay.end();
+          replay.erase(c.name);
+          break;
+      }
+    }
+  }
+  EXPECT_EQ(bogus, 0);
+  std::map<std::string, Json> board_apps;
+  uint64_t version = 0;
+  const auto snapshot = board.Snapshot(StatusBoard::kApplications, &version);
+  ASSERT_TRUE(snapshot.has_value());
+  for (const auto& app : *snapshot) {
+    board_apps[(*app)["metadata"]["name"].get<std::string>()] = *app;
+  }
+  EXPECT_EQ(version, cursor);
+  EXPECT_EQ(replay.size(), board_apps.size());
+  EXPECT_TRUE(replay == board_apps);
+  // Each set lists exactly the apps it owns.
+  for (const std::string set : {"s", "other"}) {
+    for (const auto& app : board.ApplicationsOf(set)) {
+      EXPECT_EQ(board.ApplicationOwner((*app)["metadata"]["name"].get<std::string>()), set);
+    }
+  }
 }
 
 TEST(StatusBoardTest, ClustersFilesReadinessAndSequence) {
