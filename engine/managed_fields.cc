@@ -1,5 +1,6 @@
 #include "engine/managed_fields.h"
 
+#include <algorithm>
 #include <optional>
 
 namespace fleetwave::engine {
@@ -39,16 +40,42 @@ std::optional<size_t> ParseIndex(std::string_view s) {
   return n;
 }
 
-// The list item element `key` ("k:", "v:" or "i:") names in `list`.
-std::optional<size_t> FindElement(const std::string& key, const Json* list) {
+// The list item element `key` ("k:", "v:" or "i:") names in `list`; `parsed` is the JSON
+// after "k:"/"v:" (discarded when it does not parse), read once per element by the caller.
+std::optional<size_t> FindParsedElement(const std::string& key, const Json& parsed,
+                                        const Json* list) {
   if (list == nullptr || !list->is_array() || key.size() < 2) return std::nullopt;
-  const std::string body = key.substr(2);
-  if (key[0] == 'i') return ParseIndex(body);
-  Json parsed = Json::parse(body, nullptr, false);
+  if (key[0] == 'i') return ParseIndex(std::string_view(key).substr(2));
   if (parsed.is_discarded()) return std::nullopt;
   if (key[0] == 'k') return FindKeyed(*list, parsed);
   if (key[0] == 'v') return FindValue(*list, parsed);
   return std::nullopt;
+}
+
+Json ParseElementKey(const std::string& key) {
+  if (key.size() < 2 || key[0] == 'i') return Json(Json::value_t::discarded);
+  return Json::parse(std::string_view(key).substr(2), nullptr, false);
+}
+
+std::optional<size_t> FindElement(const std::string& key, const Json* list) {
+  if (list == nullptr || !list->is_array() || key.size() < 2) return std::nullopt;
+  return FindParsedElement(key, ParseElementKey(key), list);
+}
+
+void AppendEscaped(std::string& out, std::string_view token) {
+  if (std::none_of(token.begin(), token.end(), [](char c) { return c == '~' || c == '/'; })) {
+    out.append(token);  // the usual field name: nothing to escape
+    return;
+  }
+  for (char c : token) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
 }
 
 bool IsLeaf(const Json& fields) {
@@ -76,7 +103,10 @@ bool StartsWithPointer(const std::string& pointer, const std::string& prefix) {
           pointer[prefix.size()] == '/');
 }
 
-void Walk(const Json& fields, const Json* desired, const Json* live, const std::string& pointer,
+// `pointer` is the field's JSON pointer; Walk appends each child's token to it and takes it
+// off again, so a walk builds no string per field (the daemon walks every live object's owned
+// fields on each reconcile: bench/reconcile_bench.cc).
+void Walk(const Json& fields, const Json* desired, const Json* live, std::string& pointer,
           const std::vector<std::string>& ignored, std::vector<FieldDrift>& out) {
   for (const auto& p : ignored) {
     if (StartsWithPointer(pointer, p)) return;  // the field or an ancestor is ignored
@@ -85,6 +115,15 @@ void Walk(const Json& fields, const Json* desired, const Json* live, const std::
     if (desired == nullptr) return;
     if (live == nullptr) {
       out.push_back({pointer});
+      return;
+    }
+    // Parts of the value ignored: compare copies without them; otherwise the values themselves.
+    bool ignored_inside = false;
+    for (const auto& p : ignored) {
+      if (StartsWithPointer(p, pointer) && p != pointer) ignored_inside = true;
+    }
+    if (!ignored_inside) {
+      if (*desired != *live) out.push_back({pointer});
       return;
     }
     Json d = *desired;
@@ -98,17 +137,21 @@ void Walk(const Json& fields, const Json* desired, const Json* live, const std::
     if (d != l) out.push_back({pointer});
     return;
   }
+  const size_t length = pointer.size();
   for (auto it = fields.begin(); it != fields.end(); ++it) {
     const std::string& key = it.key();
     if (key == "." || key.size() < 2 || key[1] != ':') continue;
     if (key[0] == 'f') {
       const std::string name = key.substr(2);
-      Walk(it.value(), Member(desired, name), Member(live, name),
-           pointer + "/" + EscapePointerToken(name), ignored, out);
+      pointer += '/';
+      AppendEscaped(pointer, name);
+      Walk(it.value(), Member(desired, name), Member(live, name), pointer, ignored, out);
+      pointer.resize(length);
       continue;
     }
-    const auto live_index = FindElement(key, live);
-    const auto desired_index = FindElement(key, desired);
+    const Json parsed = ParseElementKey(key);
+    const auto live_index = FindParsedElement(key, parsed, live);
+    const auto desired_index = FindParsedElement(key, parsed, desired);
     const Json* d = Item(desired, desired_index);
     const Json* l = Item(live, live_index);
     if (d == nullptr) continue;
@@ -117,7 +160,10 @@ void Walk(const Json& fields, const Json* desired, const Json* live, const std::
       continue;
     }
     if (key[0] == 'v') continue;  // a set member present on both sides is equal by definition
-    Walk(it.value(), d, l, pointer + "/" + std::to_string(*live_index), ignored, out);
+    pointer += '/';
+    pointer += std::to_string(*live_index);
+    Walk(it.value(), d, l, pointer, ignored, out);
+    pointer.resize(length);
   }
 }
 
@@ -180,22 +226,16 @@ Json RestrictToFields(const Json& fields_v1, const Json& object) {
 std::vector<FieldDrift> FindDrift(const Json& fields_v1, const Json& desired, const Json& live,
                                   const std::vector<std::string>& ignored) {
   std::vector<FieldDrift> out;
-  if (fields_v1.is_object() && !fields_v1.empty())
-    Walk(fields_v1, &desired, &live, "", ignored, out);
+  std::string pointer;
+  if (fields_v1.is_object() && !fields_v1.empty()) {
+    Walk(fields_v1, &desired, &live, pointer, ignored, out);
+  }
   return out;
 }
 
 std::string EscapePointerToken(std::string_view token) {
   std::string out;
-  for (char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
+  AppendEscaped(out, token);
   return out;
 }
 
