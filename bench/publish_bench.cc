@@ -159,6 +159,13 @@ int main(int argc, char** argv) {
     Publish(board, metrics, "web", next.summary, std::move(next.applications), clusters, now);
     ms.push_back(ThreadCpuMs() - t0);
   }
+  // The floor no publish can go under with this interface: freeing the 2,000 Applications the
+  // engine built for the reconcile (the callback receives them by value).
+  Result spare = Build(versions);
+  t0 = ThreadCpuMs();
+  { std::vector<Json> gone = std::move(spare.applications); }
+  const double free_ms = ThreadCpuMs() - t0;
+
   std::sort(ms.begin(), ms.end());
   double sum = 0;
   for (double v : ms) sum += v;
@@ -166,10 +173,10 @@ int main(int argc, char** argv) {
   getloadavg(load, 3);
   std::printf(
       "apps=%d: first publish (all new) %.2f ms CPU; %d changed (%d per mille) x %d rounds: "
-      "median %.3f ms, mean %.3f ms, min %.3f ms CPU per publish; feed version %llu; "
-      "load average %.2f %.2f %.2f\n",
+      "median %.3f ms, mean %.3f ms, min %.3f ms CPU per publish (freeing the input alone: "
+      "%.3f ms); feed version %llu; load average %.2f %.2f %.2f\n",
       n, first_ms, changed, per_mille, rounds, ms.empty() ? 0 : ms[ms.size() / 2],
-      ms.empty() ? 0 : sum / ms.size(), ms.empty() ? 0 : ms.front(),
+      ms.empty() ? 0 : sum / ms.size(), ms.empty() ? 0 : ms.front(), free_ms,
       static_cast<unsigned long long>(board.feed().version()), load[0], load[1], load[2]);
   return 0;
 }
