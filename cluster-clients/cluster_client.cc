@@ -726,24 +726,38 @@ std::shared_ptr<WatchHandle> ClusterClient::Watch(const ResourceRef& r, WatchOpt
   return state;
 }
 
+// One discovery round. Its requests own it (their callbacks hold it) and it owns the waiters;
+// the client points at it only weakly. Waiters hold the client (a Resolve does, to answer on its
+// executor): were they the client's own member, a round whose requests the transport drops
+// unanswered (it stops with them in flight) would leave the client owning itself, never
+// freed, with all it holds (cluster_client_test.cc, AnAbandonedDiscoveryReleasesTheClient).
+// This way they go with the requests, and a later lookup starts a new round.
+struct ClusterClient::Discovery {
+  int outstanding = 0;
+  Result error;  // the first failure of /api or /apis
+  std::map<std::string, ResourceRef> found;
+  std::vector<std::function<void(Result)>> waiters;
+};
+
 void ClusterClient::Discover(std::function<void(Result)> done) {
-  discovery_waiters_.push_back(std::move(done));
-  if (discovery_waiters_.size() > 1) return;  // one discovery at a time
+  if (auto running = discovery_.lock()) {  // one discovery at a time
+    running->waiters.push_back(std::move(done));
+    return;
+  }
   auto self = shared_from_this();
-  struct Pending {
-    int outstanding = 0;
-    Result error;  // the first failure of /api or /apis
-    std::map<std::string, ResourceRef> found;
-  };
-  auto pending = std::make_shared<Pending>();
+  auto pending = std::make_shared<Discovery>();
+  pending->waiters.push_back(std::move(done));
+  discovery_ = pending;
   auto finish_one = [self, pending] {
     if (--pending->outstanding > 0) return;
     if (pending->error.ok()) {
       self->mapping_ = std::move(pending->found);
       self->discovered_at_ = self->transport_->Now();
     }
-    auto waiters = std::move(self->discovery_waiters_);
-    self->discovery_waiters_.clear();
+    // Ended: a waiter asking again starts a new round.
+    self->discovery_.reset();
+    auto waiters = std::move(pending->waiters);
+    pending->waiters.clear();
     // Each waiter is its own request: one that throws must not starve the others.
     for (auto& w : waiters)
       self->Guarded(

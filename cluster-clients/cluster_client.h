@@ -9,8 +9,10 @@
 // are for building blocks that live on the loop themselves (the informer): REQUIRES the loop
 // thread, and they call back on the loop thread.
 //
-// Lifetime: clients are shared_ptr-owned; pending work keeps a client alive. The transport,
-// executor and exec runner must outlive every client that uses them.
+// Lifetime: clients are shared_ptr-owned; pending work keeps a client alive. What waits on a
+// request is owned by that request, never by the client, so a transport that drops its requests
+// unanswered (it stops) frees their clients too. The transport, executor and exec runner must
+// outlive every client that uses them.
 #pragma once
 
 #include <atomic>
@@ -228,7 +230,9 @@ class ClusterClient : public std::enable_shared_from_this<ClusterClient> {
   std::string cred_endpoint_key_;
   std::map<std::string, ResourceRef> mapping_;  // "apiVersion/Kind" -> resource
   std::optional<SteadyTime> discovered_at_;
-  std::vector<std::function<void(Result)>> discovery_waiters_;
+  // The discovery round in flight, if any: its requests own it and it owns its waiters, so
+  // the client (whom a waiter may hold) never owns itself through them (Discover).
+  std::weak_ptr<Discovery> discovery_;
   int connection_errors_in_a_row_ = 0;
   std::uint64_t rng_state_;
 

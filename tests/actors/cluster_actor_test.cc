@@ -10,6 +10,7 @@
 #include <caf/all.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -102,8 +103,12 @@ class ClusterActorTest : public ::testing::Test {
     config.options.seed = 7;
     config.options.rate_limit = {0, 1};
     config.options.max_attempts = 1;  // every failure reaches the actor
-    config.log = [this](const std::string& line) { logs_.push_back(line); };
-    caf::actor a = SpawnClusterActor(system_, config);
+    // The token tells when the client is gone: once the actor is, only the client's copy of
+    // the log sink holds it.
+    auto token = std::make_shared<int>(0);
+    client_alive_ = token;
+    config.log = [this, token](const std::string& line) { logs_.push_back(line); };
+    caf::actor a = SpawnClusterActor(system_, std::move(config));
     spawned_.push_back(a);
     Pump();
     return a;
@@ -232,6 +237,7 @@ class ClusterActorTest : public ::testing::Test {
   std::vector<std::string> logs_;
   std::vector<Json> listed_;
   std::map<std::string, RequestId> watches_;  // path -> open watch
+  std::weak_ptr<int> client_alive_;           // expires with the last spawned actor's client
   bool down_ = false;
   int rv_ = 500;
 };
@@ -501,6 +507,51 @@ TEST_F(ClusterActorTest, ExitCancelsTheWatchesAndDropsLateCallbacks) {
   EXPECT_EQ(got->size(), updates);
   EXPECT_EQ(fake_.InFlight(), 0u);
   Tick();  // the requester's timeout ends it
+}
+
+// The client goes once the actor has and the client's last request ended: answered (a cluster
+// actor stopped while the daemon runs, e.g. its context left the kubeconfig) or dropped
+// unanswered (the daemon stops, and its transport with it). A discovery in flight at exit once
+// left the client owning itself through its waiters, a leak per stopped actor.
+TEST_F(ClusterActorTest, ExitReleasesTheClientOnceItsRequestsEnd) {
+  struct Case {
+    const char* name;
+    bool watching;  // up, with a Deployment informer; else a discovery in flight
+    bool answer;    // the server answers what is left after exit; else it is dropped
+  };
+  const Case cases[] = {
+      {"discovery_answered_after_exit", false, true},
+      {"discovery_dropped_unanswered", false, false},
+      {"informer_running", true, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    caf::actor cluster;
+    if (c.watching) {
+      cluster = WatchingDeployments();
+      ASSERT_EQ(watches_.size(), 1u);
+    } else {
+      cluster = Spawn();
+      Serve();
+      caf::anon_send(cluster, watch_kind_atom::value, std::string("apps/v1"),
+                     std::string("Deployment"));
+      Pump();
+      ASSERT_EQ(fake_.InFlight(), 2u) << "/api and /apis";
+    }
+    caf::anon_send_exit(cluster, caf::exit_reason::user_shutdown);
+    cluster = nullptr;
+    Pump();
+    if (c.answer) {
+      Serve();
+    } else {
+      for (RequestId id : fake_.Outstanding()) fake_.Cancel(id);
+    }
+    fake_.Advance(std::chrono::seconds(1));  // the release re-checks every 200 ms
+    Pump();
+    EXPECT_EQ(fake_.InFlight(), 0u);
+    EXPECT_TRUE(client_alive_.expired()) << "the stopped actor's client was never freed";
+    watches_.clear();
+  }
 }
 
 }  // namespace

@@ -616,6 +616,57 @@ TEST_F(ClientTest, DiscoverySkipsMalformedEntries) {
   EXPECT_THAT(all, HasSubstr("groups[1]: name is a number, expected a string; skipped"));
 }
 
+// Whatever waits on a discovery is owned by its requests, not by the client: when the
+// transport drops them unanswered (it stops with them in flight, as CurlTransport's destructor
+// does), the client is freed with them, and a client still in use starts a new round on the
+// next lookup instead of queueing behind the abandoned one. A waiter the client owned would
+// hold the client (Resolve's does) and leak it: the ClusterClient cycle LeakSanitizer found
+// at `fleetwave run`'s exit.
+TEST_F(ClientTest, AnAbandonedDiscoveryReleasesTheClient) {
+  const Json deployment = {
+      {"apiVersion", "apps/v1"}, {"kind", "Deployment"}, {"metadata", {{"name", "web"}}}};
+  struct Case {
+    const char* name;
+    std::function<void(ClusterClient&)> wait;  // starts what waits on the discovery
+  };
+  const Case cases[] = {
+      {"resolve",
+       [](ClusterClient& c) { c.Resolve("apps/v1", "Deployment", [](Result, ResourceRef) {}); }},
+      {"apply", [&](ClusterClient& c) { c.Apply(deployment, {}, [](Result) {}); }},
+      {"two_resolves_sharing_one_round",
+       [](ClusterClient& c) {
+         c.Resolve("apps/v1", "Deployment", [](Result, ResourceRef) {});
+         c.Resolve("v1", "Namespace", [](Result, ResourceRef) {});
+       }},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto client = Make();
+    std::weak_ptr<ClusterClient> weak = client;
+    c.wait(*client);
+    t_.RunUntilIdle();
+    ASSERT_EQ(t_.Outstanding().size(), 2u);  // /api and /apis
+    client.reset();
+    EXPECT_FALSE(weak.expired()) << "pending work keeps the client alive";
+    for (RequestId id : t_.Outstanding()) t_.Cancel(id);  // dropped, never answered
+    t_.RunUntilIdle();
+    EXPECT_TRUE(weak.expired()) << "the abandoned discovery still holds the client";
+  }
+
+  SCOPED_TRACE("a client still in use");
+  auto client = Make();
+  client->Resolve("apps/v1", "Deployment", [](Result, ResourceRef) {});
+  t_.RunUntilIdle();
+  for (RequestId id : t_.Outstanding()) t_.Cancel(id);
+  std::optional<Result> got;
+  client->Resolve("apps/v1", "Deployment", [&](Result r, ResourceRef) { got = r; });
+  t_.RunUntilIdle();
+  ASSERT_EQ(t_.Outstanding().size(), 2u) << "a new round, not a wait behind the abandoned one";
+  for (RequestId id : t_.Outstanding()) t_.Respond(id, 404, "{}");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->outcome, Outcome::kNotFound);
+}
+
 TEST_F(ClientTest, ThrowingCallbackCostsOneRequest) {
   std::vector<std::string> logged;
   InlineExecutor exec([&](const std::string& m) { logged.push_back(m); });
