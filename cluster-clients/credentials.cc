@@ -113,15 +113,21 @@ void CredentialProvider::Get(Done done) {
       done(Result{}, c);
       return;
     }
-    waiters_.push_back(std::move(done));
-    if (exec_running_) return;
-    exec_running_ = true;
-    lock.unlock();
-    if (!runner_) {
-      OnExecDone(ExecOutcome{CredError("exec plugin configured but no runner"), {}, {}, {}, {}});
+    if (auto round = running_.lock()) {  // one run at a time
+      round->waiters.push_back(std::move(done));
       return;
     }
-    runner_->Run(*cluster_.exec, cluster_, [this](ExecOutcome o) { OnExecDone(std::move(o)); });
+    auto round = std::make_shared<ExecRound>();
+    round->waiters.push_back(std::move(done));
+    running_ = round;
+    lock.unlock();
+    if (!runner_) {
+      OnExecDone(round,
+                 ExecOutcome{CredError("exec plugin configured but no runner"), {}, {}, {}, {}});
+      return;
+    }
+    runner_->Run(*cluster_.exec, cluster_,
+                 [this, round](ExecOutcome o) { OnExecDone(round, std::move(o)); });
     return;
   }
   if (!cluster_.token_file.empty()) {
@@ -153,14 +159,14 @@ void CredentialProvider::Get(Done done) {
   done(Result{}, c);
 }
 
-void CredentialProvider::OnExecDone(ExecOutcome outcome) {
+void CredentialProvider::OnExecDone(const std::shared_ptr<ExecRound>& round, ExecOutcome outcome) {
   std::vector<Done> waiters;
   std::shared_ptr<const Credential> cred;
   Result error = outcome.error;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    exec_running_ = false;
-    waiters.swap(waiters_);
+    if (running_.lock() == round) running_.reset();  // a Get from here on starts a new run
+    waiters.swap(round->waiters);
     if (error.ok()) {
       auto c = std::make_shared<Credential>();
       if (!outcome.token.empty()) c->authorization = "Bearer " + outcome.token;

@@ -80,8 +80,16 @@ class CredentialProvider {
   void Invalidate(const std::shared_ptr<const Credential>& used);
 
  private:
+  // The callers waiting on one plugin run. The run's job owns it and the provider points at
+  // it only weakly: a waiter may hold the provider's owner (a ClusterClient's does), so a job
+  // the runner drops unrun (it stops) must take its waiters with it, or that owner would own
+  // itself and never be freed (credentials_test.cc, ADroppedRunReleasesItsWaiters).
+  struct ExecRound {
+    std::vector<Done> waiters;
+  };
+
   std::shared_ptr<const Credential> FromToken(const std::string& token) const;
-  void OnExecDone(ExecOutcome outcome);
+  void OnExecDone(const std::shared_ptr<ExecRound>& round, ExecOutcome outcome);
 
   const ClusterConfig cluster_;
   ExecRunner* runner_;
@@ -89,10 +97,9 @@ class CredentialProvider {
 
   std::mutex mu_;
   std::shared_ptr<const Credential> cached_;
-  std::optional<WallTime> expiry_;  // for plugin credentials
-  WallTime token_read_at_{};        // for token files
-  bool exec_running_ = false;
-  std::vector<Done> waiters_;
+  std::optional<WallTime> expiry_;    // for plugin credentials
+  WallTime token_read_at_{};          // for token files
+  std::weak_ptr<ExecRound> running_;  // the plugin run in progress, if any
 };
 
 }  // namespace fleetwave::clients

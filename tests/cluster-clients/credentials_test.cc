@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <memory>
+#include <thread>
 
 #include "engine/time.h"
 
@@ -182,6 +184,43 @@ TEST(ExecPluginTest, ConcurrentGetsShareOneRun) {
   ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(20), [&] { return answered == 10; }));
   EXPECT_EQ(CountLines(count), 1);
   EXPECT_EQ(runner.runs(), 1);
+}
+
+// A run the runner drops unrun (it stops with the job queued) takes its waiters with it. The
+// provider must not keep them: a ClusterClient's waiter holds the client that owns the
+// provider, which would then own itself and never be freed (a leak at every daemon exit with a
+// plugin run queued).
+TEST(ExecPluginTest, ADroppedRunReleasesItsWaiters) {
+  TempDir dir;
+  ClusterConfig c = ExecCluster("client.authentication.k8s.io/v1", {{"FIXTURE_TOKEN", "tok"}});
+  auto runner = std::make_unique<ExecRunner>(1);
+  // The runner's only thread is held inside a first job until the test lets it go.
+  std::promise<void> started, release;
+  std::shared_future<void> released_job = release.get_future().share();
+  runner->Run(*c.exec, c, [&started, released_job](ExecOutcome) {
+    started.set_value();
+    released_job.wait();
+  });
+  ASSERT_EQ(started.get_future().wait_for(std::chrono::seconds(20)), std::future_status::ready);
+
+  std::promise<void> freed;  // declared before the provider: it may outlive a failing check
+  bool answered = false;
+  CredentialProvider p(c, runner.get());
+  std::shared_ptr<int> held_by_waiter(new int(0), [&freed](int* v) {
+    delete v;
+    freed.set_value();
+  });
+  p.Get(
+      [held_by_waiter, &answered](Result, std::shared_ptr<const Credential>) { answered = true; });
+  held_by_waiter.reset();  // only the queued run's waiter holds it now
+
+  std::thread stopping([&runner] { runner.reset(); });  // drops the queued job, then joins
+  const bool released =
+      freed.get_future().wait_for(std::chrono::seconds(20)) == std::future_status::ready;
+  release.set_value();
+  stopping.join();
+  EXPECT_TRUE(released) << "the dropped run's waiter is still held";
+  EXPECT_FALSE(answered);
 }
 
 // Plugin output is untrusted: wrong shapes are credential errors naming the field, on the
