@@ -442,8 +442,12 @@ Json StoredStatusJson(const Mirror& m) {
   return status;
 }
 
+// Each of these resets the engine's cached comparison (ObservedApp::compared) when what it
+// compared changes.
 void ObserveRender(const Gathered& g, engine::ObservedApp& o) {
   auto render = g.renders.find(o.desired.name);
+  const auto rendered = o.rendered;
+  const auto source_error = o.source_error;
   if (render != g.renders.end() && render->second.ok()) {
     o.revisions = render->second.revisions;
     o.rendered = render->second.objects;
@@ -453,17 +457,21 @@ void ObserveRender(const Gathered& g, engine::ObservedApp& o) {
     o.rendered = nullptr;
     o.source_error = render == g.renders.end() ? "not rendered" : render->second.error;
   }
+  if (o.rendered != rendered || o.source_error != source_error) o.compared = nullptr;
 }
 
 void ObserveCluster(Self* self, engine::ObservedApp& o) {
   auto& st = self->state;
   auto view = st.views.find(o.desired.cluster);
-  o.reachable = view != st.views.end() && view->second.reachable && view->second.synced;
+  const bool reachable = view != st.views.end() && view->second.reachable && view->second.synced;
+  if (reachable != o.reachable) o.compared = nullptr;
+  o.reachable = reachable;
   o.observed = view != st.views.end() && view->second.listed;
 }
 
 void ObserveLive(Self* self, engine::ObservedApp& o) {
   auto& st = self->state;
+  o.compared = nullptr;
   o.live.clear();
   o.live_health.clear();
   auto view = st.views.find(o.desired.cluster);

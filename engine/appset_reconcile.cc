@@ -409,7 +409,14 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
       gen.spec_fingerprint = stored_fingerprint;
     }
 
-    v.sync = CompareObserved(v.id, app, DecodeIgnoreDifferences(DesiredSpecOf(gen)));
+    if (app.compared != nullptr && gen.spec_fingerprint != 0 &&
+        app.compared_spec == gen.spec_fingerprint) {
+      v.sync = *app.compared;
+    } else {
+      v.sync = CompareObserved(v.id, app, DecodeIgnoreDifferences(DesiredSpecOf(gen)));
+      input.apps[i].compared = std::make_shared<const AppSync>(v.sync);
+      input.apps[i].compared_spec = gen.spec_fingerprint;
+    }
     v.health = AssessObserved(app);
     if (app.source_error) v.conditions.push_back({kSourceErrorCondition, *app.source_error});
 

@@ -87,6 +87,52 @@ TEST(AppSetReconcileTest, HandsTheObservationsBackUnchanged) {
   EXPECT_FALSE(r.observed[0].live.empty());
 }
 
+// The comparison of rendered and live objects is cached in the observation it was made for and
+// reused while the spec it ran under (its fingerprint) is the same; the actor resets the cache
+// when it refreshes the objects, so a stale cache here shows that the cache is what is read.
+TEST(AppSetReconcileTest, ReusesItsComparisonWhileTheSpecIsTheSame) {
+  FakeStore store{ThreeSteps()};
+  std::vector<FakeApp> fleet = DevQaProd();
+  for (auto& a : fleet) a.live_image = "ui:1";
+  auto reconcile = [&store](std::vector<ObservedApp> apps) {
+    AppSetReconcileInput in;
+    in.appset = &store.set;
+    in.apps = std::move(apps);
+    in.now = kT0;
+    return ReconcileAppSet(std::move(in));
+  };
+  auto dev_sync = [](const AppSetReconcileResult& r) {
+    for (const auto& a : r.applications) {
+      if (a["metadata"]["name"] == "guestbook-dev") return a["status"]["sync"]["status"];
+    }
+    return Json();
+  };
+  std::vector<ObservedApp> first;
+  for (const auto& a : fleet) first.push_back(Observe(a));
+  const AppSetReconcileResult r = reconcile(first);
+  ASSERT_NE(r.observed[0].compared, nullptr);
+  EXPECT_EQ(r.observed[0].desired.name, "guestbook-dev");
+  EXPECT_EQ(dev_sync(r), "Synced");
+
+  FakeApp drifted = fleet[0];
+  drifted.live_image = "ui:2";
+  const ObservedApp now_live = Observe(drifted);
+  std::vector<ObservedApp> kept = r.observed;
+  kept[0].live = now_live.live;
+  kept[0].live_health = now_live.live_health;
+  EXPECT_EQ(dev_sync(reconcile(kept)), "Synced") << "the cache kept by the caller is reused";
+
+  std::vector<ObservedApp> reset = kept;
+  reset[0].compared = nullptr;
+  EXPECT_EQ(dev_sync(reconcile(reset)), "OutOfSync");
+
+  std::vector<ObservedApp> respecced = kept;
+  Json& spec = respecced[0].desired.object["spec"];
+  spec["info"] = Json::array({{{"name", "owner"}, {"value", "web"}}});
+  respecced[0].desired.spec_fingerprint = SpecFingerprint(spec);
+  EXPECT_EQ(dev_sync(reconcile(respecced)), "OutOfSync") << "another spec compares anew";
+}
+
 TEST(AppSetReconcileTest, StartGuardNeverReSendsASync) {
   // dev is Pending on r2 since 12:00:00 (the entry's transition); what the store holds about its
   // operation decides whether a sync starts now.
