@@ -9,7 +9,11 @@
 // timed reconcile is the steady state of a cluster update: nothing to start, nothing to log.
 // Reports the median CPU time of one ReconcileAppSet (inputs built outside the timed region),
 // the cost per app, and its ratio to the per-app cost at N=100 (1.0 = linear).
-// Usage: reconcile_bench [N...]  (default 100 1000 2000 20000)
+// The observations keep the comparison of rendered and live objects the previous reconcile
+// made (ObservedApp::compared), as the daemon's do for apps whose objects did not change;
+// --cold drops every one before each run, so each reconcile compares every object again (the
+// daemon's first reconcile, or every app's live objects changed).
+// Usage: reconcile_bench [--cold] [--runs=K] [N...]  (default 100 1000 2000 20000)
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -295,9 +299,12 @@ double MedianMs(int runs, const std::function<void()>& f, const std::function<vo
 int main(int argc, char** argv) {
   std::vector<int> sizes;
   int runs_override = 0;
+  bool cold = false;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg.rfind("--runs=", 0) == 0) {
+    if (arg == "--cold") {
+      cold = true;
+    } else if (arg.rfind("--runs=", 0) == 0) {
       runs_override = std::atoi(arg.c_str() + 7);
     } else {
       sizes.push_back(std::atoi(argv[i]));
@@ -323,13 +330,16 @@ int main(int argc, char** argv) {
         [&] {
           r = {};
           handed_over = primed;
+          if (cold) {
+            for (auto& a : handed_over.apps) a.compared.reset();
+          }
         });
     const double us_per_app = ms * 1000.0 / n;
     if (base_us_per_app == 0) base_us_per_app = us_per_app;
     std::printf(
-        "%6d apps  ReconcileAppSet median %9.3f ms  %6.2f us/app  per-app ratio to N=%d %5.2f  "
+        "%6d apps %s ReconcileAppSet median %9.3f ms  %6.2f us/app  per-app ratio to N=%d %5.2f  "
         "(rollout step %d, starts %zu, log lines %zu, specs %zu)\n",
-        n, ms, us_per_app, sizes.front(), us_per_app / base_us_per_app,
+        n, cold ? "cold" : "warm", ms, us_per_app, sizes.front(), us_per_app / base_us_per_app,
         r.plan.rollout ? r.plan.rollout->step : -1, r.starts.size(), r.log.size(), r.specs.size());
     std::fflush(stdout);
   }
