@@ -73,7 +73,7 @@ struct AppView {
   const GeneratedApplication* desired = nullptr;
   StoredApp* stored = nullptr;
   AppIdentity id;
-  AppSync sync;
+  std::shared_ptr<const AppSync> sync;  // shared with the observation's cache
   HealthStatus health;
   std::vector<ApplicationCondition> conditions;
   Application* live = nullptr;  // what Plan reads
@@ -180,17 +180,17 @@ Json ApplicationJson(const AppView& v, Json spec, const OperationRecord* op,
   if (!desired.labels.empty()) metadata["labels"] = desired.labels;
 
   Json sync = Json::object();
-  sync["status"] = std::string(SyncCodeName(v.sync.status));
+  sync["status"] = std::string(SyncCodeName(v.sync->status));
   if (IsMultiSourceSpec(spec)) {
     sync["revisions"] = v.live->revisions;
   } else if (!v.live->revisions.empty()) {
     sync["revision"] = v.live->revisions.front();
   }
-  if (!v.sync.message.empty()) sync["message"] = v.sync.message;
+  if (!v.sync->message.empty()) sync["message"] = v.sync->message;
 
   Json resources = Json::array();
-  resources.get_ref<Json::array_t&>().reserve(v.sync.objects.size());
-  for (const auto& o : v.sync.objects) {
+  resources.get_ref<Json::array_t&>().reserve(v.sync->objects.size());
+  for (const auto& o : v.sync->objects) {
     Json r = Json::object();
     r["group"] = o.ref.group;
     r["kind"] = o.ref.kind;
@@ -411,10 +411,11 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
 
     if (app.compared != nullptr && gen.spec_fingerprint != 0 &&
         app.compared_spec == gen.spec_fingerprint) {
-      v.sync = *app.compared;
+      v.sync = app.compared;
     } else {
-      v.sync = CompareObserved(v.id, app, DecodeIgnoreDifferences(DesiredSpecOf(gen)));
-      input.apps[i].compared = std::make_shared<const AppSync>(v.sync);
+      v.sync = std::make_shared<const AppSync>(
+          CompareObserved(v.id, app, DecodeIgnoreDifferences(DesiredSpecOf(gen))));
+      input.apps[i].compared = v.sync;
       input.apps[i].compared_spec = gen.spec_fingerprint;
     }
     v.health = AssessObserved(app);
@@ -434,7 +435,7 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
       live.spec_fingerprint = gen.spec_fingerprint;
     }
     if (live.spec_fingerprint == 0) live.spec_fingerprint = SpecFingerprint(live.spec);
-    live.sync_status = std::string(SyncCodeName(v.sync.status));
+    live.sync_status = std::string(SyncCodeName(v.sync->status));
     live.revisions = CurrentRevisions(app, FindEntry(input.stored.application_status, live.name),
                                       StoredOperation(v.stored));
     live.health_status = std::string(HealthCodeName(v.health.status));
@@ -566,7 +567,7 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
       const OperationRecord* op = StoredOperation(v.stored);
       AutoSyncInput in;
       in.app_spec = DesiredSpecOf(desired[i]);
-      in.sync = v.sync;
+      in.sync = *v.sync;
       in.revision = JoinRevisions(app.revisions);
       if (op != nullptr) {
         in.pinned_revision = JoinRevisions(op->revisions);
