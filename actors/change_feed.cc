@@ -1,5 +1,6 @@
 #include "actors/change_feed.h"
 
+#include <algorithm>
 #include <iterator>
 #include <utility>
 
@@ -17,7 +18,8 @@ const char* ChangeTypeName(ChangeType type) {
   return "MODIFIED";
 }
 
-ChangeFeed::ChangeFeed(size_t capacity) : capacity_(capacity > 0 ? capacity : 1) {}
+ChangeFeed::ChangeFeed(size_t capacity, std::map<std::string, size_t> capacities)
+    : capacity_(capacity > 0 ? capacity : 1), capacities_(std::move(capacities)) {}
 
 uint64_t ChangeFeed::Record(const std::string& collection, ChangeType type, std::string name,
                             JsonPtr object) {
@@ -27,9 +29,12 @@ uint64_t ChangeFeed::Record(const std::string& collection, ChangeType type, std:
     version = ++version_;
     Ring& ring = rings_[collection];
     ring.changes.push_back(Change{version, type, std::move(name), std::move(object)});
+    const auto bound = capacities_.find(collection);
+    const size_t capacity =
+        bound != capacities_.end() ? std::max<size_t>(bound->second, 1) : capacity_;
     // The ring never grows past its bound: the oldest change goes, and a reader that had not
     // read it learns so from dropped_through (ChangeFeedTest.SlowReaderFallsBehind...).
-    while (ring.changes.size() > capacity_) {
+    while (ring.changes.size() > capacity) {
       ring.dropped_through = ring.changes.front().version;
       ring.changes.pop_front();
     }

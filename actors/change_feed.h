@@ -47,8 +47,9 @@ class ChangeFeed {
  public:
   using JsonPtr = std::shared_ptr<const engine::Json>;
 
-  // `capacity` bounds each collection's ring (the changes a reader may lag behind by).
-  explicit ChangeFeed(size_t capacity);
+  // `capacity` bounds each collection's ring (the changes a reader may lag behind by);
+  // `capacities` sets another bound for some collections by name.
+  explicit ChangeFeed(size_t capacity, std::map<std::string, size_t> capacities = {});
   ChangeFeed(const ChangeFeed&) = delete;
   ChangeFeed& operator=(const ChangeFeed&) = delete;
 
@@ -82,6 +83,7 @@ class ChangeFeed {
   };
 
   const size_t capacity_;
+  const std::map<std::string, size_t> capacities_;
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
   std::map<std::string, Ring> rings_;

@@ -20,6 +20,7 @@
 // copies pointers under the lock and serialises after releasing it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -62,7 +63,12 @@ class StatusBoard {
   static constexpr const char* kWorkloads = "workloads";
 
   // `feed_capacity` bounds each collection's ring of recent changes (how far a watcher may lag).
-  explicit StatusBoard(size_t feed_capacity = 16384) : feed_(feed_capacity) {}
+  // An ApplicationSet's JSON carries every app's status entry (megabytes at 2,000 apps) and
+  // changes on most reconciles, so its ring keeps fewer: a watcher further behind relists, as
+  // the CLI and the web view do whenever a stream ends.
+  static constexpr size_t kAppSetFeedCapacity = 64;
+  explicit StatusBoard(size_t feed_capacity = 16384)
+      : feed_(feed_capacity, {{kAppSets, std::min(feed_capacity, kAppSetFeedCapacity)}}) {}
   StatusBoard(const StatusBoard&) = delete;
   StatusBoard& operator=(const StatusBoard&) = delete;
 

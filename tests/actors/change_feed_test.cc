@@ -57,6 +57,26 @@ TEST(ChangeFeedTest, SlowReaderFallsBehindWithoutBlockingRecord) {
   EXPECT_EQ(out.size(), 4u);
 }
 
+// A collection may have a bound of its own; the others keep the default one.
+TEST(ChangeFeedTest, CollectionsMayHaveTheirOwnBound) {
+  ChangeFeed feed(100, {{"big", 2}});
+  std::atomic<bool> cancelled{false};
+  for (int i = 0; i < 5; ++i) {
+    feed.Record("big", ChangeType::kModified, "x", Obj("x"));
+    feed.Record("small", ChangeType::kModified, "y", Obj("y"));
+  }
+  std::vector<Change> out;
+  uint64_t cursor = 0;
+  EXPECT_EQ(feed.Next("big", &cursor, Clock::now(), cancelled, &out), ChangeFeed::Read::kBehind);
+  cursor = 6;  // big's changes are the odd versions: 7 and 9 are kept
+  ASSERT_EQ(feed.Next("big", &cursor, Clock::now(), cancelled, &out), ChangeFeed::Read::kChanges);
+  EXPECT_EQ(out.size(), 2u);
+  cursor = 0;
+  out.clear();
+  ASSERT_EQ(feed.Next("small", &cursor, Clock::now(), cancelled, &out), ChangeFeed::Read::kChanges);
+  EXPECT_EQ(out.size(), 5u);
+}
+
 // A waiting reader wakes for a change, and for WakeAll() once its flag is set.
 TEST(ChangeFeedTest, WaitingReaderWakes) {
   ChangeFeed feed(4);
