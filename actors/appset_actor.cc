@@ -141,6 +141,10 @@ struct AppSetState {
   // decide on the last gather at once, without the pool and without re-generating the set.
   bool regather = true;
   Json pending_deletions = Json::array();  // status.pendingDeletions as the last gather found it
+  // When a decision last ran on a fresh gather: Applications built since, from the same inputs,
+  // are served again (ReconcileAppSet's reuse_applications_since), so reconciledAt moves on at
+  // every poll and whenever an app changes, and an unchanged app costs no JSON.
+  std::optional<engine::Time> gathered_at;
   bool automated_warned = false;
   // The set is pending deletion or being deleted (its mark is stored): no rollout, no syncs,
   // and nothing to gather until a new spec (its definition back) arrives.
@@ -592,6 +596,8 @@ void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous) {
         input.stored_apps.end(), app.name,
         it != st.mirror->stored.end() ? it->second : engine::StoredApp{});
   }
+  if (previous != nullptr) st.gathered_at = now;
+  input.reuse_applications_since = st.gathered_at;
   input.progressive_syncs = st.spec->progressive_syncs;
   input.automated_warned = st.automated_warned;
   input.now = now;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,8 +32,9 @@ struct Publisher {
   // One ApplicationSet's summary + status, and its Argo-shaped Applications (replacing the set's
   // previous ones).
   // `clusters` maps each app to the kubeconfig context its destination resolved to.
+  // An Application the set published before may come again as the same pointer: unchanged.
   std::function<void(const std::string& appset, const engine::Json& summary,
-                     std::vector<engine::Json> applications,
+                     std::vector<std::shared_ptr<const engine::Json>> applications,
                      const std::map<std::string, std::string>& clusters)>
       appset;
   std::function<void(const std::string& appset)> appset_removed;

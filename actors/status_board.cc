@@ -11,7 +11,7 @@ void StatusBoard::PublishAppSet(const std::string& name, const engine::Json& app
                                 std::map<std::string, engine::Json> applications) {
   std::vector<Incoming> apps;
   apps.reserve(applications.size());
-  for (auto& [app, json] : applications) apps.push_back(Incoming{app, &json, false});
+  for (auto& [app, json] : applications) apps.push_back(Incoming{app, &json, false, nullptr});
   PublishSorted(name, appset, std::move(apps));
 }
 
@@ -22,8 +22,26 @@ void StatusBoard::PublishReconcile(const std::string& name, const engine::Json& 
   for (auto& json : applications) {
     const engine::Json* app_name = engine::FieldAt(json, {"metadata", "name"});
     if (app_name == nullptr || !app_name->is_string()) continue;
-    apps.push_back(Incoming{app_name->get_ref<const std::string&>(), &json, true});
+    apps.push_back(Incoming{app_name->get_ref<const std::string&>(), &json, true, nullptr});
   }
+  PublishIncoming(name, appset, std::move(apps));
+}
+
+void StatusBoard::PublishReconcile(const std::string& name, const engine::Json& appset,
+                                   std::vector<JsonPtr> applications) {
+  std::vector<Incoming> apps;
+  apps.reserve(applications.size());
+  for (auto& json : applications) {
+    if (json == nullptr) continue;
+    const engine::Json* app_name = engine::FieldAt(*json, {"metadata", "name"});
+    if (app_name == nullptr || !app_name->is_string()) continue;
+    apps.push_back(Incoming{app_name->get_ref<const std::string&>(), nullptr, false, json});
+  }
+  PublishIncoming(name, appset, std::move(apps));
+}
+
+void StatusBoard::PublishIncoming(const std::string& name, const engine::Json& appset,
+                                  std::vector<Incoming> apps) {
   auto by_name = [](const Incoming& a, const Incoming& b) { return a.name < b.name; };
   // The engine sorts its result by name; anything else is sorted here, and of equal names the
   // last wins (StatusBoardTest.PublishReconcileSortsAndLastDuplicateWins).
@@ -69,6 +87,7 @@ void StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
 
   // Moves app i's JSON into a snapshot; a name read from the JSON then points into it.
   auto snapshot = [&apps](size_t i) {
+    if (apps[i].shared) return apps[i].shared;  // its name points into it already
     auto json = std::make_shared<const engine::Json>(std::move(*apps[i].json));
     if (apps[i].name_in_json) {
       apps[i].name = engine::FieldAt(*json, {"metadata", "name"})->get_ref<const std::string&>();
@@ -79,7 +98,7 @@ void StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
   // 2. Without the lock: one comparison per app; only a changed app becomes a new snapshot.
   std::vector<std::pair<size_t, JsonPtr>> changed;  // (index into apps, new snapshot)
   for (size_t i = 0; i < apps.size(); ++i) {
-    if (before[i] && *before[i] == *apps[i].json) continue;
+    if (before[i] && (before[i] == apps[i].shared || *before[i] == apps[i].content())) continue;
     changed.emplace_back(i, snapshot(i));
   }
   JsonPtr set_json;

@@ -89,6 +89,11 @@ class StatusBoard {
   // duplicate names the last wins.
   void PublishReconcile(const std::string& name, const engine::Json& appset,
                         std::vector<engine::Json> applications);
+  // The same with shared Applications, which become the snapshots as they are: one that is the
+  // snapshot already published costs a pointer comparison
+  // (StatusBoardTest.RepublishingTheSamePointersComparesNoJson).
+  void PublishReconcile(const std::string& name, const engine::Json& appset,
+                        std::vector<JsonPtr> applications);
   // Replaces or adds one Application of a set, leaving the set's others as they are.
   void PublishApplication(const std::string& appset, const std::string& name,
                           engine::Json application);
@@ -152,10 +157,15 @@ class StatusBoard {
   // which the publish moves into a snapshot when it changed.
   struct Incoming {
     std::string_view name;
-    engine::Json* json;
-    bool name_in_json;  // `name` points into `*json` (re-pointed after the move)
+    engine::Json* json;  // moved into a snapshot when changed; null with `shared`
+    bool name_in_json;   // `name` points into `*json` (re-pointed after the move)
+    JsonPtr shared;      // the snapshot itself, when the publisher shares it
+    const engine::Json& content() const { return shared ? *shared : *json; }
   };
 
+  // PublishReconcile's: sorts `apps` by name, the last of equal names winning, then publishes.
+  void PublishIncoming(const std::string& name, const engine::Json& appset,
+                       std::vector<Incoming> apps);
   // PublishAppSet/PublishReconcile (takes mu_). REQUIRES: `apps` sorted by name, unique.
   void PublishSorted(const std::string& name, const engine::Json& appset,
                      std::vector<Incoming> apps);

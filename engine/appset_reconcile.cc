@@ -163,6 +163,67 @@ std::string Prefix(const ApplicationSet& set, const GeneratedApplication& app) {
   return out;
 }
 
+// A key of everything an app's Application is built from besides its comparison (held and
+// compared by address) and reconciledAt: the spec's and metadata's fingerprints, health,
+// conditions, revisions and the operation's state. 0: none (a spec without a fingerprint).
+class KeyHasher {
+ public:
+  void Add(std::string_view s) {
+    for (unsigned char c : s) Byte(c);
+    Byte(0xff);  // a separator, so that "ab","c" and "a","bc" differ
+  }
+  void Add(uint64_t v) {
+    for (int i = 0; i < 8; ++i) Byte(static_cast<unsigned char>(v >> (8 * i)));
+  }
+  void Add(const std::optional<Time>& t) {
+    Add(t ? static_cast<uint64_t>(t->time_since_epoch().count()) : ~0ull);
+  }
+  uint64_t Value() const { return h_ == 0 ? 1 : h_; }
+
+ private:
+  void Byte(unsigned char c) {
+    h_ ^= c;
+    h_ *= 1099511628211ull;  // FNV-1a
+  }
+  uint64_t h_ = 14695981039346656037ull;
+};
+
+uint64_t ApplicationKey(const AppView& v, uint64_t spec_fingerprint, const OperationRecord* op) {
+  if (spec_fingerprint == 0) return 0;
+  KeyHasher k;
+  k.Add(spec_fingerprint);
+  k.Add(v.desired->name);
+  const Json* metadata = Child(&v.desired->object, "metadata");
+  const uint64_t metadata_fingerprint = metadata != nullptr ? SpecFingerprint(*metadata) : 1;
+  if (metadata != nullptr && metadata->is_object() && metadata_fingerprint == 0) return 0;
+  k.Add(metadata_fingerprint);
+  for (const auto& [key, value] : v.desired->labels) {
+    k.Add(key);
+    k.Add(value);
+  }
+  k.Add(HealthCodeName(v.health.status));
+  k.Add(v.health.message);
+  for (const auto& c : v.conditions) {
+    k.Add(c.type);
+    k.Add(c.message);
+  }
+  k.Add(static_cast<uint64_t>(v.live->revisions.size()));
+  for (const auto& r : v.live->revisions) k.Add(r);
+  if (op != nullptr) {
+    k.Add(op->id);
+    k.Add(OperationPhaseName(op->phase));
+    k.Add(op->message);
+    k.Add(static_cast<uint64_t>(op->retry_count));
+    k.Add(std::optional<Time>(op->started_at));
+    k.Add(op->finished_at);
+    k.Add(op->next_attempt_at);
+    k.Add(static_cast<uint64_t>(op->results.size()));
+  } else {
+    k.Add("no operation");
+  }
+  return k.Value();
+}
+
 // The Argo-shaped Application the API serves (DecodeApplication reads it back). Built member
 // by member (no initializer lists, which copy their values) around the app's new spec, which it
 // takes over; `reconciled_at` is `now` formatted once per reconcile.
@@ -600,13 +661,9 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     const AppView& v = views[i];
     // The new spec: the stored one, which `live` took over and the planner is done with, or the
     // desired one.
-    Json spec;
-    if (v.new_spec_is_desired) {
-      spec = DesiredSpecOf(*v.desired);
-    } else {
-      spec = std::move(v.live->spec);
+    if (v.write_spec) {
+      out.specs.emplace(v.id.app, v.new_spec_is_desired ? DesiredSpecOf(*v.desired) : v.live->spec);
     }
-    if (v.write_spec) out.specs.emplace(v.id.app, spec);
     const OperationRecord* op = nullptr;
     if (started[i] != kNotStarted) {
       op = &out.starts[started[i]].record;
@@ -620,13 +677,33 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
         }
       }
     }
-    out.applications.push_back(ApplicationJson(v, std::move(spec), op, reconciled_at));
+    // The app's last Application is served again when nothing it shows changed
+    // (ReusesTheApplicationWhileNothingItShowsChanged).
+    ObservedApp& memo = input.apps[i];
+    const uint64_t key = ApplicationKey(
+        v, v.new_spec_is_desired ? v.desired->spec_fingerprint : v.live->spec_fingerprint, op);
+    if (input.reuse_applications_since && key != 0 && memo.application != nullptr &&
+        memo.application_key == key && memo.application_sync == v.sync &&
+        memo.application_built >= *input.reuse_applications_since) {
+      out.applications.push_back(memo.application);
+      continue;
+    }
+    Json spec = v.new_spec_is_desired ? DesiredSpecOf(*v.desired) : std::move(v.live->spec);
+    auto application =
+        std::make_shared<const Json>(ApplicationJson(v, std::move(spec), op, reconciled_at));
+    memo.application = application;
+    memo.application_sync = v.sync;
+    memo.application_key = key;
+    memo.application_built = now;
+    out.applications.push_back(std::move(application));
   }
   std::sort(out.attempts_due.begin(), out.attempts_due.end());
   if (!sorted_by_name) {
-    std::sort(out.applications.begin(), out.applications.end(), [](const Json& a, const Json& b) {
-      return a["metadata"]["name"].get<std::string>() < b["metadata"]["name"].get<std::string>();
-    });
+    std::sort(out.applications.begin(), out.applications.end(),
+              [](const std::shared_ptr<const Json>& a, const std::shared_ptr<const Json>& b) {
+                return (*a)["metadata"]["name"].get<std::string>() <
+                       (*b)["metadata"]["name"].get<std::string>();
+              });
   }
   if (out.plan.step_deadline) KeepEarliest(out.wake_at, *out.plan.step_deadline);
   views.clear();  // they point into input.apps and desired

@@ -244,6 +244,15 @@ std::string Metrics::Text() const {
 void Metrics::AppSetObserved(const std::string& appset, const Json& status,
                              const std::vector<Json>& applications, Time now,
                              const std::map<std::string, std::string>& clusters) {
+  std::vector<std::shared_ptr<const Json>> borrowed;  // non-owning: `applications` outlives them
+  borrowed.reserve(applications.size());
+  for (const Json& a : applications) borrowed.emplace_back(std::shared_ptr<const Json>(), &a);
+  AppSetObservedShared(appset, status, borrowed, now, clusters);
+}
+
+void Metrics::AppSetObservedShared(const std::string& appset, const Json& status,
+                                   const std::vector<std::shared_ptr<const Json>>& applications,
+                                   Time now, const std::map<std::string, std::string>& clusters) {
   std::lock_guard<std::mutex> lock(mu_);
 
   // Rollout step and the timestamps of progress.
@@ -307,7 +316,9 @@ void Metrics::AppSetObserved(const std::string& appset, const Json& status,
   }
 
   // Applications: health and sync status per app, on its destination cluster.
-  for (const Json& a : applications) {
+  for (const auto& pointer : applications) {
+    if (pointer == nullptr) continue;
+    const Json& a = *pointer;
     const std::string& app = StringRef(a, {"metadata", "name"});
     if (app.empty()) continue;
     const std::string* cluster = &StringRef(a, {"spec", "destination", "server"});

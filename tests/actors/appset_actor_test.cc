@@ -147,10 +147,9 @@ class AppSetActorTest : public ::testing::Test {
     services_.pool = &pool_;
     services_.now = [this] { return now_; };
     services_.log = [this](const std::string& line) { log_.push_back(line); };
-    services_.publish.appset = [this](const std::string&, const Json& summary, std::vector<Json>,
-                                      const std::map<std::string, std::string>&) {
-      status_ = summary["status"];
-    };
+    services_.publish.appset =
+        [this](const std::string&, const Json& summary, std::vector<std::shared_ptr<const Json>>,
+               const std::map<std::string, std::string>&) { status_ = summary["status"]; };
     clusters_["dev"] = std::make_shared<FakeCluster>();
     clusters_["qa"] = std::make_shared<FakeCluster>();
     cfg_.set("scheduler.policy", caf::atom("testing"));

@@ -149,6 +149,32 @@ TEST(StatusBoardTest, RepublishingEqualResultKeepsSnapshots) {
   EXPECT_EQ(board.AppSet("s"), set_before);
 }
 
+// Shared Applications become the snapshots themselves: the same pointers again record nothing,
+// equal content under new pointers records nothing either, and a changed one is recorded once.
+TEST(StatusBoardTest, RepublishingTheSamePointersComparesNoJson) {
+  StatusBoard board(1024);
+  std::vector<std::shared_ptr<const Json>> apps;
+  for (const char* n : {"a", "b", "c"}) apps.push_back(std::make_shared<const Json>(App(n, 0)));
+  const Json set = Json{{"metadata", {{"name", "s"}}}};
+  board.PublishReconcile("s", set, apps);
+  EXPECT_EQ(board.Application("b"), apps[1]) << "the shared object is the snapshot";
+  const uint64_t version = board.feed().version();
+
+  board.PublishReconcile("s", set, apps);
+  EXPECT_EQ(board.feed().version(), version);
+  std::vector<std::shared_ptr<const Json>> copies;
+  for (const auto& a : apps) copies.push_back(std::make_shared<const Json>(*a));
+  board.PublishReconcile("s", set, copies);
+  EXPECT_EQ(board.feed().version(), version);
+  EXPECT_EQ(board.Application("b"), apps[1]) << "equal content keeps the published snapshot";
+
+  apps[1] = std::make_shared<const Json>(App("b", 7));
+  board.PublishReconcile("s", set, apps);
+  EXPECT_EQ(board.feed().version(), version + 1);
+  EXPECT_EQ(board.Application("b"), apps[1]);
+  EXPECT_EQ((*board.Application("b"))["status"]["generation"], 7);
+}
+
 // PublishReconcile takes the engine's result as it is: Applications named by metadata.name.
 // Unsorted input is sorted, of duplicate names the last wins, nameless ones are skipped.
 TEST(StatusBoardTest, PublishReconcileSortsAndLastDuplicateWins) {
@@ -219,7 +245,7 @@ TEST(StatusBoardTest, ConcurrentPublishersKeepEveryChange) {
   threads.emplace_back([&] {
     for (int r = 0; r < kRounds; ++r) {
       board.PublishReconcile("other", Json{{"metadata", {{"name", "other"}}}},
-                             {App("s-" + std::to_string(r % 20), r)});
+                             std::vector<Json>{App("s-" + std::to_string(r % 20), r)});
       const std::string app = "s-" + std::to_string((r * 3) % 20);
       board.PublishApplication("s", app, App(app, 5000 + r));
     }

@@ -259,14 +259,14 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   services.log = log_fn;
   services.publish.appset = [&board, &metrics, &services](
                                 const std::string& name, const engine::Json& summary,
-                                std::vector<engine::Json> apps,
+                                std::vector<std::shared_ptr<const engine::Json>> apps,
                                 const std::map<std::string, std::string>& clusters) {
     // By reference, and the apps move into the board as the engine sorted them: the board and
     // the metrics copy only what changed since the last reconcile (bench/publish_bench.cc).
     static const engine::Json kNoStatus;
     const auto status = summary.find("status");  // end() when summary is not an object
-    metrics.AppSetObserved(name, status != summary.end() ? *status : kNoStatus, apps,
-                           services.now(), clusters);
+    metrics.AppSetObservedShared(name, status != summary.end() ? *status : kNoStatus, apps,
+                                 services.now(), clusters);
     board.PublishReconcile(name, summary, std::move(apps));
   };
   services.publish.appset_removed = [&board, &metrics](const std::string& name) {

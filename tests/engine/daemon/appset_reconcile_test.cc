@@ -103,7 +103,7 @@ TEST(AppSetReconcileTest, ReusesItsComparisonWhileTheSpecIsTheSame) {
   };
   auto dev_sync = [](const AppSetReconcileResult& r) {
     for (const auto& a : r.applications) {
-      if (a["metadata"]["name"] == "guestbook-dev") return a["status"]["sync"]["status"];
+      if ((*a)["metadata"]["name"] == "guestbook-dev") return (*a)["status"]["sync"]["status"];
     }
     return Json();
   };
@@ -131,6 +131,52 @@ TEST(AppSetReconcileTest, ReusesItsComparisonWhileTheSpecIsTheSame) {
   spec["info"] = Json::array({{{"name", "owner"}, {"value", "web"}}});
   respecced[0].desired.spec_fingerprint = SpecFingerprint(spec);
   EXPECT_EQ(dev_sync(reconcile(respecced)), "OutOfSync") << "another spec compares anew";
+}
+
+// An app's Application is served again, reconciledAt included, while nothing it shows changed
+// and it was built since the caller's last fresh gather; a change rebuilds that app's alone.
+TEST(AppSetReconcileTest, ReusesTheApplicationWhileNothingItShowsChanged) {
+  FakeStore store{ThreeSteps()};
+  std::vector<FakeApp> fleet = DevQaProd();
+  for (auto& a : fleet) a.live_image = "ui:1";
+  const Time t1 = kT0 + std::chrono::seconds(1);
+  auto reconcile = [&store](std::vector<ObservedApp> apps, Time now, std::optional<Time> since,
+                            std::map<std::string, StoredApp> stored = {}) {
+    AppSetReconcileInput in;
+    in.appset = &store.set;
+    in.apps = std::move(apps);
+    in.stored_apps = std::move(stored);
+    in.now = now;
+    in.reuse_applications_since = since;
+    return ReconcileAppSet(std::move(in));
+  };
+  std::vector<ObservedApp> observed;
+  for (const auto& a : fleet) observed.push_back(Observe(a));
+  const AppSetReconcileResult first = reconcile(observed, kT0, kT0);
+  ASSERT_EQ(first.applications.size(), 3u);
+
+  const AppSetReconcileResult same = reconcile(first.observed, t1, kT0);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(same.applications[i], first.applications[i]) << i;
+    EXPECT_EQ((*same.applications[i])["status"]["reconciledAt"], FormatRfc3339(kT0));
+  }
+
+  const AppSetReconcileResult regathered = reconcile(first.observed, t1, t1);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_NE(regathered.applications[i], first.applications[i]) << i;
+    EXPECT_EQ((*regathered.applications[i])["status"]["reconciledAt"], FormatRfc3339(t1));
+  }
+
+  std::map<std::string, StoredApp> stored;
+  stored["guestbook-dev"].operation = StartOperation("op-1", Json::object(), {"r1"}, t1);
+  const AppSetReconcileResult started = reconcile(first.observed, t1, kT0, stored);
+  EXPECT_NE(started.applications[0], first.applications[0]) << "dev shows its operation";
+  EXPECT_EQ((*started.applications[0])["status"]["operationState"]["id"], "op-1");
+  EXPECT_EQ(started.applications[1], first.applications[1]);
+  EXPECT_EQ(started.applications[2], first.applications[2]);
+
+  const AppSetReconcileResult unset = reconcile(first.observed, t1, std::nullopt);
+  for (size_t i = 0; i < 3; ++i) EXPECT_NE(unset.applications[i], first.applications[i]) << i;
 }
 
 TEST(AppSetReconcileTest, StartGuardNeverReSendsASync) {
@@ -375,7 +421,7 @@ TEST(AppSetReconcileTest, UnknownAppsAreReportedNeverSynced) {
     const auto r = store.Reconcile({a}, kT0);
     EXPECT_TRUE(r.starts.empty());
     ASSERT_EQ(r.applications.size(), 1u);
-    const Json& status = r.applications[0]["status"];
+    const Json& status = (*r.applications[0])["status"];
     EXPECT_EQ(status["sync"]["status"], "Unknown");
     EXPECT_EQ(status["health"]["status"], "Unknown");
     if (*c.condition) {
@@ -800,7 +846,7 @@ TEST(AppSetReconcileTest, SpecWriteComparesFingerprintsThenSpecs) {
       EXPECT_EQ(r.specs.at("dev-a"), c.served);
     }
     ASSERT_EQ(r.applications.size(), 1u);
-    EXPECT_EQ(r.applications[0]["spec"], c.served);
+    EXPECT_EQ((*r.applications[0])["spec"], c.served);
     // The observation comes back as generated, whatever the reconcile read.
     EXPECT_EQ(r.observed.at(0).desired.object["spec"], c.desired);
   }
@@ -819,7 +865,7 @@ TEST(AppSetReconcileTest, HeldBackUpdatesAreNotChanges) {
   EXPECT_TRUE(r.specs.empty());
   EXPECT_EQ(EntryOf(r, "dev-a")->status, RolloutAppState::kHealthy);
   EXPECT_EQ(r.status["rollout"]["generation"], 1);
-  EXPECT_EQ(r.applications[0]["spec"]["destination"]["namespace"], "guestbook");
+  EXPECT_EQ((*r.applications[0])["spec"]["destination"]["namespace"], "guestbook");
 }
 
 TEST(AppSetReconcileTest, OperationIdsAreDeterministicAndUniquePerStart) {
@@ -858,7 +904,7 @@ TEST(AppSetReconcileTest, ApplicationsRoundTripThroughDecodeApplication) {
   const auto r = store.Reconcile(fleet, At(10));
   ASSERT_EQ(r.applications.size(), 3u);
   DecodedApplications decoded;
-  for (const auto& a : r.applications) DecodeApplicationDocument(a, "api", decoded);
+  for (const auto& a : r.applications) DecodeApplicationDocument(*a, "api", decoded);
   ASSERT_TRUE(decoded.issues.empty());
   ASSERT_EQ(decoded.apps.size(), 3u);
   const Application& dev = decoded.apps[0];
@@ -877,9 +923,9 @@ TEST(AppSetReconcileTest, ApplicationsRoundTripThroughDecodeApplication) {
   EXPECT_TRUE(prod.HasCondition("ComparisonError"));
   const Application& qa = decoded.apps[2];
   EXPECT_TRUE(qa.IsMultiSource());
-  EXPECT_EQ(r.applications[2]["status"]["sync"]["revisions"], Json::array({"r1"}));
-  EXPECT_EQ(r.applications[0]["apiVersion"], "argoproj.io/v1alpha1");
-  EXPECT_EQ(r.applications[0]["kind"], "Application");
+  EXPECT_EQ((*r.applications[2])["status"]["sync"]["revisions"], Json::array({"r1"}));
+  EXPECT_EQ((*r.applications[0])["apiVersion"], "argoproj.io/v1alpha1");
+  EXPECT_EQ((*r.applications[0])["kind"], "Application");
   // And a plan over them reads the same rollout as the daemon's.
   const PlanResult replan =
       Plan(store.set, store.status, DesiredFromLive(decoded.apps), decoded.apps, At(10));
