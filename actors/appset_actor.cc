@@ -590,12 +590,8 @@ void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous) {
   input.stored = engine::DecodeStoredRolloutStatus(StoredStatusJson(*st.mirror), issues);
   for (const auto& i : issues) Log(self, "stored status: " + engine::FormatIssue(i));
   input.apps = RefreshObserved(self, *g);
-  for (const auto& app : g->apps) {
-    auto it = st.mirror->stored.find(app.name);
-    input.stored_apps.emplace_hint(
-        input.stored_apps.end(), app.name,
-        it != st.mirror->stored.end() ? it->second : engine::StoredApp{});
-  }
+  // Lent to the engine, which hands them back (the mirror's decoded specs and operations).
+  input.stored_apps = std::move(st.mirror->stored);
   if (previous != nullptr) st.gathered_at = now;
   input.reuse_applications_since = st.gathered_at;
   input.progressive_syncs = st.spec->progressive_syncs;
@@ -606,6 +602,7 @@ void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous) {
   persisted->result = engine::ReconcileAppSet(std::move(input));
   engine::AppSetReconcileResult& result = persisted->result;
   st.observed = std::move(result.observed);
+  st.mirror->stored = std::move(result.stored_apps);
   if (result.automated_warning) {
     Log(self, "warning: " + *result.automated_warning);
     st.automated_warned = true;
@@ -682,6 +679,7 @@ void ApplyChange(Self* self, MirrorChange change) {
   for (auto& [app, value] : change.statuses) m.statuses[app] = std::move(value);
   for (auto& [app, value] : change.specs) {
     m.stored[app].spec = value;
+    m.stored[app].spec_fingerprint = 0;
     m.specs[app] = std::move(value);
   }
   for (auto& [app, record] : change.operations) {

@@ -450,7 +450,10 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     v.id = {set.name, gen.name};
     Json* stored_spec = v.stored && v.stored->spec ? &*v.stored->spec : nullptr;
     // Equal fingerprints mean equal specs; only different ones need the full comparison.
-    const uint64_t stored_fingerprint = stored_spec != nullptr ? SpecFingerprint(*stored_spec) : 0;
+    if (stored_spec != nullptr && v.stored->spec_fingerprint == 0) {
+      v.stored->spec_fingerprint = SpecFingerprint(*stored_spec);
+    }
+    const uint64_t stored_fingerprint = stored_spec != nullptr ? v.stored->spec_fingerprint : 0;
 
     // The spec after this reconcile: the desired one (Argo's appset controller writes it every
     // reconcile), unless the set may not write or applicationsSync holds updates back.
@@ -486,10 +489,9 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     live.name = gen.name;
     live.labels = gen.labels;
     // The Application as it stands before this reconcile's write: what fleetwave stored, or on
-    // first sight the desired spec. The stored spec is moved: the input is consumed, and
-    // nothing after this reads it from the store.
+    // first sight the desired spec. (A copy: the stored apps are handed back.)
     if (stored_spec != nullptr) {
-      live.spec = std::move(*stored_spec);
+      live.spec = *stored_spec;
       live.spec_fingerprint = stored_fingerprint;
     } else {
       live.spec = DesiredSpecOf(gen);
@@ -711,6 +713,7 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     if (borrowed[i]) input.apps[i].desired = std::move(desired[i]);
   }
   out.observed = std::move(input.apps);
+  out.stored_apps = std::move(input.stored_apps);
   return out;
 }
 

@@ -81,6 +81,9 @@ struct ObservedApp {
 struct StoredApp {
   std::optional<Json> spec;                  // the Application spec fleetwave last wrote
   std::optional<OperationRecord> operation;  // the current or last sync
+  // SpecFingerprint of `spec`; 0: not known yet. ReconcileAppSet fills it in the stored apps it
+  // hands back; whoever changes `spec` resets it.
+  uint64_t spec_fingerprint = 0;
 };
 
 // Who starts a sync. (Not `SyncTrigger`: sync_operation.h's struct of that name, the
@@ -141,6 +144,10 @@ struct AppSetReconcileResult {
   // reconciles and refreshes only the apps whose inputs changed, instead of copying every live
   // object of the set into each reconcile.
   std::vector<ObservedApp> observed;
+  // The input's stored apps, handed back unchanged but for their spec fingerprints: the actor
+  // keeps them as its decoded mirror of the store instead of copying each app's spec and
+  // operation into every reconcile.
+  std::map<std::string, StoredApp> stored_apps;
 };
 
 AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input);

@@ -179,6 +179,30 @@ TEST(AppSetReconcileTest, ReusesTheApplicationWhileNothingItShowsChanged) {
   for (size_t i = 0; i < 3; ++i) EXPECT_NE(unset.applications[i], first.applications[i]) << i;
 }
 
+// The stored apps are lent too: handed back as they came, each spec fingerprinted once.
+TEST(AppSetReconcileTest, HandsTheStoredAppsBackWithTheirFingerprints) {
+  FakeStore store{ThreeSteps()};
+  const std::vector<FakeApp> fleet = DevQaProd();
+  store.Reconcile(fleet, kT0);  // stores the specs
+  ASSERT_EQ(store.apps.size(), 3u);
+  AppSetReconcileInput in;
+  in.appset = &store.set;
+  for (const auto& a : fleet) in.apps.push_back(Observe(a));
+  in.stored_apps = store.apps;
+  in.now = kT0;
+  const AppSetReconcileResult r = ReconcileAppSet(std::move(in));
+  ASSERT_EQ(r.stored_apps.size(), store.apps.size());
+  for (const auto& [name, app] : store.apps) {
+    SCOPED_TRACE(name);
+    const auto it = r.stored_apps.find(name);
+    ASSERT_NE(it, r.stored_apps.end());
+    ASSERT_TRUE(it->second.spec.has_value());
+    EXPECT_EQ(*it->second.spec, *app.spec);
+    EXPECT_EQ(it->second.operation.has_value(), app.operation.has_value());
+    EXPECT_EQ(it->second.spec_fingerprint, SpecFingerprint(*app.spec));
+  }
+}
+
 TEST(AppSetReconcileTest, StartGuardNeverReSendsASync) {
   // dev is Pending on r2 since 12:00:00 (the entry's transition); what the store holds about its
   // operation decides whether a sync starts now.
