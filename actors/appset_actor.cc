@@ -42,11 +42,12 @@ using GatheredPtr = std::shared_ptr<const Gathered>;
 // The store's view of the set, kept in memory after the first load: this actor is the only
 // writer of its keys, so it updates the mirror after each commit instead of reading back.
 struct Mirror {
-  std::map<std::string, Json> statuses, specs, operations;
+  std::map<std::string, Json> statuses;
   Json conditions = Json::array();
   std::optional<Json> rollout;
-  // The specs and operations as the engine reads them, decoded once when they change rather than
-  // in every reconcile (decoding every app's operation was 5% of the daemon's CPU at 1,000 apps).
+  // Each app's spec and operation as the engine reads them, decoded once when they change rather
+  // than in every reconcile (decoding every app's operation was 5% of the daemon's CPU at 1,000
+  // apps).
   std::map<std::string, engine::StoredApp> stored;
 };
 
@@ -54,7 +55,8 @@ struct Mirror {
 // decision never copies the set's whole mirror, which at 2,000 apps cost more than deciding.
 struct MirrorChange {
   std::set<std::string> removed;  // apps whose records left the set (marked for deletion)
-  std::map<std::string, Json> statuses, specs, operations;
+  std::map<std::string, Json> statuses, specs;
+  std::map<std::string, engine::OperationRecord> operations;  // started by the decision
   std::optional<Json> conditions, rollout;
 };
 
@@ -232,12 +234,8 @@ std::optional<engine::OperationRecord> OperationOf(const Json& value, const std:
 Mirror MirrorOf(const store::AppSetRecords& r, Self* self) {
   Mirror m;
   for (const auto& [app, rec] : r.statuses) m.statuses[app] = rec.value;
-  for (const auto& [app, rec] : r.specs) {
-    m.specs[app] = rec.value;
-    m.stored[app].spec = rec.value;
-  }
+  for (const auto& [app, rec] : r.specs) m.stored[app].spec = rec.value;
   for (const auto& [app, rec] : r.operations) {
-    m.operations[app] = rec.value;
     m.stored[app].operation = OperationOf(rec.value, app, self);
   }
   if (r.conditions && r.conditions->value.is_array()) m.conditions = r.conditions->value;
@@ -413,9 +411,8 @@ void MarkApps(Self* self, const Gathered& g, const GatheredPtr& previous,
               Persisted& persisted) {
   auto& st = self->state;
   std::set<std::string> known, generated = present;
-  for (const auto* m : {&st.mirror->statuses, &st.mirror->specs, &st.mirror->operations}) {
-    for (const auto& [app, value] : *m) known.insert(app);
-  }
+  for (const auto& [app, value] : st.mirror->statuses) known.insert(app);
+  for (const auto& [app, value] : st.mirror->stored) known.insert(app);
   for (const auto& app : g.apps) generated.insert(app.name);
   std::map<std::string, engine::DeletionApp> snapshots;
   if (previous) {
@@ -651,7 +648,7 @@ void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous) {
   for (const auto& start : result.starts) {
     const Json record = engine::OperationRecordToJson(start.record);
     batch.PutOperation(set, start.app, record);
-    change.operations[start.app] = record;
+    change.operations[start.app] = start.record;
   }
 
   if (batch.ops().empty()) {
@@ -672,21 +669,17 @@ void ApplyChange(Self* self, MirrorChange change) {
   Mirror& m = *st.mirror;
   for (const auto& app : change.removed) {
     m.statuses.erase(app);
-    m.specs.erase(app);
-    m.operations.erase(app);
     m.stored.erase(app);
   }
   for (auto& [app, value] : change.statuses) m.statuses[app] = std::move(value);
   for (auto& [app, value] : change.specs) {
-    m.stored[app].spec = value;
+    m.stored[app].spec = std::move(value);
     m.stored[app].spec_fingerprint = 0;
-    m.specs[app] = std::move(value);
   }
   for (auto& [app, record] : change.operations) {
-    auto live = m.operations.find(app);
-    if (live != m.operations.end() && Member(live->second, "id") == Member(record, "id")) continue;
-    m.stored[app].operation = OperationOf(record, app, self);
-    m.operations[app] = std::move(record);
+    auto& live = m.stored[app].operation;
+    if (live && live->id == record.id) continue;
+    live = std::move(record);
   }
   if (change.conditions) m.conditions = std::move(*change.conditions);
   if (change.rollout) m.rollout = std::move(change.rollout);
@@ -799,7 +792,6 @@ void OnFinished(Self* self, AttemptDonePtr done) {
   if (!done->error.empty()) {
     Log(self, "app=" + done->app + " cannot record the sync's end: " + done->error);
   } else {
-    st.mirror->operations[done->app] = engine::OperationRecordToJson(done->record);
     st.mirror->stored[done->app].operation = done->record;
     const auto& r = done->record;
     if (r.phase != engine::OperationPhase::kRunning && st.services->publish.sync_finished) {
@@ -929,24 +921,21 @@ void RunDueAttempts(Self* self) {
   auto& st = self->state;
   if (!st.mirror || !st.last || st.deleting) return;
   const engine::Time now = st.services->now();
-  for (const auto& [app, value] : st.mirror->operations) {
+  for (const auto& [app, stored] : st.mirror->stored) {
     if (st.in_flight.count(app) > 0) continue;
-    // Only Running operations have attempts; most are finished, and decoding each one on every
-    // decision was measurable at 2,000 apps.
-    if (Member(value, "phase") != Json("Running")) continue;
+    if (!stored.operation || stored.operation->phase != engine::OperationPhase::kRunning) continue;
     // Only against a cluster whose watches have listed: after a restart, an attempt planned
     // before the live objects arrive would re-apply objects that already carry the hash.
     const engine::GeneratedApplication* generated = FindApp(*st.last, app);
     if (generated == nullptr) continue;
     auto view = st.views.find(generated->cluster);
     if (view == st.views.end() || !view->second.reachable || !view->second.synced) continue;
-    auto record = OperationOf(value, app, self);
-    if (!record || record->phase != engine::OperationPhase::kRunning) continue;
-    if (record->next_attempt_at && *record->next_attempt_at > now) {
-      ArmWake(self, record->next_attempt_at);
+    const engine::OperationRecord record = *stored.operation;  // StartAttempt may change the map
+    if (record.next_attempt_at && *record.next_attempt_at > now) {
+      ArmWake(self, record.next_attempt_at);
       continue;
     }
-    StartAttempt(self, app, *record);
+    StartAttempt(self, app, record);
   }
 }
 
@@ -970,12 +959,10 @@ void ManualSync(Self* self, const std::string& app, const std::string& revision,
   }
   const engine::ObservedApp observed = Observe(self, *st.last, *generated);
   std::optional<engine::StoredApp> stored;
-  stored.emplace();
-  if (auto it = st.mirror->specs.find(app); it != st.mirror->specs.end()) {
-    stored->spec = it->second;
-  }
-  if (auto it = st.mirror->operations.find(app); it != st.mirror->operations.end()) {
-    stored->operation = OperationOf(it->second, app, self);
+  if (auto it = st.mirror->stored.find(app); it != st.mirror->stored.end()) {
+    stored = it->second;
+  } else {
+    stored.emplace();
   }
   std::vector<std::string> pinned = observed.revisions;
   if (auto it = st.mirror->statuses.find(app); it != st.mirror->statuses.end()) {
@@ -996,7 +983,7 @@ void ManualSync(Self* self, const std::string& app, const std::string& revision,
   }
   auto persisted = std::make_shared<Persisted>();
   const Json record = engine::OperationRecordToJson(decision.start->record);
-  persisted->change.operations[app] = record;
+  persisted->change.operations[app] = decision.start->record;
   persisted->result.log.push_back("app=" + app + " manual sync by " + caller + " (operation " +
                                   decision.start->record.id + ")");
   persisted->result.status = Json::object();
