@@ -27,11 +27,24 @@ namespace {
 using engine::Json;
 using ClusterMap = std::map<std::string, caf::actor>;
 
-// What one reconcile gathered on the blocking pool.
-struct Gathered {
+// The set's generated apps and their renders, with what they were made from: a poll whose
+// resolves find the same commits for the same spec shares it instead of generating again
+// (generating and rendering key checks at every poll of every set were the idle daemon's
+// largest cost at 1,000 clusters).
+struct Generation {
   std::vector<engine::GeneratedApplication> apps;
   std::vector<std::string> errors;                    // generation problems
   std::map<std::string, sources::AppRender> renders;  // app -> render at its current revisions
+  AppSetSpecPtr spec;
+  // Every (repoURL, revision) read, with its commit; none when a resolve or a render failed
+  // or generation reported a problem, so that the next poll tries them again.
+  std::optional<sources::ResolveOnce::Commits> commits;
+};
+using GenerationPtr = std::shared_ptr<const Generation>;
+
+// What one reconcile gathered on the blocking pool.
+struct Gathered {
+  GenerationPtr generation;  // null only with a store error
   // Loaded once per actor life: what the store holds about the set.
   std::optional<store::AppSetRecords> records;
   std::string store_error;
@@ -122,7 +135,8 @@ struct AppSetState {
 
   std::map<std::string, ClusterView> views;                  // cluster -> what it reported
   std::set<std::pair<std::string, std::string>> subscribed;  // (cluster, app label)
-  std::set<std::pair<std::string, std::string>> kinds;       // (cluster, apiVersion + " " + kind)
+  ClusterMapPtr watched_clusters;  // the cluster actors EnsureWatching last subscribed with
+  std::set<std::pair<std::string, std::string>> kinds;  // (cluster, apiVersion + " " + kind)
   std::map<std::string, std::vector<engine::AppliedObject>> applied;  // read-after-write
   std::optional<Mirror> mirror;
   GatheredPtr last;  // the last gathered generation and renders
@@ -130,6 +144,7 @@ struct AppSetState {
   // app only where its inputs changed (RefreshObserved), as copying every live object of a set
   // into every reconcile was a fifth of the daemon's CPU at 1,000 apps.
   std::vector<engine::ObservedApp> observed;
+  GenerationPtr observed_generation;  // the generation `observed` was last refreshed against
   std::set<std::pair<std::string, std::string>> live_changed;  // (cluster, app label) since then
   std::set<std::string> applied_changed;                       // apps with a new apply result
   // Renders reused while an app's spec and commits stay the same; only the gather in flight
@@ -183,7 +198,7 @@ std::string AppLabel(Self* self, const std::string& app) {
 }
 
 const engine::GeneratedApplication* FindApp(const Gathered& g, const std::string& name) {
-  for (const auto& a : g.apps) {
+  for (const auto& a : g.generation->apps) {
     if (a.name == name) return &a;
   }
   return nullptr;
@@ -191,12 +206,44 @@ const engine::GeneratedApplication* FindApp(const Gathered& g, const std::string
 
 // ---- gathering (blocking pool) ----
 
-GatheredPtr Gather(const AppSetSpec& spec, sources::Source* source, store::Store* store,
-                   bool load_records, sources::RenderCache& cache) {
+// True when every repository `last` read still resolves to the commit it read then.
+bool SameCommits(const Generation& last, sources::ResolveOnce& resolver) {
+  for (const auto& [key, sha] : *last.commits) {
+    const sources::Resolution now = resolver.Resolve(key.first, key.second);
+    if (!now.ok() || now.snapshot->sha != sha) return false;
+  }
+  return true;
+}
+
+GenerationPtr Generate(const AppSetSpecPtr& spec, sources::Source* source,
+                       sources::ResolveOnce& resolver, sources::RenderCache& cache) {
+  auto out = std::make_shared<Generation>();
+  out->spec = spec;
+  const engine::GeneratorInputs inputs = sources::ReadGeneratorInputs(spec->appset, resolver);
+  engine::GenerateResult generated =
+      engine::GenerateApplications(spec->appset, &spec->clusters, &inputs);
+  for (const auto& issue : generated.issues) out->errors.push_back(engine::FormatIssue(issue));
+  out->apps = std::move(generated.apps);
+  const engine::Discovery discovery = engine::Discovery::BuiltIn();
+  std::set<std::string> names;
+  bool rendered = true;
+  for (const auto& app : out->apps) {
+    sources::AppRender& render = out->renders[app.name];
+    render = cache.Render(*source, resolver, spec->appset.name, app, discovery);
+    rendered = rendered && render.ok();
+    names.insert(app.name);
+  }
+  cache.Retain(names);
+  if (rendered && out->errors.empty()) out->commits = resolver.ResolvedCommits();
+  return out;
+}
+
+GatheredPtr Gather(const AppSetSpecPtr& spec, sources::Source* source, store::Store* store,
+                   bool load_records, sources::RenderCache& cache, const GenerationPtr& last) {
   auto out = std::make_shared<Gathered>();
   if (load_records) {
     store::State state(*store);
-    store::Loaded<store::AppSetRecords> loaded = state.LoadAppSet(spec.appset.name);
+    store::Loaded<store::AppSetRecords> loaded = state.LoadAppSet(spec->appset.name);
     if (!loaded.ok()) {
       out->store_error = loaded.status.message;
       return out;
@@ -205,21 +252,14 @@ GatheredPtr Gather(const AppSetSpec& spec, sources::Source* source, store::Store
   }
   {
     store::State state(*store);
-    out->deletions = LoadStoredDeletions(state, spec.appset.name);
+    out->deletions = LoadStoredDeletions(state, spec->appset.name);
   }
   sources::ResolveOnce resolver(*source);
-  const engine::GeneratorInputs inputs = sources::ReadGeneratorInputs(spec.appset, resolver);
-  engine::GenerateResult generated =
-      engine::GenerateApplications(spec.appset, &spec.clusters, &inputs);
-  for (const auto& issue : generated.issues) out->errors.push_back(engine::FormatIssue(issue));
-  out->apps = std::move(generated.apps);
-  const engine::Discovery discovery = engine::Discovery::BuiltIn();
-  std::set<std::string> names;
-  for (const auto& app : out->apps) {
-    out->renders[app.name] = cache.Render(*source, resolver, spec.appset.name, app, discovery);
-    names.insert(app.name);
+  if (last && last->spec == spec && last->commits && SameCommits(*last, resolver)) {
+    out->generation = last;
+  } else {
+    out->generation = Generate(spec, source, resolver, cache);
   }
-  cache.Retain(names);
   return out;
 }
 
@@ -284,7 +324,7 @@ void ArmWake(Self* self, std::optional<engine::Time> at) {
 
 void EnsureWatching(Self* self, const Gathered& g) {
   auto& st = self->state;
-  for (const auto& app : g.apps) {
+  for (const auto& app : g.generation->apps) {
     if (app.cluster.empty()) continue;
     auto cluster = st.clusters->find(app.cluster);
     if (cluster == st.clusters->end()) continue;
@@ -292,8 +332,8 @@ void EnsureWatching(Self* self, const Gathered& g) {
     if (st.subscribed.emplace(app.cluster, label).second) {
       self->send(cluster->second, subscribe_atom::value, label, caf::actor(self));
     }
-    auto render = g.renders.find(app.name);
-    if (render == g.renders.end() || !render->second.objects) continue;
+    auto render = g.generation->renders.find(app.name);
+    if (render == g.generation->renders.end() || !render->second.objects) continue;
     for (const auto& object : *render->second.objects) {
       const Json& api = Member(object.object, "apiVersion");
       if (!api.is_string()) continue;
@@ -351,7 +391,9 @@ bool HandleSetDeletion(Self* self, const GatheredPtr& g) {
     }
     // The snapshot: this gather's apps (the last good spec generates them), else the last
     // gather's.
-    const Gathered* source = g->errors.empty() ? g.get() : st.last.get();
+    const Generation* source = g->generation->errors.empty()
+                                   ? g->generation.get()
+                                   : (st.last ? st.last->generation.get() : nullptr);
     if (source == nullptr) {
       Log(self, "cannot generate the applications to mark for deletion; retrying at the next poll");
       ArmWake(self, st.services->now() + st.spec->poll_interval);
@@ -413,13 +455,14 @@ void MarkApps(Self* self, const Gathered& g, const GatheredPtr& previous,
   std::set<std::string> known, generated = present;
   for (const auto& [app, value] : st.mirror->statuses) known.insert(app);
   for (const auto& [app, value] : st.mirror->stored) known.insert(app);
-  for (const auto& app : g.apps) generated.insert(app.name);
+  for (const auto& app : g.generation->apps) generated.insert(app.name);
   std::map<std::string, engine::DeletionApp> snapshots;
   if (previous) {
-    for (const auto& app : previous->apps) {
-      auto render = previous->renders.find(app.name);
-      snapshots[app.name] =
-          DeletionAppOf(app, render == previous->renders.end() ? nullptr : &render->second);
+    for (const auto& app : previous->generation->apps) {
+      if (generated.count(app.name) > 0) continue;  // only apps that are gone can be marked
+      auto render = previous->generation->renders.find(app.name);
+      snapshots[app.name] = DeletionAppOf(
+          app, render == previous->generation->renders.end() ? nullptr : &render->second);
     }
   }
   const AppMarks marks =
@@ -446,17 +489,18 @@ Json StoredStatusJson(const Mirror& m) {
 // Each of these resets the engine's cached comparison (ObservedApp::compared) when what it
 // compared changes.
 void ObserveRender(const Gathered& g, engine::ObservedApp& o) {
-  auto render = g.renders.find(o.desired.name);
+  const auto& renders = g.generation->renders;
+  auto render = renders.find(o.desired.name);
   const auto rendered = o.rendered;
   const auto source_error = o.source_error;
-  if (render != g.renders.end() && render->second.ok()) {
+  if (render != renders.end() && render->second.ok()) {
     o.revisions = render->second.revisions;
     o.rendered = render->second.objects;
     o.source_error.reset();
   } else {
     o.revisions.clear();
     o.rendered = nullptr;
-    o.source_error = render == g.renders.end() ? "not rendered" : render->second.error;
+    o.source_error = render == renders.end() ? "not rendered" : render->second.error;
   }
   if (o.rendered != rendered || o.source_error != source_error) o.compared = nullptr;
 }
@@ -508,29 +552,35 @@ engine::ObservedApp Observe(Self* self, const Gathered& g,
 }
 
 // Keeps each app's observation from the last reconcile and refreshes what changed since: the
-// generated app when its content differs, its render and cluster state always (pointers and
-// flags), its live objects only when its cluster reported them changed, its apply results only
-// after an attempt. Both lists are sorted by name.
+// generated app when its content differs and its render (both only after a new generation),
+// its cluster state always (flags), its live objects only when its cluster reported them
+// changed, its apply results only after an attempt. Both lists are sorted by name.
 std::vector<engine::ObservedApp> RefreshObserved(Self* self, const Gathered& g) {
   auto& st = self->state;
   std::vector<engine::ObservedApp> kept = std::move(st.observed);
   st.observed.clear();
+  // Decisions on cluster events and polls that found no new commit see the same generation:
+  // comparing each generated app and its render again would find them equal.
+  const bool same_generation = st.observed_generation == g.generation;
+  st.observed_generation = g.generation;
   std::vector<engine::ObservedApp> out;
-  out.reserve(g.apps.size());
+  out.reserve(g.generation->apps.size());
   size_t k = 0;
-  for (const auto& app : g.apps) {
+  for (const auto& app : g.generation->apps) {
     while (k < kept.size() && kept[k].desired.name < app.name) ++k;
     if (k == kept.size() || kept[k].desired.name != app.name) {
       out.push_back(Observe(self, g, app));
       continue;
     }
     engine::ObservedApp o = std::move(kept[k++]);
-    const bool moved = o.desired.cluster != app.cluster;
-    if (moved || o.desired.spec_fingerprint != app.spec_fingerprint ||
-        o.desired.labels != app.labels || o.desired.object != app.object) {
-      o.desired = app;
+    const bool moved = !same_generation && o.desired.cluster != app.cluster;
+    if (!same_generation) {
+      if (moved || o.desired.spec_fingerprint != app.spec_fingerprint ||
+          o.desired.labels != app.labels || o.desired.object != app.object) {
+        o.desired = app;
+      }
+      ObserveRender(g, o);
     }
-    ObserveRender(g, o);
     ObserveCluster(self, o);
     if (moved || st.live_changed.count({app.cluster, AppLabel(self, app.name)}) > 0) {
       ObserveLive(self, o);
@@ -557,11 +607,11 @@ void OnGathered(Self* self, GatheredPtr g) {
     st.regather = true;
     return;
   }
-  if (!g->errors.empty()) {
+  if (!g->generation->errors.empty()) {
     st.regather = true;
     // A partial app list would read as apps disappearing: keep the last decision in force
     // and try again at the next poll.
-    for (const auto& e : g->errors) Log(self, e);
+    for (const auto& e : g->generation->errors) Log(self, e);
     Log(self, "generation failed; the last generated applications stay in force");
     st.busy = false;
     ArmWake(self, st.services->now() + st.spec->poll_interval);
@@ -570,7 +620,11 @@ void OnGathered(Self* self, GatheredPtr g) {
   }
   const GatheredPtr previous = st.last;
   st.last = g;
-  EnsureWatching(self, *g);
+  // The same generation on the same clusters subscribes to nothing new.
+  if (!previous || previous->generation != g->generation || st.watched_clusters != st.clusters) {
+    EnsureWatching(self, *g);
+    st.watched_clusters = st.clusters;
+  }
   Decide(self, *g, &previous);
 }
 
@@ -717,7 +771,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
     if (!p->pending_deletions.empty()) summary["status"]["pendingDeletions"] = p->pending_deletions;
     std::map<std::string, std::string> clusters;
     if (st.last) {
-      for (const auto& app : st.last->apps) clusters[app.name] = app.cluster;
+      for (const auto& app : st.last->generation->apps) clusters[app.name] = app.cluster;
     }
     st.services->publish.appset(st.spec->appset.name, summary, std::move(result.applications),
                                 clusters);
@@ -753,8 +807,9 @@ void Reconcile(Self* self, bool regather) {
   store::Store* store = st.services->store;
   const bool load = !st.mirror.has_value();
   std::shared_ptr<sources::RenderCache> renders = st.renders;
-  st.services->pool->Post([me, spec, source, store, load, renders] {
-    caf::anon_send(me, gathered_atom::value, Gather(*spec, source, store, load, *renders));
+  GenerationPtr last = st.last ? st.last->generation : nullptr;
+  st.services->pool->Post([me, spec, source, store, load, renders, last] {
+    caf::anon_send(me, gathered_atom::value, Gather(spec, source, store, load, *renders, last));
   });
 }
 
@@ -880,8 +935,9 @@ void StartAttempt(Self* self, const std::string& app, const engine::OperationRec
   const engine::GeneratedApplication* generated = FindApp(*st.last, app);
   if (generated == nullptr) return;  // no longer generated: its operation stays as it is
   st.in_flight.insert(app);
-  auto render = st.last->renders.find(app);
-  if (render != st.last->renders.end() && render->second.ok() &&
+  const auto& renders = st.last->generation->renders;
+  auto render = renders.find(app);
+  if (render != renders.end() && render->second.ok() &&
       render->second.revisions == record.revisions) {
     SendAttempt(self, app, record, *render->second.objects);
     return;

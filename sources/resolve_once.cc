@@ -30,4 +30,15 @@ size_t ResolveOnce::size() const {
   return cache_.size();
 }
 
+std::optional<ResolveOnce::Commits> ResolveOnce::ResolvedCommits() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  Commits out;
+  for (const auto& [key, pending] : cache_) {
+    const Resolution& r = pending.get();
+    if (!r.ok()) return std::nullopt;
+    out.emplace(key, r.snapshot->sha);
+  }
+  return out;
+}
+
 }  // namespace fleetwave::sources

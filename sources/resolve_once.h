@@ -12,6 +12,7 @@
 #include <future>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -28,6 +29,12 @@ class ResolveOnce {
 
   // How many distinct keys were resolved (for tests and the reconcile's log line).
   size_t size() const;
+
+  // Each key resolved so far, with the commit (or directory content hash) it resolved to; none
+  // when any resolve failed. Resolving the same keys later and finding the same commits means
+  // nothing read through this object can have changed. Call once the resolves have returned.
+  using Commits = std::map<std::pair<std::string, std::string>, std::string>;
+  std::optional<Commits> ResolvedCommits() const;
 
  private:
   Source& source_;

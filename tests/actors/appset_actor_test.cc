@@ -408,5 +408,43 @@ TEST_F(AppSetActorTest, AnUnchangedRenderAtANewCommitAppliesNothing) {
   }
 }
 
+// A git poll that finds the commit the set was generated from keeps that generation (no
+// re-generation, no render lookups: fleet_bench's idle figures) and changes nothing; the poll
+// after a new commit still sees it, renders it and rolls it out from step 1.
+TEST_F(AppSetActorTest, APollAtTheSameCommitChangesNothingAndTheNextCommitIsRolledOut) {
+  clusters_["dev"]->healthy_after_apply = true;
+  clusters_["qa"]->healthy_after_apply = true;
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+  ASSERT_EQ(clusters_["qa"]->applies.size(), 1u);
+  const Json reconciled = status_["applicationStatus"];
+  auto resolves = [this] {
+    size_t n = 0;
+    for (const auto& call : source_.calls()) n += call.rfind("resolve ", 0) == 0 ? 1 : 0;
+    return n;
+  };
+  const size_t resolves_before = resolves();
+
+  const auto poll = std::chrono::seconds(inputs_.config.git_poll_interval_seconds);
+  now_ += poll;
+  sched_->advance_time(poll + std::chrono::seconds(1));
+  sched_->run();
+  EXPECT_GT(resolves(), resolves_before) << "the poll asked git for the branch's commit";
+  EXPECT_EQ(status_["applicationStatus"], reconciled);
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+
+  clusters_["dev"]->healthy_after_apply = false;
+  source_.SetRevision(kRepo, "main", kSha2);
+  source_.SetFiles(kRepo, kSha2, {{"web/deploy.yaml", Deployment("web:2")}});
+  now_ += poll;
+  sched_->advance_time(poll + std::chrono::seconds(1));
+  sched_->run();
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 2u);
+  EXPECT_EQ(clusters_["qa"]->applies.size(), 1u) << "qa waits for dev at the new commit";
+  const auto& image = clusters_["dev"]->applies[1]->objects.at(0).object["spec"]["template"]["spec"]
+                                                                        ["containers"][0]["image"];
+  EXPECT_EQ(image, "web:2");
+}
+
 }  // namespace
 }  // namespace fleetwave::actors

@@ -49,6 +49,21 @@ TEST(ResolveOnce, EveryAppOfAReconcileSeesTheSameCommit) {
   EXPECT_EQ(next.Resolve("repo", "main").snapshot->sha, "sha-3");
 }
 
+TEST(ResolveOnce, ListsTheCommitsItResolvedUnlessOneFailed) {
+  FakeSource fake;
+  fake.SetRevision("repo", "HEAD", "sha-1");
+  fake.SetRevision("repo", "v2", "sha-2");
+  ResolveOnce once(fake);
+  EXPECT_EQ(once.ResolvedCommits(), ResolveOnce::Commits{});
+  once.Resolve("repo", "");
+  once.Resolve("repo", "v2");
+  EXPECT_EQ(once.ResolvedCommits(),
+            (ResolveOnce::Commits{{{"repo", "HEAD"}, "sha-1"}, {{"repo", "v2"}, "sha-2"}}));
+  // A failed resolve means the reads were incomplete: nothing to compare a later gather with.
+  once.Resolve("repo", "gone");
+  EXPECT_EQ(once.ResolvedCommits(), std::nullopt);
+}
+
 TEST(ResolveOnce, ErrorsAreMemoisedSoEveryAppReportsTheSameOne) {
   FakeSource fake;
   ResolveOnce once(fake);
