@@ -5,10 +5,15 @@
 
 namespace fleetwave::actors {
 
-BlockingPool::BlockingPool(std::size_t threads, Log log)
+BlockingPool::BlockingPool(std::size_t threads, Log log, std::function<void()> on_start)
     : log_(std::move(log)), inline_(threads == 0) {
   threads_.reserve(threads);
-  for (std::size_t i = 0; i < threads; ++i) threads_.emplace_back([this] { Work(); });
+  for (std::size_t i = 0; i < threads; ++i) {
+    threads_.emplace_back([this, on_start] {
+      if (on_start) on_start();
+      Work();
+    });
+  }
 }
 
 BlockingPool::~BlockingPool() { Stop(); }

@@ -6,7 +6,8 @@
 // Post, which deterministic actor tests use (the result message then waits in the mailbox for
 // the test scheduler like any other). A closure that throws is logged and the
 // next one runs (a bug costs one job, never the process). Stop() finishes the running closures,
-// drops the queued ones and joins; posting after Stop() is ignored.
+// drops the queued ones and joins; posting after Stop() is ignored. `on_start` runs first on
+// each thread (the daemon lowers their priority below the cluster client's I/O thread).
 #pragma once
 
 #include <condition_variable>
@@ -23,7 +24,7 @@ namespace fleetwave::actors {
 class BlockingPool {
  public:
   using Log = std::function<void(const std::string&)>;
-  BlockingPool(std::size_t threads, Log log = nullptr);
+  BlockingPool(std::size_t threads, Log log = nullptr, std::function<void()> on_start = nullptr);
   ~BlockingPool();  // Stop()
   BlockingPool(const BlockingPool&) = delete;
   BlockingPool& operator=(const BlockingPool&) = delete;

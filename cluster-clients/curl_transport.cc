@@ -547,7 +547,12 @@ CurlTransport::CurlTransport(CurlTransportOptions options)
     curl_multi_setopt(m.multi, CURLMOPT_MAXCONNECTS, m.options.max_connections);
   if (m.options.max_host_connections > 0)
     curl_multi_setopt(m.multi, CURLMOPT_MAX_HOST_CONNECTIONS, m.options.max_host_connections);
-  m.thread = std::thread([this] { impl_->Loop(); });
+  m.thread = std::thread([this] {
+    // Named for `top -H` and for the daemon's test that it keeps the process's priority while
+    // its background threads run below it (tools/fleetwave/thread_priority.h).
+    pthread_setname_np(pthread_self(), "fw-cluster-io");
+    impl_->Loop();
+  });
 }
 
 CurlTransport::~CurlTransport() {

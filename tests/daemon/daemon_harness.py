@@ -339,6 +339,21 @@ class DaemonEnv:
                         return port
         raise AssertionError("the daemon listens on no metrics port")
 
+    def thread_nices(self):
+        """(name, nice) of each of the daemon's threads, from /proc/PID/task/*/stat."""
+        out = []
+        task_dir = "/proc/%d/task" % self.proc.pid
+        for tid in os.listdir(task_dir):
+            try:
+                with open(os.path.join(task_dir, tid, "stat")) as f:
+                    stat = f.read()
+            except OSError:
+                continue  # the thread ended meanwhile
+            name = stat[stat.index("(") + 1:stat.rindex(")")]
+            fields = stat[stat.rindex(")") + 2:].split()
+            out.append((name, int(fields[16])))  # field 19 of proc(5), counted from state
+        return out
+
     def metrics_text(self):
         url = "http://127.0.0.1:%d/metrics" % self.metrics_port()
         with urllib.request.urlopen(url, timeout=10) as resp:

@@ -3,6 +3,7 @@
 Judged from outside the daemon: kubesim's audit (what was written, when) and its controller
 events (when each Deployment became available), plus the daemon's API for the manual gate.
 """
+import os
 import time
 import unittest
 
@@ -55,6 +56,25 @@ class GuestbookRollout(unittest.TestCase):
                                 synced_at - 0.01, "qa applied before POST .../sync")
         violations = check_wave_order(applies, events, [[DEV], [QA], [PROD]])
         self.assertEqual(violations, [], "\n".join(violations))
+
+    def test_the_cluster_io_thread_runs_above_the_background_threads(self):
+        env = DaemonEnv(clusters=1)
+        self.addCleanup(env.close)
+        env.write_appset("guestbook.yaml", appset_yaml(
+            "guestbook", env.elements(["env-dev"]), steps=[(["env-dev"], None)],
+            repo_url=env.repo_url))
+        env.start()
+        nices = env.thread_nices()
+        base = os.getpriority(os.PRIO_PROCESS, env.proc.pid)  # the main thread's
+        by_name = {}
+        for name, nice in nices:
+            by_name.setdefault(name, []).append(nice)
+        self.assertEqual(by_name.get("fw-cluster-io"), [base], nices)
+        self.assertEqual(by_name.get("fw-pool"), [min(19, base + 10)] * 4, nices)
+        # CAF's threads (scheduler workers and its clock) carry the process's name.
+        lowered = [n for name, n in nices if name not in ("fw-cluster-io", "fw-pool")
+                   and n == min(19, base + 10)]
+        self.assertGreaterEqual(len(lowered), 2, nices)
 
 
 if __name__ == "__main__":

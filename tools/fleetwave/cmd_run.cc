@@ -7,6 +7,7 @@
 // feeds the watchdog from a heartbeat through the actor system (service_heartbeat.h) and logs
 // to the journal with fields (service_log.h).
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/inotify.h>
 #include <sys/signalfd.h>
@@ -43,6 +44,7 @@
 #include "tools/fleetwave/service_heartbeat.h"
 #include "tools/fleetwave/service_log.h"
 #include "tools/fleetwave/service_notify.h"
+#include "tools/fleetwave/thread_priority.h"
 
 namespace fleetwave::cli {
 namespace {
@@ -241,7 +243,10 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   std::unique_ptr<store::Store> store = std::move(opened.store);
 
   actors::StatusBoard board;
-  actors::BlockingPool pool(4, log_fn);
+  actors::BlockingPool pool(4, log_fn, [] {
+    pthread_setname_np(pthread_self(), "fw-pool");
+    LowerThisThreadsPriority(kBackgroundNiceSteps);
+  });
   sources::GitSource source;
   // Before the transport: its I/O thread reports every request to the metrics.
   metrics::Metrics metrics;
@@ -336,6 +341,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   };
 
   caf::actor_system_config caf_config;
+  caf_config.add_thread_hook<BackgroundThreadsHook>();
   caf_config.set("scheduler.max-threads", kSchedulerThreads);
   // An idle worker looks for work every 10 ms by default: 100 wakeups a second per worker, most
   // of an idle daemon's CPU (bench/deadline_bench, docs/benchmarks.md). A job sent to an actor
