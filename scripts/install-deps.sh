@@ -11,6 +11,7 @@ packages=(
   libyaml-cpp-dev nlohmann-json3-dev
   libcaf-dev libcurl4-openssl-dev libsqlite3-dev libgit2-dev libsystemd-dev
   prometheus-cpp-dev libboost-dev libssl-dev
+  libjemalloc-dev  # the daemon's allocator (tools/fleetwave/CMakeLists.txt)
   prometheus
   python3-kubernetes python3-yaml git
   chromium chromium-driver python3-selenium
