@@ -160,7 +160,8 @@ struct AppSetState {
   Json pending_deletions = Json::array();  // status.pendingDeletions as the last gather found it
   // When a decision last ran on a fresh gather: Applications built since, from the same inputs,
   // are served again (ReconcileAppSet's reuse_applications_since), so reconciledAt moves on at
-  // every poll and whenever an app changes, and an unchanged app costs no JSON.
+  // every poll that decides (a new commit, a change, the resync) and whenever an app changes,
+  // and an unchanged app costs no JSON.
   std::optional<engine::Time> gathered_at;
   bool automated_warned = false;
   // The set is pending deletion or being deleted (its mark is stored): no rollout, no syncs,
@@ -173,6 +174,15 @@ struct AppSetState {
   uint64_t wake_generation = 0;
   std::chrono::steady_clock::time_point reconcile_started;
   std::optional<engine::Time> wake_at;
+  // A poll that finds nothing changed since the last decision decides nothing (NothingToDecide):
+  // at 2,000 apps a decision costs tens of milliseconds, and deciding every set at every poll
+  // was most of an idle daemon's CPU. What the last decision that landed saw, and what it asked:
+  GatheredPtr decided_on;                      // the gather it decided on
+  std::optional<engine::Time> decided_at;      // when
+  std::optional<engine::Time> engine_wake_at;  // its result.wake_at (a deadline, a retry)
+  // Nothing but the poll timer asked for a reconcile since that decision: every event, operator
+  // action, refresh, new spec and failed commit clears it (Reconcile, ManualSync, OnPersisted).
+  bool unchanged = false;
 
   static inline const char* name = "appset";
 };
@@ -283,7 +293,7 @@ Mirror MirrorOf(const store::AppSetRecords& r, Self* self) {
   return m;
 }
 
-void Reconcile(Self* self, bool regather);
+void Reconcile(Self* self, bool regather, bool poll = false);
 void RunDueAttempts(Self* self);
 void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous);
 void ManualSync(Self* self, const std::string& app, const std::string& revision,
@@ -593,6 +603,39 @@ std::vector<engine::ObservedApp> RefreshObserved(Self* self, const Gathered& g) 
   return out;
 }
 
+// The store's deletion records are the same ones (a write gives a key a new store revision).
+bool SameDeletions(const StoredDeletions& a, const StoredDeletions& b) {
+  const auto revision = [](const std::optional<StoredDeletions::Entry>& e) {
+    return e ? e->revision : int64_t{-1};
+  };
+  return revision(a.set) == revision(b.set) && a.errors.empty() && b.errors.empty() &&
+         std::equal(a.apps.begin(), a.apps.end(), b.apps.begin(), b.apps.end(),
+                    [](const auto& x, const auto& y) {
+                      return x.first == y.first && x.second.revision == y.second.revision;
+                    });
+}
+
+// A set re-decides with nothing changed every kResyncPolls poll intervals (3 minutes at the
+// default 60 s poll, Argo CD's reconciliation period): a safety net for a lost event, and what
+// moves the Applications' reconciledAt.
+constexpr int kResyncPolls = 3;
+
+// True when a poll's gather finds what the last decision decided on, and nothing else asked for
+// a decision since: the same generation (no new commit, no new spec), the same clusters and
+// deletion records, no live change or apply result, no engine wake-up due, and the last decision
+// is younger than the resync period. Deciding again would produce the same decision.
+bool NothingToDecide(Self* self, const Gathered& g) {
+  auto& st = self->state;
+  if (!st.unchanged || st.dirty || g.records || !st.decided_on || !st.decided_at) return false;
+  if (st.decided_on->generation != g.generation || st.watched_clusters != st.clusters) return false;
+  if (!st.live_changed.empty() || !st.applied_changed.empty()) return false;
+  if (!SameDeletions(st.decided_on->deletions, g.deletions)) return false;
+  // Not truncated: a wake-up the engine asked for at a fraction of a second must not be seen as
+  // early when its timer fires, or it would be armed again at once until the second passes.
+  if (st.engine_wake_at && *st.engine_wake_at <= st.services->now()) return false;
+  return Now(self) - *st.decided_at < kResyncPolls * st.spec->poll_interval;
+}
+
 void OnGathered(Self* self, GatheredPtr g) {
   auto& st = self->state;
   if (!g->store_error.empty()) {
@@ -615,6 +658,16 @@ void OnGathered(Self* self, GatheredPtr g) {
     Log(self, "generation failed; the last generated applications stay in force");
     st.busy = false;
     ArmWake(self, st.services->now() + st.spec->poll_interval);
+    AfterDecision(self);
+    return;
+  }
+  if (NothingToDecide(self, *g)) {
+    st.last = g;  // the same generation and deletions: nothing that Decide reads differs
+    st.busy = false;
+    std::optional<engine::Time> wake = st.services->now() + st.spec->poll_interval;
+    if (st.engine_wake_at && *st.engine_wake_at < *wake) wake = st.engine_wake_at;
+    ArmWake(self, wake);
+    RunDueAttempts(self);  // a retry whose time came (its timer is this one)
     AfterDecision(self);
     return;
   }
@@ -745,6 +798,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
   if (!p->error.empty()) {
     // Nothing of this decision was acknowledged: act on none of it, try again shortly.
     Log(self, "cannot commit the reconcile to the state store: " + p->error + "; retrying in 5s");
+    st.unchanged = false;  // the retry must decide: nothing of this decision is in force
     ArmWake(self, st.services->now() + std::chrono::seconds(5));
     return;
   }
@@ -780,13 +834,18 @@ void OnPersisted(Self* self, PersistedPtr p) {
   // from now (sooner when the engine asked for a wake-up).
   std::optional<engine::Time> wake = st.services->now() + st.spec->poll_interval;
   if (result.wake_at && *result.wake_at < *wake) wake = result.wake_at;
+  st.decided_on = st.last;
+  st.decided_at = Now(self);
+  st.engine_wake_at = result.wake_at;
+  st.unchanged = true;  // events that came in meanwhile set `dirty`: AfterDecision decides again
   ArmWake(self, wake);
   RunDueAttempts(self);
   AfterDecision(self);
 }
 
-void Reconcile(Self* self, bool regather) {
+void Reconcile(Self* self, bool regather, bool poll) {
   auto& st = self->state;
+  if (!poll) st.unchanged = false;
   if (regather) st.regather = true;
   if (st.deleting) return;  // the deletion actor acts; a new spec wakes this actor again
   if (st.busy) {
@@ -1118,13 +1177,14 @@ caf::behavior AppSetBehavior(Self* self, caf::actor coordinator, AppSetActorConf
       [=](wake_atom, uint64_t generation) {
         if (generation != self->state.wake_generation) return;
         self->state.wake_at.reset();
-        Reconcile(self, true);
+        Reconcile(self, true, /*poll=*/true);
       },
       [=](gathered_atom, GatheredPtr g) { OnGathered(self, std::move(g)); },
       [=](persisted_atom, PersistedPtr p) {
         // A manual sync's commit carries no status: publish nothing, just run its attempt.
         if (p->result.status.empty()) {
           self->state.busy = false;
+          self->state.unchanged = false;  // its operation shows in the next decision
           if (!p->error.empty()) {
             Log(self, "cannot commit the manual sync: " + p->error);
           } else {

@@ -109,8 +109,9 @@ struct AppSetReconcileInput {
   Time now;                       // second precision
   // Unset: every Application is built anew (reconciledAt = now). Set: an app's Application built
   // at or after this time from the same inputs is served again, reconciledAt included; the
-  // daemon passes the time of its last fresh gather (poll), so reconciledAt says when fleetwave
-  // last read the app's sources or saw it change.
+  // daemon passes the time of its last decision on a fresh gather (a poll that found a change,
+  // and at least every third poll), so reconciledAt says when fleetwave last re-decided the app
+  // from its sources or saw it change.
   std::optional<Time> reuse_applications_since;
 };
 

@@ -446,5 +446,49 @@ TEST_F(AppSetActorTest, APollAtTheSameCommitChangesNothingAndTheNextCommitIsRoll
   EXPECT_EQ(image, "web:2");
 }
 
+TEST_F(AppSetActorTest, APollThatFindsNothingChangedDecidesOnlyAtTheResyncAndAnEventAtOnce) {
+  size_t decisions = 0;
+  services_.publish.reconcile_seconds = [&decisions](const std::string& actor, double) {
+    if (actor == "appset") ++decisions;
+  };
+  clusters_["dev"]->healthy_after_apply = true;
+  clusters_["qa"]->healthy_after_apply = true;
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["qa"]->applies.size(), 1u) << "the rollout reached step 2";
+  auto resolves = [this] {
+    size_t n = 0;
+    for (const auto& call : source_.calls()) n += call.rfind("resolve ", 0) == 0 ? 1 : 0;
+    return n;
+  };
+  const auto poll = std::chrono::seconds(inputs_.config.git_poll_interval_seconds);
+  auto next_poll = [&] {
+    now_ += poll;
+    sched_->advance_time(poll + std::chrono::seconds(1));
+    sched_->run();
+  };
+
+  // An event decides at once; the two polls after it find the same commit and no event: git is
+  // asked each time, nothing is decided.
+  const size_t before_event = decisions;
+  BecomeHealthy("qa");
+  const size_t settled = decisions;
+  EXPECT_EQ(settled, before_event + 1);
+  const size_t resolved = resolves();
+  next_poll();
+  next_poll();
+  EXPECT_EQ(resolves(), resolved + 2) << "each poll asked git for the branch's commit";
+  EXPECT_EQ(decisions, settled) << "a poll that found nothing changed decided again";
+
+  // Three poll intervals after the last decision the set decides again (the resync).
+  next_poll();
+  EXPECT_EQ(decisions, settled + 1);
+
+  // A cluster event decides at once, between polls.
+  BecomeHealthy("dev");
+  EXPECT_EQ(decisions, settled + 2);
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+  EXPECT_EQ(clusters_["qa"]->applies.size(), 1u);
+}
+
 }  // namespace
 }  // namespace fleetwave::actors

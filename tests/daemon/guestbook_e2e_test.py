@@ -24,7 +24,7 @@ class GuestbookRollout(unittest.TestCase):
 
         # The maxUpdate: 0 step holds: dev is Healthy, step 2's app is Waiting, and nothing was
         # written to qa — and it stays so while the daemon re-decides (its reconciledAt moves on
-        # by 2 s: with a 1 s poll interval that is at least two more reconciles).
+        # by 2 s: an unchanged set re-decides every third poll, every 3 s with the 1 s poll).
         def gate_state():
             st = env.app_statuses("guestbook")
             dev, qa = st.get(DEV + "-guestbook"), st.get(QA + "-guestbook")
@@ -38,7 +38,7 @@ class GuestbookRollout(unittest.TestCase):
         first = wait_for(gate_state, timeout=60,
                          what=lambda: "dev Healthy and qa Waiting at the gate\n" + env.log_tail())
         wait_for(lambda: (gate_state() or 0) >= first + 2, timeout=30,
-                 what=lambda: "two more reconciles with the gate closed\n" + env.log_tail())
+                 what=lambda: "a re-decision with the gate closed\n" + env.log_tail())
         self.assertEqual(env.applies(QA), [])
         self.assertEqual(env.applies(PROD), [])
 
