@@ -177,7 +177,10 @@ struct AppSetState {
   // A poll that finds nothing changed since the last decision decides nothing (NothingToDecide):
   // at 2,000 apps a decision costs tens of milliseconds, and deciding every set at every poll
   // was most of an idle daemon's CPU. What the last decision that landed saw, and what it asked:
-  GatheredPtr decided_on;                      // the gather it decided on
+  // Its generation and deletion records, not the whole gather: a gather may carry the set's
+  // first store load, which must not stay alive after `last` moved on.
+  GenerationPtr decided_generation;
+  StoredDeletions decided_deletions;
   std::optional<engine::Time> decided_at;      // when
   std::optional<engine::Time> engine_wake_at;  // its result.wake_at (a deadline, a retry)
   // Nothing but the poll timer asked for a reconcile since that decision: every event, operator
@@ -626,10 +629,10 @@ constexpr int kResyncPolls = 3;
 // is younger than the resync period. Deciding again would produce the same decision.
 bool NothingToDecide(Self* self, const Gathered& g) {
   auto& st = self->state;
-  if (!st.unchanged || st.dirty || g.records || !st.decided_on || !st.decided_at) return false;
-  if (st.decided_on->generation != g.generation || st.watched_clusters != st.clusters) return false;
+  if (!st.unchanged || st.dirty || g.records || !st.decided_at) return false;
+  if (st.decided_generation != g.generation || st.watched_clusters != st.clusters) return false;
   if (!st.live_changed.empty() || !st.applied_changed.empty()) return false;
-  if (!SameDeletions(st.decided_on->deletions, g.deletions)) return false;
+  if (!SameDeletions(st.decided_deletions, g.deletions)) return false;
   // Not truncated: a wake-up the engine asked for at a fraction of a second must not be seen as
   // early when its timer fires, or it would be armed again at once until the second passes.
   if (st.engine_wake_at && *st.engine_wake_at <= st.services->now()) return false;
@@ -834,7 +837,8 @@ void OnPersisted(Self* self, PersistedPtr p) {
   // from now (sooner when the engine asked for a wake-up).
   std::optional<engine::Time> wake = st.services->now() + st.spec->poll_interval;
   if (result.wake_at && *result.wake_at < *wake) wake = result.wake_at;
-  st.decided_on = st.last;
+  st.decided_generation = st.last ? st.last->generation : nullptr;
+  st.decided_deletions = st.last ? st.last->deletions : StoredDeletions{};
   st.decided_at = Now(self);
   st.engine_wake_at = result.wake_at;
   st.unchanged = true;  // events that came in meanwhile set `dirty`: AfterDecision decides again
