@@ -985,10 +985,10 @@ void SendAttempt(Self* self, const std::string& app, const engine::OperationReco
                             true);
             },
             [=](caf::error& err) {
-              FinishAttempt(self, app, record, *settled, {},
-                            "cluster " + generated->cluster +
-                                " did not answer: " + self->system().render(err),
-                            true);
+              FinishAttempt(
+                  self, app, record, *settled, {},
+                  "cluster " + cluster_name + " did not answer: " + self->system().render(err),
+                  true);
             });
   });
 }

@@ -89,6 +89,9 @@ struct FakeCluster {
   // False: the cluster's watches have not listed yet (a daemon that just started): updates
   // say neither reachable nor synced.
   bool listed = true;
+  // True: apply commands are held unanswered in `held` until the test delivers them.
+  bool hold_applies = false;
+  std::vector<caf::response_promise> held;
 };
 
 using Clusters = std::map<std::string, std::shared_ptr<FakeCluster>>;
@@ -112,9 +115,19 @@ caf::behavior FakeClusterActor(caf::event_based_actor* self, std::string name,
         Push(self, name, *c);
       },
       [=](unsubscribe_atom, const std::string&, const caf::actor&) {},
+      // The test's cue to fail every held apply (a promise is delivered from inside its actor).
+      [=](release_atom) {
+        for (auto& promise : c->held)
+          promise.deliver(caf::make_error(caf::sec::request_receiver_down));
+        c->held.clear();
+      },
       [=](watch_kind_atom, const std::string&, const std::string&) {},
-      [=](apply_atom, ApplyCommandPtr command) -> ApplyReplyPtr {
+      [=](apply_atom, ApplyCommandPtr command) -> caf::result<ApplyReplyPtr> {
         c->applies.push_back(command);
+        if (c->hold_applies) {
+          c->held.push_back(self->make_response_promise());
+          return caf::delegated<ApplyReplyPtr>();
+        }
         auto reply = std::make_shared<ApplyReply>();
         reply->operation_id = command->operation_id;
         c->live.clear();
@@ -386,6 +399,29 @@ TEST_F(AppSetActorTest, AReloadWithANewCommitRerollsFromStepOne) {
 
   BecomeHealthy("dev");
   EXPECT_EQ(clusters_["qa"]->applies.size(), 2u);
+}
+
+// issue 31: the apply's error handler ran after a new commit had replaced the generation its
+// app pointed into and read the cluster's name through that pointer (a use-after-free ASan
+// reports). The failure must name the cluster it was sent to.
+TEST_F(AppSetActorTest, AnApplyThatFailsAfterANewCommitReplacedTheGenerationNamesItsCluster) {
+  clusters_["dev"]->hold_applies = true;
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+  ASSERT_EQ(clusters_["dev"]->held.size(), 1u);
+
+  source_.SetRevision(kRepo, "main", kSha2);
+  source_.SetFiles(kRepo, kSha2, {{"web/deploy.yaml", Deployment("web:2")}});
+  now_ += std::chrono::seconds(10);
+  caf::anon_send(coordinator_, reload_atom::value);
+  sched_->run();
+
+  caf::anon_send(fakes_.at("dev"), release_atom::value);
+  sched_->run();
+  bool named = false;
+  for (const auto& line : log_)
+    named |= line.find("cluster dev did not answer") != std::string::npos;
+  EXPECT_TRUE(named) << "the failed attempt names the cluster it was sent to";
 }
 
 TEST_F(AppSetActorTest, AnUnchangedRenderAtANewCommitAppliesNothing) {
