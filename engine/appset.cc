@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "engine/app_sync_policy.h"
+#include "engine/application_schema.h"
 #include "engine/template.h"
 
 namespace fleetwave::engine {
@@ -39,7 +40,9 @@ std::string TypeOf(const YAML::Node& n) {
 // Collects issues while walking one document; never stops at the first problem.
 class Decoder {
  public:
-  explicit Decoder(std::string file) : file_(std::move(file)) {}
+  Decoder(std::string file, const InputLimits& limits) : file_(std::move(file)), limits_(limits) {}
+
+  const InputLimits& limits() const { return limits_; }
 
   void Add(const YAML::Node& node, const std::string& path, std::string message) {
     issues_.push_back({file_, PosOf(node), path, std::move(message)});
@@ -71,8 +74,10 @@ class Decoder {
     }
   }
 
+  // Strict, as Argo CD's (Go's) unmarshal: `name: 5` or `revision: 1` is a number, not the
+  // string "5"; quote it to mean the string.
   std::optional<std::string> String(const YAML::Node& n, const std::string& path) {
-    if (!n.IsScalar()) {
+    if (!n.IsScalar() || TypeOf(n) != "string") {
       Expect(n, path, "string");
       return std::nullopt;
     }
@@ -113,8 +118,28 @@ class Decoder {
 
  private:
   std::string file_;
+  const InputLimits& limits_;
   Issues issues_;
 };
+
+// The node at `at` (keys and indexes, as FieldTypeProblem gives them) under `n`.
+YAML::Node NodeAt(YAML::Node n, const std::vector<Json>& at) {
+  for (const Json& step : at) {
+    if (!n.IsDefined() || n.IsNull()) break;
+    YAML::Node next = step.is_string() ? n[step.get<std::string>()]
+                                       : n[static_cast<std::size_t>(step.get<size_t>())];
+    if (!next.IsDefined()) break;
+    n.reset(next);  // not `n = next`: assigning a YAML::Node overwrites the node it refers to
+  }
+  return n;
+}
+
+// The Application field types of a template (or a generator's override), each wrong one an
+// issue at its node: what Argo CD would refuse is refused here, not deployed with a default.
+void CheckFieldTypes(Decoder& d, const YAML::Node& n, const std::string& path, const Json& doc) {
+  for (const FieldTypeProblem& p : CheckApplicationFieldTypes(doc))
+    d.Add(NodeAt(n, p.at), Field(path, p.path), p.message);
+}
 
 LabelSelectorRequirement DecodeRequirement(Decoder& d, const YAML::Node& n,
                                            const std::string& path) {
@@ -339,15 +364,10 @@ Json DecodeTemplateOverride(Decoder& d, const YAML::Node& n, const std::string& 
     return Json();
   }
   d.CheckKeys(n, path, {"metadata", "spec"});
-  if (const YAML::Node md = n["metadata"]; md && d.Expect(md, Field(path, "metadata"), "object")) {
-    const std::string mp = Field(path, "metadata");
-    if (md["name"]) d.String(md["name"], Field(mp, "name"));
-    if (md["labels"]) d.StringMap(md["labels"], Field(mp, "labels"));
-    if (md["annotations"]) d.StringMap(md["annotations"], Field(mp, "annotations"));
-  }
-  if (const YAML::Node spec = n["spec"]) d.Expect(spec, Field(path, "spec"), "object");
+  Json doc = YamlToJson(n);
+  CheckFieldTypes(d, n, path, doc);
   CheckTemplateStrings(d, n, path, opts);
-  return YamlToJson(n);
+  return doc;
 }
 
 std::vector<GitPathPattern> DecodeGitPatterns(Decoder& d, const YAML::Node& n,
@@ -441,6 +461,15 @@ std::optional<Generator> DecodeGeneratorEntry(Decoder& d, const YAML::Node& g,
       d.CheckKeys(body, kp, {"elements", "template"}, {"elementsYaml"});
       if (const YAML::Node el = body["elements"];
           el && d.Expect(el, Field(kp, "elements"), "array")) {
+        // Each element is one Application: more than the set may generate is refused here,
+        // before they are copied (and again when generating, where matrices multiply).
+        if (el.size() > d.limits().max_apps_per_appset) {
+          d.Add(el, Field(kp, "elements"),
+                std::to_string(el.size()) +
+                    " elements, more than limits.maxAppsPerApplicationSet (" +
+                    std::to_string(d.limits().max_apps_per_appset) + ")");
+          continue;
+        }
         for (size_t j = 0; j < el.size(); ++j) {
           if (d.Expect(el[j], Index(Field(kp, "elements"), j), "object"))
             gen.list.elements.push_back(YamlToJson(el[j]));
@@ -526,7 +555,7 @@ void CheckTemplateStrings(Decoder& d, const YAML::Node& n, const std::string& pa
   } else if (n.IsSequence()) {
     for (size_t i = 0; i < n.size(); ++i) CheckTemplateStrings(d, n[i], Index(path, i), opts);
   } else if (n.IsScalar()) {
-    if (auto err = CheckTemplate(n.Scalar(), opts)) d.Add(n, path, *err);
+    if (auto err = CheckTemplate(n.Scalar(), opts, d.limits())) d.Add(n, path, *err);
   }
 }
 
@@ -538,24 +567,18 @@ void DecodeTemplate(Decoder& d, const YAML::Node& n, const std::string& path, Ap
   const std::string mp = Field(path, "metadata");
   if (!md) {
     d.Add(n, mp, "required field is missing");
-  } else if (d.Expect(md, mp, "object")) {
-    if (!md["name"]) {
-      d.Add(md, Field(mp, "name"), "required field is missing");
-    } else {
-      d.String(md["name"], Field(mp, "name"));
-    }
-    if (md["labels"]) d.StringMap(md["labels"], Field(mp, "labels"));
-    if (md["annotations"]) d.StringMap(md["annotations"], Field(mp, "annotations"));
+  } else if (md.IsMap()) {
+    if (!md["name"]) d.Add(md, Field(mp, "name"), "required field is missing");
   }
   const YAML::Node spec = n["spec"];
   const std::string sp = Field(path, "spec");
   if (!spec) {
     d.Add(n, sp, "required field is missing");
-  } else if (d.Expect(spec, sp, "object")) {
+  } else if (spec.IsMap()) {
     const YAML::Node dest = spec["destination"];
     if (!dest) {
       d.Add(spec, Field(sp, "destination"), "required field is missing");
-    } else if (d.Expect(dest, Field(sp, "destination"), "object")) {
+    } else if (dest.IsMap()) {
       if (!dest["server"] && !dest["name"]) {
         d.Add(dest, Field(sp, "destination"), "one of server or name is required");
       } else if (dest["server"] && dest["name"]) {
@@ -583,17 +606,18 @@ void DecodeTemplate(Decoder& d, const YAML::Node& n, const std::string& path, Ap
     if (const YAML::Node many = spec["sources"]; many && many.IsSequence()) {
       for (size_t i = 0; i < many.size(); ++i) refuse_helm(many[i], Index(Field(sp, "sources"), i));
     }
-    if (const YAML::Node id = spec["ignoreDifferences"];
-        id && d.Expect(id, Field(sp, "ignoreDifferences"), "array")) {
+    if (const YAML::Node id = spec["ignoreDifferences"]; id && id.IsSequence()) {
       for (size_t i = 0; i < id.size(); ++i) {
         const std::string ip = Index(Field(sp, "ignoreDifferences"), i);
-        if (!d.Expect(id[i], ip, "object")) continue;
+        if (!id[i].IsMap()) continue;
         d.CheckKeys(id[i], ip, {"group", "kind", "name", "namespace", "jsonPointers"},
                     {"jqPathExpressions", "managedFieldsManagers"});
       }
     }
   }
   set.template_ = YamlToJson(n);
+  // Types of every field (metadata, destination, sources, syncPolicy, ...), then templates.
+  CheckFieldTypes(d, n, path, set.template_);
   CheckTemplateStrings(d, n, path, {set.go_template, set.MissingKeyIsError()});
 }
 
@@ -617,8 +641,9 @@ bool IsValidMaxUpdate(const IntOrString& value) {
          std::all_of(v.begin(), v.end() - 1, [](char c) { return c >= '0' && c <= '9'; });
 }
 
-DecodedApplicationSet DecodeApplicationSet(const YAML::Node& doc, const std::string& file) {
-  Decoder d(file);
+DecodedApplicationSet DecodeApplicationSet(const YAML::Node& doc, const std::string& file,
+                                           const InputLimits& limits) {
+  Decoder d(file, limits);
   DecodedApplicationSet out;
   if (!d.Expect(doc, "", "object")) {
     out.issues = std::move(d.issues());

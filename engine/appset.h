@@ -13,6 +13,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "engine/input_limits.h"
 #include "engine/issue.h"
 #include "engine/yaml_json.h"
 
@@ -148,8 +149,13 @@ struct DecodedApplicationSet {
 bool IsValidMaxUpdate(const IntOrString& value);
 
 // Decodes one ApplicationSet document. Unknown fields inside `strategy` are issues; unknown
-// fields in the template pass through. `file` names the source in issues.
-DecodedApplicationSet DecodeApplicationSet(const YAML::Node& doc, const std::string& file);
+// fields in the template pass through. `file` names the source in issues. Types are strict
+// (Argo CD's): a value of the wrong type anywhere fleetwave or Argo CD reads it (a name, a
+// revision, a destination, a sync policy) is an issue naming the field, never a default.
+// Templates nesting deeper than limits.max_template_depth and lists longer than
+// limits.max_apps_per_appset are issues too.
+DecodedApplicationSet DecodeApplicationSet(const YAML::Node& doc, const std::string& file,
+                                           const InputLimits& limits = InputLimits{});
 
 // Rollout-configuration problems that decode fine but that the rollout would report as
 // InvalidRolloutConfig or ErrorOccurred (unknown operators, invalid maxUpdate, no steps).

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "engine/application.h"
+#include "engine/application_schema.h"
 #include "engine/generator_params.h"
 #include "engine/template.h"
 
@@ -23,7 +24,8 @@ struct ParamSet {
   std::shared_ptr<const Json> tmpl;  // the template with its generator's override; null: the set's
 };
 
-Json ClusterParams(const ClusterInfo& c, const ClustersGenerator& g, const TemplateOptions& opts) {
+Json ClusterParams(const ClusterInfo& c, const ClustersGenerator& g, const TemplateOptions& opts,
+                   const InputLimits& limits) {
   Json p = Json::object();
   p["name"] = c.name;
   p["nameNormalized"] = c.name;
@@ -34,7 +36,7 @@ Json ClusterParams(const ClusterInfo& c, const ClustersGenerator& g, const Templ
   // Argo CD renders `values` with the cluster's own parameters, so a value may use {{name}}.
   Json values = Json::object();
   for (const auto& [k, v] : g.values) {
-    TemplateResult r = RenderTemplate(v, p, opts);
+    TemplateResult r = RenderTemplate(v, p, opts, limits);
     values[k] = r.ok() ? *r.text : v;
   }
   p["values"] = values;
@@ -45,14 +47,42 @@ Json ClusterParams(const ClusterInfo& c, const ClustersGenerator& g, const Templ
 class Runner {
  public:
   Runner(const ApplicationSet& set, const std::vector<ClusterInfo>* clusters,
-         const GeneratorInputs* inputs, const TemplateOptions& opts, Issues& issues)
-      : set_(set), clusters_(clusters), inputs_(inputs), opts_(opts), issues_(issues) {}
+         const GeneratorInputs* inputs, const TemplateOptions& opts, const InputLimits& limits,
+         Issues& issues)
+      : set_(set),
+        clusters_(clusters),
+        inputs_(inputs),
+        opts_(opts),
+        limits_(limits),
+        issues_(issues) {}
+
+  // True once some generator produced more parameter sets than limits.max_apps_per_appset:
+  // the set generates nothing (the issue says how many).
+  bool OverBudget() const { return over_budget_; }
+
+  // Reports `count` sets where at most max_apps_per_appset may be, once per set. `at_least`:
+  // counting stopped there (the real number is larger).
+  bool WithinBudget(const Generator& g, std::size_t count, bool at_least = false) {
+    if (count <= limits_.max_apps_per_appset) return true;
+    if (!over_budget_) {
+      issues_.push_back({set_.file, g.pos, g.path,
+                         "applicationset \"" + set_.name + "\": generators produce " +
+                             (at_least ? "at least " : "") + std::to_string(count) +
+                             " applications, more than limits.maxAppsPerApplicationSet (" +
+                             std::to_string(limits_.max_apps_per_appset) + ")"});
+    }
+    over_budget_ = true;
+    return false;
+  }
 
   // One generator entry: its own parameter sets, then its post-selector.
   std::vector<ParamSet> Run(const Generator& g) {
     std::vector<ParamSet> out;
+    if (over_budget_) return out;
     switch (g.kind) {
       case Generator::Kind::kList:
+        // Counted before anything is copied: a 100,000-element list is refused, not expanded.
+        if (!WithinBudget(g, g.list.elements.size())) break;
         for (size_t j = 0; j < g.list.elements.size(); ++j) {
           out.push_back(
               {g.list.elements[j], g.path + ".list.elements[" + std::to_string(j) + "]", nullptr});
@@ -62,7 +92,7 @@ class Runner {
         if (!clusters_) break;
         for (const ClusterInfo& c : *clusters_) {
           if (SelectorMatches(g.clusters.selector, c.labels)) {
-            out.push_back({ClusterParams(c, g.clusters, opts_),
+            out.push_back({ClusterParams(c, g.clusters, opts_, limits_),
                            g.path + ".clusters (cluster " + c.name + ")", nullptr});
           }
         }
@@ -111,8 +141,8 @@ class Runner {
       Fail(g, "git generator: " + it->second.error);
       return out;
     }
-    GitParamsResult r = g.git.is_files ? GitFileParams(g.git, it->second, opts_)
-                                       : GitDirectoryParams(g.git, it->second, opts_);
+    GitParamsResult r = g.git.is_files ? GitFileParams(g.git, it->second, opts_, limits_)
+                                       : GitDirectoryParams(g.git, it->second, opts_, limits_);
     if (!r.error.empty()) {
       Fail(g, "git generator: " + r.error);
       return out;
@@ -131,7 +161,7 @@ class Runner {
     std::string error;
     auto render = [&](std::string& s) {
       if (!error.empty()) return;
-      TemplateResult r = RenderTemplate(s, params, opts_);
+      TemplateResult r = RenderTemplate(s, params, opts_, limits_);
       if (r.ok()) {
         s = *r.text;
       } else {
@@ -141,7 +171,7 @@ class Runner {
     switch (g.kind) {
       case Generator::Kind::kList:
         for (Json& e : g.list.elements) {
-          RenderedDocument r = RenderTemplateDocument(e, params, opts_);
+          RenderedDocument r = RenderTemplateDocument(e, params, opts_, limits_);
           if (!r.document) {
             error = r.error;
             break;
@@ -178,10 +208,25 @@ class Runner {
     std::vector<ParamSet> out;
     if (g.matrix.generators.size() != 2) return out;  // reported when decoded
     const Generator& second = g.matrix.generators[1];
-    for (const ParamSet& a : Run(g.matrix.generators[0])) {
+    const std::vector<ParamSet> firsts = Run(g.matrix.generators[0]);
+    // The product is counted before it is built: a 1,000 x 1,000 matrix is refused having
+    // built one row. A second child that uses no parameter of the first has the same sets in
+    // every row, so the product is known exactly; otherwise counting stops at the budget.
+    const bool independent = !Templated(second);
+    for (const ParamSet& a : firsts) {
+      if (over_budget_) return {};
       Generator child = second;
       if (!Interpolate(child, a.params)) continue;
-      for (const ParamSet& b : Run(child)) {
+      const std::vector<ParamSet> seconds = Run(child);
+      if (over_budget_) return {};
+      const std::size_t total = out.size() + seconds.size();
+      if (independent && !seconds.empty() &&
+          firsts.size() > limits_.max_apps_per_appset / seconds.size()) {
+        WithinBudget(g, firsts.size() * seconds.size());
+        return {};
+      }
+      if (!WithinBudget(g, total, /*at_least=*/true)) return {};
+      for (const ParamSet& b : seconds) {
         ParamSet combined{Json(), a.origin + " x " + b.origin, nullptr};
         if (opts_.go_template) {
           combined.params = MergeOverride(a.params, b.params);
@@ -191,9 +236,10 @@ class Runner {
           std::string clash;
           for (const auto& [k, v] : FlattenParams(b.params)) {
             if (combined.params.contains(k) && combined.params[k] != v && clash.empty()) {
+              const Json& was = combined.params[k];
               clash = "matrix: parameter \"" + k + "\" has two different values (\"" +
-                      combined.params[k].get<std::string>() + "\" from " + a.origin + ", \"" + v +
-                      "\" from " + b.origin + ")";
+                      (was.is_string() ? was.get<std::string>() : was.dump()) + "\" from " +
+                      a.origin + ", \"" + v + "\" from " + b.origin + ")";
             }
             combined.params[k] = v;
           }
@@ -262,25 +308,55 @@ class Runner {
     return base;
   }
 
+  // True when any string of `g` (nested generators too) holds a template action.
+  static bool Templated(const Generator& g) {
+    const auto has = [](const std::string& s) { return s.find("{{") != std::string::npos; };
+    const auto in_json = [&](const Json& j) { return has(j.dump()); };
+    switch (g.kind) {
+      case Generator::Kind::kList:
+        for (const Json& e : g.list.elements)
+          if (in_json(e)) return true;
+        return false;
+      case Generator::Kind::kClusters:
+        for (const auto& [k, v] : g.clusters.values)
+          if (has(v)) return true;
+        return false;
+      case Generator::Kind::kGit:
+        return true;  // reads a repository per row anyway
+      case Generator::Kind::kMatrix:
+      case Generator::Kind::kMerge:
+        for (const Generator& c :
+             g.kind == Generator::Kind::kMatrix ? g.matrix.generators : g.merge.generators)
+          if (Templated(c)) return true;
+        return false;
+    }
+    return true;
+  }
+
   const ApplicationSet& set_;
   const std::vector<ClusterInfo>* clusters_;
   const GeneratorInputs* inputs_;
   TemplateOptions opts_;
+  const InputLimits& limits_;
   Issues& issues_;
+  bool over_budget_ = false;
 };
 
 std::vector<ParamSet> RunGenerators(const ApplicationSet& set,
                                     const std::vector<ClusterInfo>* clusters,
                                     const GeneratorInputs* inputs, const TemplateOptions& opts,
-                                    Issues& issues) {
+                                    const InputLimits& limits, Issues& issues) {
   std::vector<ParamSet> out;
-  Runner runner(set, clusters, inputs, opts, issues);
+  Runner runner(set, clusters, inputs, opts, limits, issues);
   for (const Generator& g : set.generators) {
     std::shared_ptr<const Json> tmpl;
     if (!g.template_override.is_null()) {
       tmpl = std::make_shared<const Json>(MergeTemplate(g.template_override, set.template_));
     }
-    for (ParamSet& ps : runner.Run(g)) {
+    std::vector<ParamSet> sets = runner.Run(g);
+    // The generators' sets add up: the budget is the set's, not each generator's.
+    if (runner.OverBudget() || !runner.WithinBudget(g, out.size() + sets.size())) return {};
+    for (ParamSet& ps : sets) {
       if (tmpl) ps.tmpl = tmpl;
       out.push_back(std::move(ps));
     }
@@ -309,6 +385,15 @@ bool IsDnsSubdomain(const std::string& name) {
   return name.size() <= 253 && std::regex_match(name, re);
 }
 
+// `object[key]` when `object` is an object holding it, else null: never throws, whatever the
+// template rendered.
+const Json& Member(const Json& object, const char* key) {
+  static const Json kNull;
+  if (!object.is_object()) return kNull;
+  auto it = object.find(key);
+  return it == object.end() ? kNull : *it;
+}
+
 std::map<std::string, std::string> StringMapOf(const Json& obj) {
   std::map<std::string, std::string> out;
   if (!obj.is_object()) return out;
@@ -323,16 +408,16 @@ std::string ResolveDestination(const Json& dest, const std::vector<ClusterInfo>&
                                std::string& cluster) {
   std::vector<std::string> hits;
   std::string wanted;
-  if (dest.contains("server") && dest["server"].is_string()) {
-    wanted = "server \"" + dest["server"].get<std::string>() + "\"";
-    const std::string server = TrimSlash(dest["server"].get<std::string>());
+  if (const Json& s = Member(dest, "server"); s.is_string()) {
+    wanted = "server \"" + s.get<std::string>() + "\"";
+    const std::string server = TrimSlash(s.get<std::string>());
     for (const auto& c : clusters) {
       if (TrimSlash(c.server) == server) hits.push_back(c.name);
     }
-  } else if (dest.contains("name") && dest["name"].is_string()) {
-    wanted = "name \"" + dest["name"].get<std::string>() + "\"";
+  } else if (const Json& n = Member(dest, "name"); n.is_string()) {
+    wanted = "name \"" + n.get<std::string>() + "\"";
     for (const auto& c : clusters) {
-      if (c.name == dest["name"].get<std::string>()) hits.push_back(c.name);
+      if (c.name == n.get<std::string>()) hits.push_back(c.name);
     }
   } else {
     return "destination has neither server nor name";
@@ -394,22 +479,34 @@ GenerateResult GenerateApplications(const ApplicationSet& set,
 
 GenerateResult GenerateApplications(const ApplicationSet& set,
                                     const std::vector<ClusterInfo>* clusters,
-                                    const GeneratorInputs* inputs) {
+                                    const GeneratorInputs* inputs, const InputLimits& limits) {
   GenerateResult result;
   const TemplateOptions opts{set.go_template, set.MissingKeyIsError()};
   std::map<std::string, std::string> origin_of;  // app name -> generator entry
-  for (const ParamSet& ps : RunGenerators(set, clusters, inputs, opts, result.issues)) {
+  for (const ParamSet& ps : RunGenerators(set, clusters, inputs, opts, limits, result.issues)) {
     const Json& tmpl = ps.tmpl ? *ps.tmpl : set.template_;
-    RenderedDocument r = RenderTemplateDocument(tmpl, ps.params, opts);
+    RenderedDocument r = RenderTemplateDocument(tmpl, ps.params, opts, limits);
     if (!r.document) {
-      result.issues.push_back({set.file, set.template_pos, "spec.template." + r.error_path,
+      result.issues.push_back({set.file, set.template_pos,
+                               "spec.template" + (r.error_path.empty() ? "" : "." + r.error_path),
                                r.error + " (parameters from " + ps.origin + ")"});
       continue;
     }
     const Json& rendered = *r.document;
+    // Every field read below, and every one the daemon reads later, has the type Argo CD
+    // gives it; a wrong type is an error on the app, never a default (or an exception).
+    if (const auto problems = CheckApplicationFieldTypes(rendered); !problems.empty()) {
+      for (const FieldTypeProblem& p : problems) {
+        result.issues.push_back({set.file, set.template_pos, "spec.template." + p.path,
+                                 p.message + " (parameters from " + ps.origin + ")"});
+      }
+      continue;
+    }
     GeneratedApplication app;
-    const Json& md = rendered.value("metadata", Json::object());
-    app.name = md.value("name", "");
+    static const Json kNoMetadata = Json::object();
+    const Json& md =
+        Member(rendered, "metadata").is_object() ? Member(rendered, "metadata") : kNoMetadata;
+    if (const Json& name = Member(md, "name"); name.is_string()) app.name = name.get<std::string>();
     if (!IsDnsSubdomain(app.name)) {
       result.issues.push_back(
           {set.file, set.template_pos, "spec.template.metadata.name",
@@ -424,15 +521,24 @@ GenerateResult GenerateApplications(const ApplicationSet& set,
                                    it->second + " and " + ps.origin + ")"});
       continue;
     }
-    app.labels = StringMapOf(md.value("labels", Json::object()));
+    app.labels = StringMapOf(Member(md, "labels"));
     Json metadata = md;
     if (!set.namespace_.empty()) metadata["namespace"] = set.namespace_;
+    const Json& spec = Member(rendered, "spec");
     app.object = {{"apiVersion", "argoproj.io/v1alpha1"},
                   {"kind", "Application"},
                   {"metadata", metadata},
-                  {"spec", rendered.value("spec", Json::object())}};
+                  {"spec", spec.is_object() ? spec : Json::object()}};
+    // The rendered strings were within budget; the whole object (canonical JSON) must be too.
+    if (const std::size_t size = app.object.dump().size(); size > limits.max_application_bytes) {
+      result.issues.push_back({set.file, set.template_pos, "spec.template",
+                               "Application \"" + app.name + "\" is " + std::to_string(size) +
+                                   " bytes, larger than limits.maxApplicationBytes (" +
+                                   std::to_string(limits.max_application_bytes) + " bytes)"});
+      continue;
+    }
     if (clusters) {
-      const Json dest = app.object["spec"].value("destination", Json::object());
+      const Json& dest = Member(app.object["spec"], "destination");
       if (auto err = ResolveDestination(dest, *clusters, app.cluster); !err.empty()) {
         result.issues.push_back({set.file, set.template_pos, "spec.template.spec.destination",
                                  "Application \"" + app.name + "\": " + err});

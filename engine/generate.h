@@ -10,6 +10,7 @@
 
 #include "engine/appset.h"
 #include "engine/git_generator.h"
+#include "engine/input_limits.h"
 #include "engine/issue.h"
 #include "engine/yaml_json.h"
 
@@ -68,9 +69,15 @@ bool UsesClustersGenerator(const ApplicationSet& appset);
 // destinations are not resolved. With clusters known, a destination matching none or several
 // clusters is an issue naming the app. With `inputs` null the repositories are unknown and
 // git generators produce nothing; with inputs, a repository missing from them is an issue.
+// `limits` bounds the work: more parameter sets than limits.max_apps_per_appset is one issue
+// on the set and no apps (counted before they are built: a matrix's product before its rows);
+// an Application larger than limits.max_application_bytes is an issue on it (its template
+// stops rendering as soon as a string passes the budget); a field of the wrong type in a
+// generated Application is an issue naming the field.
 GenerateResult GenerateApplications(const ApplicationSet& appset,
                                     const std::vector<ClusterInfo>* clusters,
-                                    const GeneratorInputs* inputs);
+                                    const GeneratorInputs* inputs,
+                                    const InputLimits& limits = InputLimits{});
 GenerateResult GenerateApplications(const ApplicationSet& appset,
                                     const std::vector<ClusterInfo>* clusters);
 

@@ -108,11 +108,12 @@ void AddPathParams(const GitGenerator& git, const std::string& dir, const std::s
 }
 
 // values.<key>, each rendered with the parameters built so far (as Argo CD renders them).
-void AddValues(const GitGenerator& git, const TemplateOptions& opts, Json& params) {
+void AddValues(const GitGenerator& git, const TemplateOptions& opts, const InputLimits& limits,
+               Json& params) {
   if (git.values.empty()) return;
   Json values = Json::object();
   for (const auto& [k, v] : git.values) {
-    TemplateResult r = RenderTemplate(v, params, opts);
+    TemplateResult r = RenderTemplate(v, params, opts, limits);
     values[k] = r.ok() ? *r.text : v;
   }
   if (opts.go_template) {
@@ -121,6 +122,11 @@ void AddValues(const GitGenerator& git, const TemplateOptions& opts, Json& param
     for (auto it = values.begin(); it != values.end(); ++it)
       params["values." + it.key()] = it.value();
   }
+}
+
+std::string TooMany(const InputLimits& limits) {
+  return "the repository produces more than limits.maxAppsPerApplicationSet (" +
+         std::to_string(limits.max_apps_per_appset) + ") parameter sets";
 }
 
 }  // namespace
@@ -140,7 +146,7 @@ bool GitPathSelected(const std::vector<GitPathPattern>& patterns, const std::str
 }
 
 GitParamsResult GitDirectoryParams(const GitGenerator& git, const GitRepoContent& content,
-                                   const TemplateOptions& opts) {
+                                   const TemplateOptions& opts, const InputLimits& limits) {
   GitParamsResult out;
   std::vector<std::string> dirs = content.directories;
   std::sort(dirs.begin(), dirs.end());
@@ -149,18 +155,23 @@ GitParamsResult GitDirectoryParams(const GitGenerator& git, const GitRepoContent
     if (dir.empty() || dir == "." || !GitPathSelected(git.directories, dir)) continue;
     Json params = Json::object();
     AddPathParams(git, dir, nullptr, opts.go_template, params);
-    AddValues(git, opts, params);
+    AddValues(git, opts, limits, params);
     out.params.push_back(std::move(params));
+    if (out.params.size() > limits.max_apps_per_appset) {
+      out.params.clear();
+      out.error = TooMany(limits);
+      return out;
+    }
   }
   return out;
 }
 
 GitParamsResult GitFileParams(const GitGenerator& git, const GitRepoContent& content,
-                              const TemplateOptions& opts) {
+                              const TemplateOptions& opts, const InputLimits& limits) {
   GitParamsResult out;
   for (const auto& [file, text] : content.files) {  // std::map: path order
     if (!GitPathSelected(git.files, file)) continue;
-    LoadedDocuments docs = LoadYamlDocuments(text, file);
+    LoadedDocuments docs = LoadYamlDocuments(text, file, limits);
     if (!docs.issues.empty()) {
       out.error = FormatIssue(docs.issues.front());
       return out;
@@ -173,6 +184,11 @@ GitParamsResult GitFileParams(const GitGenerator& git, const GitRepoContent& con
     } else {
       objects.push_back(doc);
     }
+    if (out.params.size() + objects.size() > limits.max_apps_per_appset) {
+      out.params.clear();
+      out.error = file + ": " + TooMany(limits);
+      return out;
+    }
     for (size_t i = 0; i < objects.size(); ++i) {
       if (!objects[i].is_object()) {
         out.error = file + ": " + (doc.is_array() ? "element " + std::to_string(i) + " is" : "is") +
@@ -181,7 +197,7 @@ GitParamsResult GitFileParams(const GitGenerator& git, const GitRepoContent& con
       }
       Json params = opts.go_template ? objects[i] : FlatParamsObject(objects[i]);
       AddPathParams(git, Dirname(file), &file, opts.go_template, params);
-      AddValues(git, opts, params);
+      AddValues(git, opts, limits, params);
       out.params.push_back(std::move(params));
     }
   }

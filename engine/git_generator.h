@@ -40,9 +40,14 @@ struct GitParamsResult {
   std::string error;         // the first problem (e.g. a file that does not parse)
 };
 
+// A repository is as hostile as a file: its files go through the bounded decoder
+// (LoadYamlDocuments), values render within `limits`, and more parameter sets than
+// limits.max_apps_per_appset is an error before more are built.
 GitParamsResult GitDirectoryParams(const GitGenerator& git, const GitRepoContent& content,
-                                   const TemplateOptions& opts);
+                                   const TemplateOptions& opts,
+                                   const InputLimits& limits = InputLimits{});
 GitParamsResult GitFileParams(const GitGenerator& git, const GitRepoContent& content,
-                              const TemplateOptions& opts);
+                              const TemplateOptions& opts,
+                              const InputLimits& limits = InputLimits{});
 
 }  // namespace fleetwave::engine

@@ -13,6 +13,24 @@
 namespace fleetwave::engine {
 namespace {
 
+// What one template may cost: how deep its expressions nest and how many bytes it may build.
+// Both come from InputLimits; the messages name the budget so a user knows what to change.
+struct Budget {
+  std::size_t max_depth;
+  std::size_t max_bytes;       // what this string may still add to its document
+  std::size_t document_bytes;  // the document's whole budget, for messages
+};
+
+std::string TooDeep(std::size_t max_depth) {
+  return "template nests deeper than limits.maxTemplateDepth (" + std::to_string(max_depth) +
+         " levels of parentheses and if blocks)";
+}
+
+std::string TooLarge(std::size_t max_bytes) {
+  return "template output is larger than limits.maxApplicationBytes (" + std::to_string(max_bytes) +
+         " bytes)";
+}
+
 // True when `d` converts to long long without undefined behaviour (false for NaN).
 bool FitsLongLong(double d) { return d >= -9223372036854775808.0 && d < 9223372036854775808.0; }
 
@@ -36,10 +54,12 @@ void Flatten(const Json& value, const std::string& prefix,
   }
 }
 
-std::string RenderFast(std::string_view text, const Json& params) {
+// Renders into `out`; returns an error when the output passes `max_bytes` (checked as it grows,
+// so an over-budget text is never built).
+std::string RenderFast(std::string_view text, const Json& params, std::size_t max_bytes,
+                       std::string& out) {
   std::map<std::string, std::string> flat;
   Flatten(params, "", flat);
-  std::string out;
   size_t pos = 0;
   while (pos < text.size()) {
     const size_t open = text.find("{{", pos);
@@ -51,14 +71,18 @@ std::string RenderFast(std::string_view text, const Json& params) {
     key.erase(0, key.find_first_not_of(" \t"));
     key.erase(key.find_last_not_of(" \t") + 1);
     if (auto it = flat.find(key); it != flat.end()) {
+      if (it->second.size() > max_bytes - std::min(max_bytes, out.size()))
+        return TooLarge(max_bytes);
       out += it->second;
     } else {
       out.append(text.substr(open, close + 2 - open));  // unknown: left as written
     }
+    if (out.size() > max_bytes) return TooLarge(max_bytes);
     pos = close + 2;
   }
   out.append(text.substr(std::min(pos, text.size())));
-  return out;
+  if (out.size() > max_bytes) return TooLarge(max_bytes);
+  return "";
 }
 
 // ---------------------------------------------------------------------------------------
@@ -189,7 +213,10 @@ const std::vector<std::string>& SupportedFunctions() {
 
 class PipelineParser {
  public:
-  explicit PipelineParser(const std::vector<Token>& toks) : toks_(toks) {}
+  // `depth` is how deeply the action already nests (its enclosing if blocks): parentheses add
+  // to it, and past `max_depth` parsing stops with an error instead of recursing further.
+  PipelineParser(const std::vector<Token>& toks, std::size_t depth, std::size_t max_depth)
+      : toks_(toks), depth_(depth), max_depth_(max_depth) {}
 
   std::string Parse(Pipeline& out) {
     std::string err = ParsePipeline(out);
@@ -241,10 +268,14 @@ class PipelineParser {
           }
           break;
         case Tok::kLParen: {
+          if (depth_ >= max_depth_) return TooDeep(max_depth_);
           ++pos_;
           op = MakeOp(Operand::kSub, "(");
           op.sub = std::make_shared<Pipeline>();
-          if (auto err = ParsePipeline(*op.sub); !err.empty()) return err;
+          ++depth_;
+          std::string err = ParsePipeline(*op.sub);
+          --depth_;
+          if (!err.empty()) return err;
           if (toks_[pos_].kind != Tok::kRParen) return "unclosed left paren";
           break;
         }
@@ -258,12 +289,15 @@ class PipelineParser {
 
   const std::vector<Token>& toks_;
   size_t pos_ = 0;
+  std::size_t depth_;
+  std::size_t max_depth_;
 };
 
 // Splits text into literal text and actions, then builds the if/else tree.
 class TemplateParser {
  public:
-  explicit TemplateParser(std::string_view text) : text_(text) {}
+  TemplateParser(std::string_view text, std::size_t max_depth)
+      : text_(text), max_depth_(max_depth) {}
 
   std::string Parse(NodeList& out) {
     if (auto err = Split(); !err.empty()) return err;
@@ -348,16 +382,28 @@ class TemplateParser {
         }
       }
       Node node{Node::kAction, "", {}, {}, {}};
-      if (auto err = PipelineParser(toks).Parse(node.pipe); !err.empty()) return err;
+      if (auto err = PipelineParser(toks, depth_, max_depth_).Parse(node.pipe); !err.empty())
+        return err;
       out.push_back(std::move(node));
     }
     terminator.clear();
     return "";
   }
 
+  // Every if (an `else if` too: it nests in the else branch) is one level deeper; past the
+  // budget parsing stops instead of recursing further.
   std::string ParseIf(const std::vector<Token>& cond, Node& node) {
+    if (depth_ >= max_depth_) return TooDeep(max_depth_);
+    ++depth_;
+    std::string err = ParseIfBody(cond, node);
+    --depth_;
+    return err;
+  }
+
+  std::string ParseIfBody(const std::vector<Token>& cond, Node& node) {
     if (cond.size() <= 1) return "missing condition in if";
-    if (auto err = PipelineParser(cond).Parse(node.pipe); !err.empty()) return err;
+    if (auto err = PipelineParser(cond, depth_, max_depth_).Parse(node.pipe); !err.empty())
+      return err;
     std::string term;
     if (auto err = ParseList(node.then_nodes, term); !err.empty()) return err;
     if (term.empty()) return "unexpected EOF: missing {{end}}";
@@ -377,6 +423,8 @@ class TemplateParser {
   }
 
   std::string_view text_;
+  std::size_t max_depth_;
+  std::size_t depth_ = 0;
   std::vector<Item> items_;
   size_t next_ = 0;
   std::vector<Token> rest_;
@@ -387,10 +435,23 @@ class TemplateParser {
 
 class Executor {
  public:
-  Executor(const Json& root, bool missing_key_error)
-      : root_(root), missing_key_error_(missing_key_error) {}
+  Executor(const Json& root, bool missing_key_error, const Budget& budget)
+      : root_(root), missing_key_error_(missing_key_error), budget_(budget) {}
 
+  // The parser already bounds the tree's depth; the executor counts again so that no tree,
+  // however it was built, recurses past the budget. Every string it builds is checked against
+  // the byte budget as soon as it exists, so an amplifying template stops before the next
+  // doubling.
   std::string Run(const NodeList& nodes, std::string& out) {
+    if (depth_ >= budget_.max_depth + kSlack) return TooDeep(budget_.max_depth);
+    ++depth_;
+    std::string err = RunList(nodes, out);
+    --depth_;
+    return err;
+  }
+
+ private:
+  std::string RunList(const NodeList& nodes, std::string& out) {
     for (const Node& n : nodes) {
       if (n.kind == Node::kText) {
         out += n.text;
@@ -403,11 +464,11 @@ class Executor {
         if (auto err = Eval(n.pipe, v); !err.empty()) return err;
         if (auto err = Run(Truthy(v) ? n.then_nodes : n.else_nodes, out); !err.empty()) return err;
       }
+      if (out.size() > budget_.max_bytes) return TooLarge(budget_.document_bytes);
     }
     return "";
   }
 
- private:
   static bool Truthy(const Json& v) {
     if (v.is_null()) return false;
     if (v.is_boolean()) return v.get<bool>();
@@ -518,6 +579,14 @@ class Executor {
   }
 
   std::string Eval(const Pipeline& pipe, Json& out) {
+    if (depth_ >= budget_.max_depth + kSlack) return TooDeep(budget_.max_depth);
+    ++depth_;
+    std::string err = EvalPipeline(pipe, out);
+    --depth_;
+    return err;
+  }
+
+  std::string EvalPipeline(const Pipeline& pipe, Json& out) {
     std::optional<Json> prev;
     for (const Command& cmd : pipe.commands) {
       Json value;
@@ -530,6 +599,8 @@ class Executor {
         }
         if (prev) args.push_back(*prev);
         if (auto err = Call(cmd[0].text, args, value); !err.empty()) return err;
+        if (value.is_string() && value.get_ref<const std::string&>().size() > budget_.max_bytes)
+          return TooLarge(budget_.document_bytes);
       } else {
         if (cmd.size() > 1 || prev) return "can't give argument to non-function";
         if (auto err = EvalOperand(cmd[0], value); !err.empty()) return err;
@@ -564,6 +635,13 @@ class Executor {
       const std::string from = Str(a[0]), to = Str(a[1]);
       std::string s = Str(a[2]);
       if (!from.empty()) {
+        // The result's size before building it: a nested replace grows geometrically.
+        std::size_t size = s.size();
+        for (size_t at = s.find(from); at != std::string::npos;
+             at = s.find(from, at + from.size())) {
+          size = size - from.size() + to.size();
+          if (size > budget_.max_bytes) return TooLarge(budget_.document_bytes);
+        }
         std::string r;
         size_t pos = 0, hit;
         while ((hit = s.find(from, pos)) != std::string::npos) {
@@ -638,47 +716,86 @@ class Executor {
 
   const Json& root_;
   bool missing_key_error_;
+  // The executor's count includes the top-level list and the action's own pipeline, which the
+  // parser's does not: a tree the parser accepted always runs.
+  static constexpr std::size_t kSlack = 2;
+  Budget budget_;
+  std::size_t depth_ = 0;
 };
+
+// Renders one string within `budget`.
+TemplateResult RenderWithin(std::string_view text, const Json& params,
+                            const TemplateOptions& options, const Budget& budget) {
+  TemplateResult r;
+  std::string out;
+  if (!options.go_template) {
+    r.error = RenderFast(text, params, budget.max_bytes, out);
+    if (r.error.empty()) {
+      r.text = std::move(out);
+    } else {
+      r.error = TooLarge(budget.document_bytes);
+    }
+    return r;
+  }
+  if (text.find("{{") == std::string_view::npos) {
+    if (text.size() > budget.max_bytes) {
+      r.error = TooLarge(budget.document_bytes);
+    } else {
+      r.text = std::string(text);
+    }
+    return r;
+  }
+  NodeList nodes;
+  r.error = TemplateParser(text, budget.max_depth).Parse(nodes);
+  if (r.error.empty()) {
+    r.error = Executor(params, options.missing_key_error, budget).Run(nodes, out);
+  }
+  if (r.error.empty()) r.text = std::move(out);
+  return r;
+}
 
 }  // namespace
 
-std::optional<std::string> CheckTemplate(std::string_view text, const TemplateOptions& options) {
+std::optional<std::string> CheckTemplate(std::string_view text, const TemplateOptions& options,
+                                         const InputLimits& limits) {
   if (!options.go_template) return std::nullopt;
   NodeList nodes;
-  std::string error = TemplateParser(text).Parse(nodes);
+  std::string error = TemplateParser(text, limits.max_template_depth).Parse(nodes);
   if (error.empty()) return std::nullopt;
   return error;
 }
 
 TemplateResult RenderTemplate(std::string_view text, const Json& params,
-                              const TemplateOptions& options) {
-  TemplateResult r;
-  if (!options.go_template) {
-    r.text = RenderFast(text, params);
-    return r;
-  }
-  if (text.find("{{") == std::string_view::npos) {
-    r.text = std::string(text);
-    return r;
-  }
-  NodeList nodes;
-  std::string out;
-  r.error = TemplateParser(text).Parse(nodes);
-  if (r.error.empty()) r.error = Executor(params, options.missing_key_error).Run(nodes, out);
-  if (r.error.empty()) r.text = std::move(out);
-  return r;
+                              const TemplateOptions& options, const InputLimits& limits) {
+  return RenderWithin(
+      text, params, options,
+      {limits.max_template_depth, limits.max_application_bytes, limits.max_application_bytes});
 }
 
+// The document's strings share one byte budget (with its keys): the rendered document is what
+// becomes one Application.
 RenderedDocument RenderTemplateDocument(const Json& in, const Json& params,
-                                        const TemplateOptions& options) {
+                                        const TemplateOptions& options, const InputLimits& limits) {
   RenderedDocument result;
+  std::size_t used = 0;
+  const std::size_t limit = limits.max_application_bytes;
+  const auto spend = [&](std::size_t n) {
+    used += n;
+    return used <= limit;
+  };
+  const auto too_large = [&](const std::string& path) {
+    result.error = TooLarge(limit);
+    result.error_path = path;
+    return false;
+  };
   std::function<bool(const Json&, Json&, const std::string&)> walk = [&](const Json& src, Json& dst,
                                                                          const std::string& path) {
     if (src.is_object()) {
       dst = Json::object();
       for (auto it = src.begin(); it != src.end(); ++it) {
-        if (!walk(it.value(), dst[it.key()], path.empty() ? it.key() : path + "." + it.key()))
-          return false;
+        const std::string sub = path.empty() ? it.key() : path + "." + it.key();
+        if (!spend(it.key().size() + 4)) return too_large(sub);
+        if (!walk(it.value(), dst[it.key()], sub)) return false;
       }
     } else if (src.is_array()) {
       dst = Json::array();
@@ -687,17 +804,19 @@ RenderedDocument RenderTemplateDocument(const Json& in, const Json& params,
         if (!walk(src[i], dst.back(), path + "[" + std::to_string(i) + "]")) return false;
       }
     } else if (src.is_string()) {
-      TemplateResult r = RenderTemplate(src.get_ref<const std::string&>(), params, options);
+      const Budget budget{limits.max_template_depth, limit - std::min(limit, used), limit};
+      TemplateResult r = RenderWithin(src.get_ref<const std::string&>(), params, options, budget);
       if (!r.ok()) {
         result.error = r.error;
         result.error_path = path;
         return false;
       }
+      if (!spend(r.text->size() + 2)) return too_large(path);
       dst = std::move(*r.text);
     } else {
       dst = src;
     }
-    return true;
+    return spend(1) || too_large(path);
   };
   Json out;
   if (walk(in, out, "")) result.document = std::move(out);

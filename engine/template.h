@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/input_limits.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::engine {
@@ -30,12 +31,17 @@ struct TemplateResult {
 
 // Checks a template string without rendering it: syntax and supported functions.
 // Returns what is wrong, or nullopt when the template is usable.
-std::optional<std::string> CheckTemplate(std::string_view text, const TemplateOptions& options);
+// Nesting deeper than limits.max_template_depth (parentheses, pipelines, if blocks) is an error.
+std::optional<std::string> CheckTemplate(std::string_view text, const TemplateOptions& options,
+                                         const InputLimits& limits = InputLimits{});
 
 // Renders one template string. For fasttemplate, `params` may be nested: keys are flattened
-// with dots ("metadata.labels.env") as Argo CD's generators flatten them.
+// with dots ("metadata.labels.env") as Argo CD's generators flatten them. Nesting deeper than
+// limits.max_template_depth, or an output (or any string a function builds on the way) larger
+// than limits.max_application_bytes, is an error: evaluation stops before building it.
 TemplateResult RenderTemplate(std::string_view text, const Json& params,
-                              const TemplateOptions& options);
+                              const TemplateOptions& options,
+                              const InputLimits& limits = InputLimits{});
 
 struct RenderedDocument {
   std::optional<Json> document;  // set when every string rendered
@@ -44,8 +50,10 @@ struct RenderedDocument {
 };
 
 // Renders every string (values, not keys) of a JSON document. The first error stops
-// rendering.
+// rendering; so does the document passing limits.max_application_bytes (its strings and keys
+// share that budget).
 RenderedDocument RenderTemplateDocument(const Json& in, const Json& params,
-                                        const TemplateOptions& options);
+                                        const TemplateOptions& options,
+                                        const InputLimits& limits = InputLimits{});
 
 }  // namespace fleetwave::engine

@@ -228,18 +228,21 @@ namespace {
 // Found by the fuzz targets; pinned by yaml_json_test.cc, AliasBombs.
 // An alias inside its own anchor (`a: &a [*a]`) makes yaml-cpp build a cycle, and any
 // recursion over the tree overflows the stack; so does absurd nesting. No real manifest nests
-// this deep (pinned by yaml_json_test.cc, NestingIsBounded; found by config_fuzz).
-constexpr int kMaxDepth = 512;
+// this deep (pinned by yaml_json_test.cc, NestingIsBounded; found by config_fuzz). The text
+// was pre-scanned for depth (PrescanYamlDepth); this is the exact count, aliases included.
 
 enum class Expansion { kWithin, kTooLarge, kTooDeep };
 
-Expansion ExpandsWithin(const YAML::Node& node, std::size_t* budget, int depth) {
-  if (depth > kMaxDepth) return Expansion::kTooDeep;
+Expansion ExpandsWithin(const YAML::Node& node, std::size_t* budget, std::size_t depth,
+                        std::size_t max_depth) {
+  if (depth > max_depth) return Expansion::kTooDeep;
   std::size_t weight = 1;
   if (node.IsScalar()) weight += node.Scalar().size();
   if (*budget < weight) return Expansion::kTooLarge;
   *budget -= weight;
-  auto visit = [&](const YAML::Node& child) { return ExpandsWithin(child, budget, depth + 1); };
+  auto visit = [&](const YAML::Node& child) {
+    return ExpandsWithin(child, budget, depth + 1, max_depth);
+  };
   if (node.IsSequence()) {
     for (const YAML::Node& child : node)
       if (Expansion e = visit(child); e != Expansion::kWithin) return e;
@@ -314,12 +317,19 @@ SourcePos PositionOfByte(const std::string& text, std::size_t offset) {
 
 }  // namespace
 
-LoadedDocuments LoadYamlDocuments(const std::string& text, const std::string& file) {
+LoadedDocuments LoadYamlDocuments(const std::string& text, const std::string& file,
+                                  const InputLimits& limits) {
   LoadedDocuments result;
   if (const std::size_t bad = FirstInvalidUtf8(text); bad != std::string::npos) {
     result.issues.push_back(
         {file, PositionOfByte(text, bad), "",
          "the text is not valid UTF-8 or holds a control character YAML does not allow"});
+    return result;
+  }
+  // yaml-cpp's parser recurses once per level (and gives up only at 2,000, with a deep stack
+  // already spent); a text estimated deeper than the budget never reaches it.
+  if (auto problem = PrescanYamlDepth(text, limits.max_document_depth)) {
+    result.issues.push_back({file, problem->pos, "", std::move(problem->message)});
     return result;
   }
   // Only a text yaml-cpp reads to its end reaches LoadAll (see yaml_prescan.cc); a syntax
@@ -333,7 +343,7 @@ LoadedDocuments LoadYamlDocuments(const std::string& text, const std::string& fi
       if (doc.IsNull() || !doc.IsDefined()) continue;
       const std::size_t limit = text.size() + kMaxAliasedWeight;
       std::size_t budget = limit;
-      const Expansion e = ExpandsWithin(doc, &budget, 0);
+      const Expansion e = ExpandsWithin(doc, &budget, 0, limits.max_document_depth);
       if (e == Expansion::kTooLarge) {
         result.issues.push_back({file, PosOf(doc), "",
                                  "the document expands to more than " + std::to_string(limit) +
@@ -343,8 +353,9 @@ LoadedDocuments LoadYamlDocuments(const std::string& text, const std::string& fi
       if (e == Expansion::kTooDeep) {
         result.issues.push_back(
             {file, PosOf(doc), "",
-             "the document nests deeper than " + std::to_string(kMaxDepth) +
-                 " levels (or an alias refers to its own anchor); refusing to read it"});
+             "the document nests deeper than limits.maxDocumentDepth (" +
+                 std::to_string(limits.max_document_depth) +
+                 " levels), or an alias refers to its own anchor; refusing to read it"});
         continue;
       }
       result.documents.push_back(doc);
@@ -353,6 +364,20 @@ LoadedDocuments LoadYamlDocuments(const std::string& text, const std::string& fi
     result.issues.push_back({file, {e.mark.line + 1, e.mark.column + 1}, "", e.msg});
   }
   return result;
+}
+
+std::optional<Json> ParseJsonDocument(const std::string& text, const std::string& file,
+                                      Issues& issues, const InputLimits& limits) {
+  if (auto problem = PrescanJsonDepth(text, limits.max_document_depth)) {
+    issues.push_back({file, problem->pos, "", std::move(problem->message)});
+    return std::nullopt;
+  }
+  Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (doc.is_discarded()) {
+    issues.push_back({file, {}, "", "not valid JSON"});
+    return std::nullopt;
+  }
+  return doc;
 }
 
 }  // namespace fleetwave::engine

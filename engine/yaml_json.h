@@ -3,6 +3,7 @@
 // nlohmann::json is the value model the engine computes with and prints.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -10,6 +11,7 @@
 #include <yaml-cpp/yaml.h>
 #include <nlohmann/json.hpp>
 
+#include "engine/input_limits.h"
 #include "engine/issue.h"
 
 namespace fleetwave::engine {
@@ -32,7 +34,15 @@ struct LoadedDocuments {
   Issues issues;                      // syntax errors, with position
 };
 
-// Parses a multi-document YAML (or a JSON) text. `file` names the source in issues.
-LoadedDocuments LoadYamlDocuments(const std::string& text, const std::string& file);
+// Parses a multi-document YAML (or a JSON) text. `file` names the source in issues. A text
+// nesting deeper than limits.max_document_depth is an issue at the position where it does,
+// found before yaml-cpp (which recurses per level) reads it.
+LoadedDocuments LoadYamlDocuments(const std::string& text, const std::string& file,
+                                  const InputLimits& limits = InputLimits{});
+
+// Parses one JSON text; nullopt with an issue (position, message) when it is not JSON or
+// nests deeper than limits.max_document_depth (checked before nlohmann::json builds it).
+std::optional<Json> ParseJsonDocument(const std::string& text, const std::string& file,
+                                      Issues& issues, const InputLimits& limits = InputLimits{});
 
 }  // namespace fleetwave::engine

@@ -202,9 +202,9 @@ INSTANTIATE_TEST_SUITE_P(
                   {"set.yaml:19:11: spec.strategy.type: unsupported value \"Canary\" (supported: "
                    "AllAtOnce, "
                    "RollingSync)",
-                   "set.yaml:20:20: spec.strategy.deletionOrder: unsupported value \"3\" "
-                   "(supported: AllAtOnce, "
-                   "Reverse)",
+                   // Strict types (issue 30): a number is not the string "3".
+                   "set.yaml:20:20: spec.strategy.deletionOrder: wrong type: expected string, "
+                   "got integer",
                    "set.yaml:21:5: spec.strategy.extra: unknown field \"extra\""}}),
     [](const auto& info) { return info.param.name; });
 

@@ -187,16 +187,16 @@ TEST(LoadYamlDocuments, NotUtf8IsAnIssue) {
 }
 
 TEST(LoadYamlDocuments, NestingIsBounded) {
-  const std::string tail = " levels (or an alias refers to its own anchor); refusing to read it";
+  const std::string tail = " levels), or an alias refers to its own anchor; refusing to read it";
   // An alias inside its own anchor makes a cycle (found by config_fuzz).
   auto cycle = LoadYamlDocuments("a: 1\nb: &b [x, *b]\n", "cycle.yaml");
   ASSERT_EQ(cycle.issues.size(), 1u);
   EXPECT_EQ(FormatIssue(cycle.issues[0]),
-            "cycle.yaml:1:1: the document nests deeper than 512" + tail);
+            "cycle.yaml:1:1: the document nests deeper than limits.maxDocumentDepth (200" + tail);
   EXPECT_TRUE(cycle.documents.empty());
 
   auto nested = [](int depth) { return std::string(depth, '[') + std::string(depth, ']') + "\n"; };
-  // Written-out nesting this deep is refused by yaml-cpp's own depth guard (500) first.
+  // Written-out nesting this deep is refused by the depth pre-scan, before yaml-cpp reads it.
   auto deep = LoadYamlDocuments(nested(600), "deep.yaml");
   ASSERT_EQ(deep.issues.size(), 1u);
   EXPECT_TRUE(deep.documents.empty());
