@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/k8s_names.h"
+
 namespace fleetwave::engine {
 namespace {
 
@@ -83,8 +85,18 @@ Discovery Discovery::BuiltIn() {
   return d;
 }
 
-RenderResult Render(const RenderInput& input) {
+RenderResult Render(const RenderInput& input, const InputLimits& limits) {
   RenderResult result;
+  // The destination namespace is pasted into every namespaced object (and so into its request
+  // path): a bad one fails the render before anything is built from it.
+  if (std::string why = NamespaceProblem(input.destination_namespace);
+      !input.destination_namespace.empty() && !why.empty()) {
+    result.issues.push_back({"",
+                             {},
+                             "spec.destination.namespace",
+                             "Application " + QuoteExcerpt(input.app.app) + ": " + why});
+    return result;
+  }
   std::vector<Flattened> docs;
   for (const auto& doc : input.manifests) Flatten(doc, docs, result.issues);
 
@@ -103,6 +115,7 @@ RenderResult Render(const RenderInput& input) {
   const std::string default_ns =
       input.destination_namespace.empty() ? "default" : input.destination_namespace;
   std::map<ObjectRef, std::string> seen;  // ref -> origin of its first definition
+  std::size_t rendered_bytes = 0;
   for (const auto& d : docs) {
     Json object = *d.object;
     const std::string api_version = StringMember(object, "apiVersion");
@@ -121,6 +134,10 @@ RenderResult Render(const RenderInput& input) {
       continue;
     }
     ObjectRef ref = RefOf(object);
+    if (std::string why = ObjectNameProblem(ref.group, ref.kind, name); !why.empty()) {
+      result.issues.push_back({d.origin, {}, "metadata.name", why});
+      continue;
+    }
     // Namespace defaulting (pinned by render_test "NamespaceDefaulting").
     if (discovery.IsClusterScoped(ref.group, ref.kind)) {
       object["metadata"].erase("namespace");
@@ -128,6 +145,9 @@ RenderResult Render(const RenderInput& input) {
     } else if (ref.namespace_.empty()) {
       object["metadata"]["namespace"] = default_ns;
       ref.namespace_ = default_ns;
+    } else if (std::string why = NamespaceProblem(ref.namespace_); !why.empty()) {
+      result.issues.push_back({d.origin, {}, "metadata.namespace", ref.KindName() + ": " + why});
+      continue;
     }
     if (auto [it, inserted] = seen.emplace(ref, d.origin); !inserted) {
       result.issues.push_back(
@@ -150,7 +170,21 @@ RenderResult Render(const RenderInput& input) {
     m["annotations"][kTrackingIdAnnotation] = r.tracking_id;
     m["annotations"].erase(kAppliedHashAnnotation);
     m["labels"][kAppLabel] = AppLabelValue(input.app);
-    r.applied_hash = Fnv1a64Hex(CanonicalJson(object));
+    const std::string canonical = CanonicalJson(object);
+    r.applied_hash = Fnv1a64Hex(canonical);
+    // The budget counts each object as hashed (the hash annotation itself aside): the first
+    // object over it ends the render, so a huge repository costs one budget, not its size.
+    rendered_bytes += canonical.size();
+    if (rendered_bytes > limits.max_render_bytes) {
+      result.objects.clear();
+      result.issues.push_back(
+          {d.origin,
+           {},
+           "",
+           "the rendered objects exceed the render budget (max_render_bytes) of " +
+               std::to_string(limits.max_render_bytes) + " bytes, at " + ref.KindName()});
+      return result;
+    }
     m["annotations"][kAppliedHashAnnotation] = r.applied_hash;
     r.object = std::move(object);
     result.objects.push_back(std::move(r));

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/input_limits.h"
 #include "engine/issue.h"
 #include "engine/object_ref.h"
 #include "engine/tracking.h"
@@ -62,8 +63,11 @@ struct RenderResult {
 // Renders every manifest. A `v1` `List` is flattened into its items. CRDs among the
 // manifests with `spec.scope: Cluster` add their kind to the cluster-scoped kinds. A
 // cluster-scoped object's namespace is cleared. Issues: a document that is not an object, an
-// object without apiVersion, kind or metadata.name, and an object defined twice.
-RenderResult Render(const RenderInput& input);
+// object without apiVersion, kind or metadata.name, a name or namespace Kubernetes would refuse
+// (engine/k8s_names.h: they become request paths), and an object defined twice. An invalid
+// destination namespace, or objects whose canonical JSON together exceeds
+// `limits.max_render_bytes`, fail the whole render: one issue, no objects.
+RenderResult Render(const RenderInput& input, const InputLimits& limits = {});
 
 // The object with Secret values hidden, for output meant for people: a core `Secret`'s
 // `data` and `stringData` values, its applied hash (a short hash of secret content can be

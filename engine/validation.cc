@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "engine/k8s_names.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::engine {
@@ -30,6 +31,49 @@ std::string Foreign(const YAML::Node& doc) {
   if (!kind && doc["apiVersion"] && doc["apiVersion"].IsScalar())
     return std::string(kNeither) + " (apiVersion: " + doc["apiVersion"].Scalar() + ", no kind)";
   return "";
+}
+
+const Json* Member(const Json& object, const char* key) {
+  if (!object.is_object()) return nullptr;
+  auto it = object.find(key);
+  return it == object.end() ? nullptr : &*it;
+}
+
+// The names a set and its Applications carry into request paths, store keys, API paths and
+// metric labels: the set's own name and namespace, each Application's name and namespace and
+// its destination namespace (issue 30: a namespace "x/../../sim-0/..." once sent an apply to
+// another cluster). A wrong type is the decoders' concern; here only strings are judged.
+void CheckNames(const ApplicationSet& set, const GenerateResult& generated, Issues& issues) {
+  // Held to what Application names are held to (GenerateApplications): the set's name is a
+  // store key, an API path segment and a metric label.
+  if (std::string why = CheckDns1123Subdomain(set.name); !set.name.empty() && !why.empty())
+    issues.push_back({set.file,
+                      {},
+                      "metadata.name",
+                      QuoteExcerpt(set.name) + " is not a valid ApplicationSet name: " + why});
+  if (!set.namespace_.empty())
+    if (std::string p = NamespaceProblem(set.namespace_); !p.empty())
+      issues.push_back({set.file, {}, "metadata.namespace", p});
+  for (const GeneratedApplication& app : generated.apps) {
+    const std::string who = "Application " + QuoteExcerpt(app.name) + ": ";
+    // GenerateApplications already holds names to a DNS-1123 subdomain; this is the floor
+    // should that ever change.
+    if (std::string p = ObjectNameProblem("argoproj.io", "Application", app.name); !p.empty())
+      issues.push_back({set.file, set.template_pos, "spec.template.metadata.name", who + p});
+    const Json* md = Member(app.object, "metadata");
+    const Json* app_ns = md ? Member(*md, "namespace") : nullptr;
+    if (app_ns && app_ns->is_string() && set.namespace_.empty() &&
+        !app_ns->get_ref<const std::string&>().empty())
+      if (std::string p = NamespaceProblem(app_ns->get_ref<const std::string&>()); !p.empty())
+        issues.push_back({set.file, set.template_pos, "spec.template.metadata.namespace", who + p});
+    const Json* spec = Member(app.object, "spec");
+    const Json* dest = spec ? Member(*spec, "destination") : nullptr;
+    const Json* ns = dest ? Member(*dest, "namespace") : nullptr;
+    if (ns && ns->is_string() && !ns->get_ref<const std::string&>().empty())
+      if (std::string p = NamespaceProblem(ns->get_ref<const std::string&>()); !p.empty())
+        issues.push_back({set.file, set.template_pos, "spec.template.spec.destination.namespace",
+                          who + "destination.namespace: " + p});
+  }
 }
 
 }  // namespace
@@ -67,7 +111,9 @@ ValidatedDocuments ValidateDocuments(const std::vector<YAML::Node>& docs, const 
     add(decoded.issues);
     if (!decoded.appset || !decoded.issues.empty()) continue;
     add(ValidateRolloutConfig(*decoded.appset));
-    add(GenerateApplications(*decoded.appset, inputs.generate_against).issues);
+    const GenerateResult generated = GenerateApplications(*decoded.appset, inputs.generate_against);
+    add(generated.issues);
+    CheckNames(*decoded.appset, generated, out.issues);
     out.appsets.push_back(std::move(*decoded.appset));
   }
   return out;
