@@ -14,7 +14,8 @@ import re
 import sys
 
 # Project folders (relative to the root) and what each may include from the project.
-# Dependencies point one way: engine <- cluster-clients/sources/store/metrics <- actors <- binary.
+# Dependencies point one way: engine <- cluster-clients/sources/store/metrics <- actors <- api
+# <- binary. api/ (the HTTP layer) reads the actors' published StatusBoard; no actor includes it.
 PRODUCT_BELOW_ACTORS = ["engine", "cluster-clients", "sources", "store", "metrics"]
 LAYERS = {
     "engine": ["engine"],
@@ -23,9 +24,10 @@ LAYERS = {
     "store": ["store", "engine"],
     "metrics": ["metrics", "engine"],
     "actors": ["actors"] + PRODUCT_BELOW_ACTORS,
-    "tools/fleetwave": ["tools/fleetwave", "actors"] + PRODUCT_BELOW_ACTORS,
+    "api": ["api", "actors"] + PRODUCT_BELOW_ACTORS,
+    "tools/fleetwave": ["tools/fleetwave", "api", "actors"] + PRODUCT_BELOW_ACTORS,
     "tools/kubesim": ["tools/kubesim", "engine"],
-    "bench": ["bench", "tools/fleetwave", "actors"] + PRODUCT_BELOW_ACTORS,
+    "bench": ["bench", "tools/fleetwave", "api", "actors"] + PRODUCT_BELOW_ACTORS,
     "tests": None,  # tests may include anything
 }
 

@@ -1,5 +1,5 @@
 // The client commands (`fleetwave get|sync|skip|pause|resume|delete|refresh`) as a user runs
-// them, against the real API server (actors::ApiServer on 127.0.0.1:0 over a StatusBoard, with
+// them, against the real API server (api::ApiServer on 127.0.0.1:0 over a StatusBoard, with
 // a command handler that records what reached it): what they print, their exit codes, and error
 // messages that name the fix.
 #include <gtest/gtest.h>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "tests/actors/api_test_fixture.h"
+#include "tests/api/api_test_fixture.h"
 #include "tools/fleetwave/commands.h"
 
 namespace fleetwave::cli {
@@ -39,7 +39,7 @@ struct Ran {
   std::string err;
 };
 
-class ClientCliTest : public actors::testing::ApiServerFixture {
+class ClientCliTest : public api::testing::ApiServerFixture {
  protected:
   void SetUp() override {
     ApiServerFixture::SetUp();
@@ -239,7 +239,7 @@ TEST_F(ClientCliTest, Actions) {
     EXPECT_EQ(r.rc, 0) << r.err;
     EXPECT_EQ(r.out, "sync of guestbook-dev queued\n");  // the fixture's handler answer
     ASSERT_EQ(Commands().size(), before + 1);
-    const actors::ApiCommand got = Commands().back();
+    const api::ApiCommand got = Commands().back();
     EXPECT_EQ(got.kind, c.kind);
     EXPECT_EQ(got.target, c.target);
     EXPECT_EQ(got.revision.value_or(got.reason.value_or("")), c.detail);

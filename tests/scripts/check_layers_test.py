@@ -23,7 +23,7 @@ class ScratchTree:
     def __init__(self):
         self.dir = tempfile.TemporaryDirectory()
         self.root = self.dir.name
-        for layer in ["engine", "cluster-clients", "store", "actors", "tools/fleetwave",
+        for layer in ["engine", "cluster-clients", "store", "actors", "api", "tools/fleetwave",
                       "tools/kubesim", "tests/engine"]:
             self.write(f"{layer}/base.h", "#pragma once\n#include <vector>\n")
 
@@ -82,6 +82,16 @@ class CheckLayersTest(unittest.TestCase):
         result = run(self.tree.root)
         self.assertEqual(result.returncode, 1)
         self.assertIn("store/s.cc:1: store/ must not include actors/", result.stdout)
+        self.assertNotIn("tools/fleetwave/run.cc", result.stdout)
+
+    def test_actors_must_not_include_the_http_layer(self):
+        self.tree.write("actors/coordinator.cc", '#include "api/base.h"\n')
+        self.tree.write("api/server.cc", '#include "actors/base.h"\n')
+        self.tree.write("tools/fleetwave/run.cc", '#include "api/base.h"\n')
+        result = run(self.tree.root)
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("actors/coordinator.cc:1: actors/ must not include api/", result.stdout)
+        self.assertNotIn("api/server.cc", result.stdout)
         self.assertNotIn("tools/fleetwave/run.cc", result.stdout)
 
     def test_relative_include_is_resolved(self):

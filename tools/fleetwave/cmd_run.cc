@@ -24,13 +24,13 @@
 #include <mutex>
 #include <ostream>
 
-#include "actors/api_server.h"
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
 #include "actors/cluster_actor.h"
 #include "actors/coordinator.h"
 #include "actors/services.h"
 #include "actors/status_board.h"
+#include "api/api_server.h"
 #include "cluster-clients/credentials.h"
 #include "cluster-clients/curl_transport.h"
 #include "cluster-clients/request_observer.h"
@@ -148,11 +148,10 @@ class Events {
 // defines would be re-created by the next reload, so deleting it is refused (409) naming the
 // file to remove; a set pending deletion (its board entry carries status.deletion) is deleted
 // at once, without waiting for the rest of its grace period.
-actors::ApiCommandResult RouteDelete(const actors::StatusBoard& board,
-                                     const caf::actor& coordinator,
-                                     const actors::ApiCommand& command) {
+api::ApiCommandResult RouteDelete(const actors::StatusBoard& board, const caf::actor& coordinator,
+                                  const api::ApiCommand& command) {
   const actors::StatusBoard::JsonPtr set = board.AppSet(command.target);
-  if (!set) return actors::ApiCommandResult{404, "applicationset " + command.target + " not found"};
+  if (!set) return api::ApiCommandResult{404, "applicationset " + command.target + " not found"};
   const engine::Json& status = set->contains("status") ? (*set)["status"] : engine::Json();
   const bool pending = status.is_object() && status.contains("deletion");
   if (!pending) {
@@ -161,39 +160,39 @@ actors::ApiCommandResult RouteDelete(const actors::StatusBoard& board,
     if (spec.is_object() && spec.contains("file") && spec["file"].is_string()) {
       file = spec["file"].get<std::string>();
     }
-    return actors::ApiCommandResult{
+    return api::ApiCommandResult{
         409, "applicationset " + command.target + " is defined by " +
                  (file.empty() ? std::string("a file in the ApplicationSet directory") : file) +
                  "; remove that file to delete it (files are the source of truth: a set still "
                  "defined would be re-created on the next reload)"};
   }
   caf::anon_send(coordinator, actors::delete_atom::value, command.target, command.caller);
-  return actors::ApiCommandResult{202, "deletion of " + command.target + " requested"};
+  return api::ApiCommandResult{202, "deletion of " + command.target + " requested"};
 }
 
 // An authenticated API mutation, as a message to the coordinator (never a blocking call: this
 // runs on a civetweb thread). Application commands go to the set the board says owns the app.
-actors::ApiCommandResult RouteApiCommand(const actors::StatusBoard& board,
-                                         const caf::actor& coordinator,
-                                         const actors::ApiCommand& command) {
+api::ApiCommandResult RouteApiCommand(const actors::StatusBoard& board,
+                                      const caf::actor& coordinator,
+                                      const api::ApiCommand& command) {
   if (command.kind == "pause" || command.kind == "resume") {
     if (command.kind == "pause") {
       caf::anon_send(coordinator, actors::pause_atom::value, command.target, command.caller);
     } else {
       caf::anon_send(coordinator, actors::resume_atom::value, command.target, command.caller);
     }
-    return actors::ApiCommandResult{202, command.kind + " of " + command.target + " requested"};
+    return api::ApiCommandResult{202, command.kind + " of " + command.target + " requested"};
   }
   if (command.kind == "refresh") {
     caf::anon_send(coordinator, actors::refresh_atom::value, command.caller);
-    return actors::ApiCommandResult{202, "refresh of every applicationset requested"};
+    return api::ApiCommandResult{202, "refresh of every applicationset requested"};
   }
   if (command.kind == "delete") return RouteDelete(board, coordinator, command);
   if (command.kind != "sync" && command.kind != "skip") {
-    return actors::ApiCommandResult{400, "unknown command"};
+    return api::ApiCommandResult{400, "unknown command"};
   }
   const std::optional<std::string> owner = board.ApplicationOwner(command.target);
-  if (!owner) return actors::ApiCommandResult{404, "application " + command.target + " not found"};
+  if (!owner) return api::ApiCommandResult{404, "application " + command.target + " not found"};
   if (command.kind == "skip") {
     caf::anon_send(coordinator, actors::skip_atom::value, *owner, command.target,
                    command.reason.value_or(""), command.caller);
@@ -201,7 +200,7 @@ actors::ApiCommandResult RouteApiCommand(const actors::StatusBoard& board,
     caf::anon_send(coordinator, actors::sync_atom::value, *owner, command.target,
                    command.revision.value_or(""), command.caller);
   }
-  return actors::ApiCommandResult{202, command.kind + " of " + command.target + " requested"};
+  return api::ApiCommandResult{202, command.kind + " of " + command.target + " requested"};
 }
 
 }  // namespace
@@ -374,10 +373,10 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   };
   caf::actor coordinator = actors::SpawnCoordinator(system, std::move(coordinator_config));
 
-  actors::ApiServer api(board, [&board, coordinator](const actors::ApiCommand& command) {
+  api::ApiServer api(board, [&board, coordinator](const api::ApiCommand& command) {
     return RouteApiCommand(board, coordinator, command);
   });
-  actors::ApiServerOptions api_options;
+  api::ApiServerOptions api_options;
   api_options.listen = config.listen_api;
   api_options.token_file = Resolve(config.api_token_file, config_path);
   if (config.api_read_token_file) {

@@ -33,13 +33,13 @@
 #include <optional>
 #include <string>
 
-#include "actors/api_command.h"
 #include "actors/status_board.h"
+#include "api/api_command.h"
 
 struct mg_context;
 struct mg_connection;
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 
 class ApiRouter;
 class ApiTokenSource;
@@ -61,7 +61,7 @@ struct ApiServerOptions {
 
 class ApiServer {
  public:
-  ApiServer(const StatusBoard& board, ApiCommandHandler handler);
+  ApiServer(const actors::StatusBoard& board, ApiCommandHandler handler);
   ~ApiServer();
   ApiServer(const ApiServer&) = delete;
   ApiServer& operator=(const ApiServer&) = delete;
@@ -81,7 +81,7 @@ class ApiServer {
   int ServeWatch(::mg_connection* conn, const std::string& collection, const std::string& caller,
                  bool head);
 
-  const StatusBoard& board_;
+  const actors::StatusBoard& board_;
   ApiCommandHandler handler_;
   ApiServerOptions options_;
   std::unique_ptr<ApiTokenSource> tokens_;
@@ -101,4 +101,4 @@ class ApiServer {
 std::optional<std::string> CivetListenSpec(const std::string& listen, bool ipv6_supported,
                                            std::string* error);
 
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

@@ -1,4 +1,4 @@
-#include "actors/api_server.h"
+#include "api/api_server.h"
 
 #include <arpa/inet.h>
 #include <civetweb.h>
@@ -17,11 +17,11 @@
 #include <thread>
 #include <vector>
 
-#include "actors/api_routes.h"
-#include "actors/api_token.h"
-#include "actors/api_watch.h"
+#include "api/api_routes.h"
+#include "api/api_token.h"
+#include "api/api_watch.h"
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 namespace {
 
 std::once_flag g_civetweb_init;
@@ -150,7 +150,7 @@ std::optional<std::string> CivetListenSpec(const std::string& listen, bool ipv6_
   return std::string(text) + ":" + port;
 }
 
-ApiServer::ApiServer(const StatusBoard& board, ApiCommandHandler handler)
+ApiServer::ApiServer(const actors::StatusBoard& board, ApiCommandHandler handler)
     : board_(board), handler_(std::move(handler)) {}
 
 ApiServer::~ApiServer() { Stop(); }
@@ -392,4 +392,4 @@ int ApiServer::ServeWatch(mg_connection* conn, const std::string& collection,
   return 200;
 }
 
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

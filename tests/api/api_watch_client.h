@@ -15,7 +15,7 @@
 #include <optional>
 #include <string>
 
-namespace fleetwave::actors::testing {
+namespace fleetwave::api::testing {
 
 class WatchClient {
  public:
@@ -154,4 +154,4 @@ class WatchClient {
   bool ended_ = false;
 };
 
-}  // namespace fleetwave::actors::testing
+}  // namespace fleetwave::api::testing

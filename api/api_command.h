@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 
 struct ApiCommand {
   // "sync" | "skip" (Applications), "pause" | "resume" | "delete" (sets), "refresh" (every set;
@@ -27,4 +27,4 @@ struct ApiCommandResult {
 
 using ApiCommandHandler = std::function<ApiCommandResult(const ApiCommand&)>;
 
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

@@ -1,4 +1,4 @@
-#include "actors/api_server.h"
+#include "api/api_server.h"
 
 #include <gtest/gtest.h>
 
@@ -7,11 +7,13 @@
 #include <thread>
 #include <vector>
 
-#include "tests/actors/api_test_client.h"
-#include "tests/actors/api_test_fixture.h"
+#include "tests/api/api_test_client.h"
+#include "tests/api/api_test_fixture.h"
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 namespace {
+
+using actors::StatusBoard;
 
 using engine::Json;
 using testing::ApiServerFixture;
@@ -496,4 +498,4 @@ TEST_F(ApiServerTest, PortInUseIsAnError) {
 }
 
 }  // namespace
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

@@ -2,7 +2,7 @@
 // changes as they are published (MODIFIED only when the JSON differs, DELETED with the last
 // object), keepalive BOOKMARKs, a slow reader dropped while publishers run at full speed, the
 // watch limit, and a stop that ends every stream at once.
-#include "actors/api_watch.h"
+#include "api/api_watch.h"
 
 #include <gtest/gtest.h>
 
@@ -12,14 +12,16 @@
 #include <thread>
 #include <vector>
 
-#include "actors/api_routes.h"
-#include "actors/api_server.h"
-#include "tests/actors/api_test_client.h"
-#include "tests/actors/api_test_fixture.h"
-#include "tests/actors/api_watch_client.h"
+#include "api/api_routes.h"
+#include "api/api_server.h"
+#include "tests/api/api_test_client.h"
+#include "tests/api/api_test_fixture.h"
+#include "tests/api/api_watch_client.h"
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 namespace {
+
+using actors::StatusBoard;
 
 using engine::Json;
 using std::chrono::milliseconds;
@@ -297,4 +299,4 @@ TEST_F(ApiWatchTest, OnlyListGetsWatch) {
 }
 
 }  // namespace
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

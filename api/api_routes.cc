@@ -1,12 +1,12 @@
-#include "actors/api_routes.h"
+#include "api/api_routes.h"
 
 #include <exception>
 #include <iostream>
 #include <string_view>
 
-#include "actors/web_view.h"
+#include "api/web_view.h"
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 namespace {
 
 using engine::Json;
@@ -34,7 +34,8 @@ ApiResponse Text(int status, std::string body) {
 
 // `{"apiVersion": ..., "kind": ..., "items": [...]}` built from the snapshots' text, so a list of
 // thousands of Applications is never copied into one big JSON value first.
-std::string ListBody(const std::string& kind, const std::vector<StatusBoard::JsonPtr>& items,
+std::string ListBody(const std::string& kind,
+                     const std::vector<actors::StatusBoard::JsonPtr>& items,
                      const std::string& extra_fields = "") {
   std::string body = "{\"apiVersion\":\"argoproj.io/v1alpha1\",\"kind\":" + Dump(kind) + ",";
   body += extra_fields;
@@ -196,8 +197,8 @@ std::string LogSafe(const std::string& text) {
   return out;
 }
 
-ApiRouter::ApiRouter(const StatusBoard& board, ApiTokenSource& tokens, ApiCommandHandler handler,
-                     Log log)
+ApiRouter::ApiRouter(const actors::StatusBoard& board, ApiTokenSource& tokens,
+                     ApiCommandHandler handler, Log log)
     : board_(board), tokens_(tokens), handler_(std::move(handler)), log_(std::move(log)) {}
 
 void ApiRouter::LogLine(const std::string& line) const {
@@ -252,7 +253,7 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
   if (n == 1 && (s[0] == "healthz" || s[0] == "readyz")) {
     if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
     if (s[0] == "healthz") return Text(200, "ok\n");
-    const Readiness ready = board_.readiness();
+    const actors::Readiness ready = board_.readiness();
     if (ready.ready) return Text(200, "ok\n");
     return Text(503, "not ready: " + ready.reason + "\n");
   }
@@ -282,7 +283,7 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
       if (!set) return ApiError(404, "applicationset \"" + s[3] + "\" not found");
       return JsonResponse(200, Dump(*set));
     }
-    if (WantsWatch(request.query)) return WatchOf(StatusBoard::kAppSets);
+    if (WantsWatch(request.query)) return WatchOf(actors::StatusBoard::kAppSets);
     // Input files that failed to load are listed beside the sets: a set whose file is broken
     // may have no entry of its own to carry the error.
     Json errors = Json::array();
@@ -305,15 +306,15 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
       if (!app) return ApiError(404, "application \"" + s[3] + "\" not found");
       return JsonResponse(200, Dump(*app));
     }
-    if (WantsWatch(request.query)) return WatchOf(StatusBoard::kApplications);
+    if (WantsWatch(request.query)) return WatchOf(actors::StatusBoard::kApplications);
     return JsonResponse(200, ListBody("ApplicationList", board_.Applications()));
   }
 
   if (api && n == 3 && s[2] == "clusters") {
     if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
-    if (WantsWatch(request.query)) return WatchOf(StatusBoard::kClusters);
+    if (WantsWatch(request.query)) return WatchOf(actors::StatusBoard::kClusters);
     Json items = Json::array();
-    for (const ClusterStatus& c : board_.Clusters()) items.push_back(ClusterJson(c));
+    for (const actors::ClusterStatus& c : board_.Clusters()) items.push_back(ClusterJson(c));
     return JsonResponse(200, Dump(Json{{"items", std::move(items)}}));
   }
 
@@ -321,7 +322,7 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
   // namespace, kind and name (WorkloadApiTest.WorkloadsAreListedInOrder).
   if (api && n == 3 && s[2] == "workloads") {
     if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
-    if (WantsWatch(request.query)) return WatchOf(StatusBoard::kWorkloads);
+    if (WantsWatch(request.query)) return WatchOf(actors::StatusBoard::kWorkloads);
     Json items = Json::array();
     for (const auto& w : board_.Workloads()) items.push_back(*w);
     return JsonResponse(200, Dump(Json{{"items", std::move(items)}}));
@@ -390,4 +391,4 @@ ApiResponse ApiRouter::Mutate(const ApiRequest& request, const std::string& kind
   return JsonResponse(status, Dump(Json{{"code", status}, {"message", result.message}}));
 }
 
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

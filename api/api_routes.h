@@ -30,11 +30,11 @@
 #include <utility>
 #include <vector>
 
-#include "actors/api_command.h"
-#include "actors/api_token.h"
 #include "actors/status_board.h"
+#include "api/api_command.h"
+#include "api/api_token.h"
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 
 struct ApiRequest {
   std::string method;
@@ -65,7 +65,8 @@ class ApiRouter {
   using Log = std::function<void(const std::string&)>;
 
   // `handler` may be empty: mutations are then answered 503. `log` nullptr = stderr.
-  ApiRouter(const StatusBoard& board, ApiTokenSource& tokens, ApiCommandHandler handler, Log log);
+  ApiRouter(const actors::StatusBoard& board, ApiTokenSource& tokens, ApiCommandHandler handler,
+            Log log);
 
   ApiResponse Handle(const ApiRequest& request) const noexcept;
 
@@ -78,7 +79,7 @@ class ApiRouter {
   ApiResponse Mutate(const ApiRequest& request, const std::string& kind,
                      const std::string& target) const;
 
-  const StatusBoard& board_;
+  const actors::StatusBoard& board_;
   ApiTokenSource& tokens_;
   ApiCommandHandler handler_;
   Log log_;
@@ -88,4 +89,4 @@ class ApiRouter {
 // log line, so a request cannot forge log lines.
 std::string LogSafe(const std::string& text);
 
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

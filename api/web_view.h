@@ -15,7 +15,7 @@
 
 #include <string>
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 
 struct WebViewPage {
   std::string html;                     // the whole document, UTF-8
@@ -24,4 +24,4 @@ struct WebViewPage {
 
 const WebViewPage& WebView();
 
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

@@ -3,11 +3,13 @@
 #include <string>
 #include <vector>
 
-#include "actors/api_token.h"
-#include "tests/actors/api_test_fixture.h"
+#include "api/api_token.h"
+#include "tests/api/api_test_fixture.h"
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 namespace {
+
+using actors::StatusBoard;
 
 using engine::Json;
 using testing::ApiServerFixture;
@@ -186,4 +188,4 @@ TEST_F(ApiAuthTest, NoTokenFileConfigured) {
 }
 
 }  // namespace
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

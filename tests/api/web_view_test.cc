@@ -1,6 +1,6 @@
 // GET / serves the web view: one self-contained page whose Content-Security-Policy admits exactly
 // its own inline style and script (by SHA-256) and nothing from anywhere else.
-#include "actors/web_view.h"
+#include "api/web_view.h"
 
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
@@ -9,11 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "tests/actors/api_test_client.h"
-#include "tests/actors/api_test_fixture.h"
+#include "tests/api/api_test_client.h"
+#include "tests/api/api_test_fixture.h"
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 namespace {
+
+using actors::StatusBoard;
 
 using testing::ApiServerFixture;
 using testing::Http;
@@ -120,4 +122,4 @@ TEST_F(WebViewTest, PageLoadsNothingElse) {
 }
 
 }  // namespace
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

@@ -5,11 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "tests/actors/api_test_client.h"
-#include "tests/actors/api_test_fixture.h"
+#include "tests/api/api_test_client.h"
+#include "tests/api/api_test_fixture.h"
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 namespace {
+
+using actors::StatusBoard;
 
 using testing::ApiServerFixture;
 using testing::Http;
@@ -68,4 +70,4 @@ TEST_F(ApiRefreshTest, Refresh) {
 }
 
 }  // namespace
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

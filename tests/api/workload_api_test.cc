@@ -7,10 +7,12 @@
 #include <vector>
 
 #include "actors/status_board.h"
-#include "tests/actors/api_test_fixture.h"
+#include "tests/api/api_test_fixture.h"
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 namespace {
+
+using actors::StatusBoard;
 
 using engine::Json;
 using testing::ApiServerFixture;
@@ -75,4 +77,4 @@ TEST_F(WorkloadApiTest, OnlyGetAndHead) {
 }
 
 }  // namespace
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

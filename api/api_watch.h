@@ -23,7 +23,7 @@
 
 #include "actors/status_board.h"
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 
 struct WatchOptions {
   std::chrono::milliseconds keepalive{15000};
@@ -42,11 +42,11 @@ enum class WatchEnd {
 const char* WatchEndName(WatchEnd end);
 
 // `write` gets whole lines and returns false when the connection is gone.
-WatchEnd StreamWatch(const StatusBoard& board, const std::string& collection,
+WatchEnd StreamWatch(const actors::StatusBoard& board, const std::string& collection,
                      const WatchOptions& options, const std::atomic<bool>& cancelled,
                      const std::function<bool(std::string_view)>& write);
 
 // One watch line (with its trailing newline) for an event type and object.
 std::string WatchLine(const char* type, const engine::Json& object);
 
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

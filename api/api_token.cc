@@ -1,4 +1,4 @@
-#include "actors/api_token.h"
+#include "api/api_token.h"
 
 #include <cerrno>
 #include <cstdio>
@@ -6,7 +6,7 @@
 #include <system_error>
 #include <utility>
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 namespace {
 
 // A token is a line of text; anything larger is a wrong path (a binary, a log), not a token.
@@ -120,4 +120,4 @@ ApiTokenSource::Verdict ApiTokenSource::Check(std::string_view presented) {
   return ConstantTimeEquals(*token_, presented) ? Verdict::kAccepted : Verdict::kWrong;
 }
 
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

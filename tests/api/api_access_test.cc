@@ -3,9 +3,9 @@
 #include <fstream>
 #include <string>
 
-#include "tests/actors/api_test_fixture.h"
+#include "tests/api/api_test_fixture.h"
 
-namespace fleetwave::actors::testing {
+namespace fleetwave::api::testing {
 namespace {
 
 class ApiAccessTest : public ApiServerFixture {};
@@ -63,4 +63,4 @@ TEST_F(ApiAccessTest, TlsIsRefusedWithTheReasonAndTheWayOut) {
 }
 
 }  // namespace
-}  // namespace fleetwave::actors::testing
+}  // namespace fleetwave::api::testing

@@ -14,11 +14,13 @@
 #include <string>
 #include <vector>
 
-#include "actors/api_server.h"
 #include "actors/status_board.h"
-#include "tests/actors/api_test_client.h"
+#include "api/api_server.h"
+#include "tests/api/api_test_client.h"
 
-namespace fleetwave::actors::testing {
+namespace fleetwave::api::testing {
+
+using actors::StatusBoard;
 
 class ApiServerFixture : public ::testing::Test {
  protected:
@@ -105,4 +107,4 @@ class ApiServerFixture : public ::testing::Test {
   bool throw_in_handler_ = false;
 };
 
-}  // namespace fleetwave::actors::testing
+}  // namespace fleetwave::api::testing

@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-namespace fleetwave::actors::testing {
+namespace fleetwave::api::testing {
 
 struct HttpResult {
   int status = 0;                              // 0: no parsable response (see error)
@@ -99,4 +99,4 @@ inline HttpResult Http(int port, const std::string& method, const std::string& p
   return RawHttp(port, raw);
 }
 
-}  // namespace fleetwave::actors::testing
+}  // namespace fleetwave::api::testing

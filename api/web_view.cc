@@ -1,23 +1,23 @@
-#include "actors/web_view.h"
+#include "api/web_view.h"
 
 #include <openssl/evp.h>
 #include <openssl/sha.h>
 
 #include <string_view>
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 namespace {
 
 // The page's three parts, each a raw string literal in its own file so it reads as CSS, HTML
 // and JavaScript. Nothing in them refers to anything outside the page.
 constexpr std::string_view kStyle =
-#include "actors/web_view_style.inc"
+#include "api/web_view_style.inc"
     ;
 constexpr std::string_view kBody =
-#include "actors/web_view_body.inc"
+#include "api/web_view_body.inc"
     ;
 constexpr std::string_view kScript =
-#include "actors/web_view_script.inc"
+#include "api/web_view_script.inc"
     ;
 
 // CSP source expression for an inline element's exact text: 'sha256-<base64 of its digest>'.
@@ -58,4 +58,4 @@ const WebViewPage& WebView() {
   return page;
 }
 
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

@@ -1,8 +1,8 @@
-#include "actors/api_watch.h"
+#include "api/api_watch.h"
 
 #include <vector>
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 namespace {
 
 const std::string& BookmarkLine() {
@@ -37,11 +37,12 @@ std::string WatchLine(const char* type, const engine::Json& object) {
   return line;
 }
 
-WatchEnd StreamWatch(const StatusBoard& board, const std::string& collection,
+WatchEnd StreamWatch(const actors::StatusBoard& board, const std::string& collection,
                      const WatchOptions& options, const std::atomic<bool>& cancelled,
                      const std::function<bool(std::string_view)>& write) {
   uint64_t cursor = 0;
-  std::optional<std::vector<StatusBoard::JsonPtr>> items = board.Snapshot(collection, &cursor);
+  std::optional<std::vector<actors::StatusBoard::JsonPtr>> items =
+      board.Snapshot(collection, &cursor);
   if (!items) return WatchEnd::kUnknown;
 
   // Serialising happens here, on the watcher's own thread, never under the board's lock.
@@ -62,22 +63,22 @@ WatchEnd StreamWatch(const StatusBoard& board, const std::string& collection,
   items.reset();
   if (!add(BookmarkLine()) || !flush()) return WatchEnd::kWriteFailed;
 
-  std::vector<Change> changes;
+  std::vector<actors::Change> changes;
   while (true) {
     const auto deadline = std::chrono::steady_clock::now() + options.keepalive;
     switch (board.feed().Next(collection, &cursor, deadline, cancelled, &changes)) {
-      case ChangeFeed::Read::kCancelled:
+      case actors::ChangeFeed::Read::kCancelled:
         return WatchEnd::kCancelled;
-      case ChangeFeed::Read::kBehind:
+      case actors::ChangeFeed::Read::kBehind:
         return WatchEnd::kBehind;
-      case ChangeFeed::Read::kTimedOut:
+      case actors::ChangeFeed::Read::kTimedOut:
         // The keepalive: a proxy or browser sees the connection is alive, and a dead client is
         // found by the failing write within one interval.
         if (!write(BookmarkLine())) return WatchEnd::kWriteFailed;
         break;
-      case ChangeFeed::Read::kChanges:
-        for (const Change& c : changes) {
-          if (c.object && !add(WatchLine(ChangeTypeName(c.type), *c.object))) {
+      case actors::ChangeFeed::Read::kChanges:
+        for (const actors::Change& c : changes) {
+          if (c.object && !add(WatchLine(actors::ChangeTypeName(c.type), *c.object))) {
             return WatchEnd::kWriteFailed;
           }
         }
@@ -88,4 +89,4 @@ WatchEnd StreamWatch(const StatusBoard& board, const std::string& collection,
   }
 }
 
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api

@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-namespace fleetwave::actors {
+namespace fleetwave::api {
 
 // Compares without an early exit, so the time taken does not reveal how much of a guess matched
 // (ApiTokenTest.ConstantTimeEquals).
@@ -60,4 +60,4 @@ class ApiTokenSource {
   std::string last_error_;            // logged condition, to log each change once
 };
 
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::api
