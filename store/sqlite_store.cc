@@ -4,11 +4,14 @@
 
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "store/failpoint.h"
+#include "store/state_identity.h"
 #include "store/state_lock.h"
+#include "store/store_health.h"
 
 namespace fleetwave::store {
 namespace {
@@ -24,8 +27,24 @@ const std::vector<const char*> kMigrations = {
     "CREATE TABLE meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;"
     "INSERT INTO meta (name, value) SELECT 'revision', CASE WHEN COUNT(*) = 0 THEN 0 ELSE 1 END "
     "FROM kv;",
+    // 2 -> 3: the database's identity (state_identity.h), matched against <dir>/state-id.
+    "CREATE TABLE info (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;",
 };
-static_assert(kSchemaVersion == 2, "add the migration to kMigrations");
+static_assert(kSchemaVersion == 3, "add the migration to kMigrations");
+
+// The schema version that stores the identity.
+constexpr int kIdentityVersion = 3;
+
+// SQLite's verdict that the file itself cannot be trusted: corrupt pages, not a database, or a
+// table of the schema missing (dropped by hand). Such a failure is sticky (store_health.h).
+bool Unreadable(sqlite3* db) {
+  if (db == nullptr) return false;
+  const int code = sqlite3_errcode(db) & 0xff;
+  if (code == SQLITE_CORRUPT || code == SQLITE_NOTADB) return true;
+  const std::string message = sqlite3_errmsg(db);
+  return code == SQLITE_ERROR &&
+         (message.rfind("no such table", 0) == 0 || message.rfind("no such column", 0) == 0);
+}
 
 struct StmtDeleter {
   void operator()(sqlite3_stmt* s) const { sqlite3_finalize(s); }
@@ -42,9 +61,14 @@ std::string PrefixEnd(std::string prefix) {
 
 class SqliteStore final : public Store {
  public:
-  SqliteStore(sqlite3* db, std::string path, std::unique_ptr<StateLock> lock)
-      : db_(db), path_(std::move(path)), lock_(std::move(lock)) {}
-  ~SqliteStore() override { sqlite3_close_v2(db_); }
+  // `db` null: the database could not be used at open; `health` is stuck on why, and every
+  // call returns that.
+  SqliteStore(sqlite3* db, std::string path, std::vector<std::unique_ptr<StateLock>> locks,
+              std::shared_ptr<StoreHealth> health)
+      : db_(db), path_(std::move(path)), locks_(std::move(locks)), health_(std::move(health)) {}
+  ~SqliteStore() override {
+    if (db_ != nullptr) sqlite3_close_v2(db_);
+  }
 
   GetResult Get(const std::string& key) override;
   ListResult List(const std::string& prefix) override;
@@ -52,9 +76,16 @@ class SqliteStore final : public Store {
   int64_t Revision() override;
 
  private:
-  Status Error(const std::string& what) const {
-    return {Code::kIo, path_ + ": " + what + ": " + sqlite3_errmsg(db_)};
+  // The failure of the current call, reported to the health (sticky when the file itself
+  // cannot be trusted).
+  Status Error(const std::string& what) {
+    Status status{Code::kIo, path_ + ": " + what + ": " + sqlite3_errmsg(db_)};
+    health_->Report(status, Unreadable(db_));
+    return status;
   }
+  // The health's sticky failure, if any: the call must return it without touching the file.
+  bool Blocked(Status* why) const { return health_->Blocked(why); }
+  void Succeeded() { health_->Report(Status{}); }
   bool Prepare(const char* sql, Stmt& out) {
     sqlite3_stmt* s = nullptr;
     const int rc = sqlite3_prepare_v2(db_, sql, -1, &s, nullptr);
@@ -72,7 +103,8 @@ class SqliteStore final : public Store {
   std::mutex mu_;
   sqlite3* db_;
   const std::string path_;
-  std::unique_ptr<StateLock> lock_;  // released after the database is closed
+  std::vector<std::unique_ptr<StateLock>> locks_;  // released after the database is closed
+  std::shared_ptr<StoreHealth> health_;
 };
 
 void BindText(sqlite3_stmt* s, int i, const std::string& v) {
@@ -107,6 +139,7 @@ int64_t SqliteStore::KeyRevision(const std::string& key) {
 GetResult SqliteStore::Get(const std::string& key) {
   std::lock_guard<std::mutex> lock(mu_);
   GetResult out;
+  if (Blocked(&out.status)) return out;
   Stmt s;
   if (!Prepare("SELECT value, revision FROM kv WHERE key = ?1", s)) {
     out.status = Error("get " + key);
@@ -115,8 +148,10 @@ GetResult SqliteStore::Get(const std::string& key) {
   BindText(s.get(), 1, key);
   const int rc = sqlite3_step(s.get());
   if (rc == SQLITE_DONE) {
+    Succeeded();
     out.status = {Code::kNotFound, key + ": not found"};
   } else if (rc == SQLITE_ROW) {
+    Succeeded();
     out.entry = {key, ColumnBytes(s.get(), 0), sqlite3_column_int64(s.get(), 1)};
   } else {
     out.status = Error("get " + key);
@@ -127,6 +162,7 @@ GetResult SqliteStore::Get(const std::string& key) {
 ListResult SqliteStore::List(const std::string& prefix) {
   std::lock_guard<std::mutex> lock(mu_);
   ListResult out;
+  if (Blocked(&out.status)) return out;
   const std::string end = PrefixEnd(prefix);
   Stmt s;
   // One read transaction: the entries and the revision are one consistent view.
@@ -151,6 +187,8 @@ ListResult SqliteStore::List(const std::string& prefix) {
   if (rc != SQLITE_DONE || out.revision < 0) {
     out.status = Error("list " + prefix);
     out.entries.clear();
+  } else {
+    Succeeded();
   }
   Exec("COMMIT");
   return out;
@@ -158,12 +196,21 @@ ListResult SqliteStore::List(const std::string& prefix) {
 
 int64_t SqliteStore::Revision() {
   std::lock_guard<std::mutex> lock(mu_);
-  return ReadRevision();
+  Status blocked;
+  if (Blocked(&blocked)) return -1;
+  const int64_t revision = ReadRevision();
+  if (revision < 0) {
+    Error("read revision");
+  } else {
+    Succeeded();
+  }
+  return revision;
 }
 
 WriteResult SqliteStore::Commit(const std::vector<Op>& ops) {
   std::lock_guard<std::mutex> lock(mu_);
   WriteResult out;
+  if (Blocked(&out.status)) return out;
   for (const Op& op : ops) {
     if (op.key.empty()) {
       out.status = {Code::kInvalid, "empty key"};
@@ -172,7 +219,11 @@ WriteResult SqliteStore::Commit(const std::vector<Op>& ops) {
   }
   if (ops.empty()) {
     out.revision = ReadRevision();
-    if (out.revision < 0) out.status = Error("read revision");
+    if (out.revision < 0) {
+      out.status = Error("read revision");
+    } else {
+      Succeeded();
+    }
     return out;
   }
   // IMMEDIATE: take the write lock now, so the comparisons below and the writes see one
@@ -231,6 +282,7 @@ WriteResult SqliteStore::Commit(const std::vector<Op>& ops) {
   // Durable from here (WAL + synchronous=FULL fsyncs the log on commit); the caller has not
   // been told yet.
   Failpoint(kFailAfterCommit);
+  Succeeded();
   out.revision = next;
   return out;
 }
@@ -271,10 +323,57 @@ bool QueryOne(sqlite3* db, const char* sql, std::string& out) {
   return true;
 }
 
+// The database's identity (kIdentityVersion and later), nullopt when none is stored. False
+// when it cannot be read.
+bool ReadIdentity(sqlite3* db, std::optional<std::string>& out) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db, "SELECT value FROM info WHERE name = 'identity'", -1, &raw, nullptr) !=
+      SQLITE_OK) {
+    return false;
+  }
+  Stmt s(raw);
+  const int rc = sqlite3_step(s.get());
+  if (rc == SQLITE_DONE) {
+    out.reset();
+    return true;
+  }
+  if (rc != SQLITE_ROW) return false;
+  const unsigned char* text = sqlite3_column_text(s.get(), 0);
+  out = text == nullptr ? "" : reinterpret_cast<const char*>(text);
+  return true;
+}
+
+bool WriteIdentity(sqlite3* db, const std::string& identity) {
+  sqlite3_stmt* raw = nullptr;
+  if (sqlite3_prepare_v2(db,
+                         "INSERT INTO info (name, value) VALUES ('identity', ?1) "
+                         "ON CONFLICT (name) DO UPDATE SET value = excluded.value",
+                         -1, &raw, nullptr) != SQLITE_OK) {
+    return false;
+  }
+  Stmt s(raw);
+  BindText(s.get(), 1, identity);
+  return sqlite3_step(s.get()) == SQLITE_DONE;
+}
+
+// How the database file looks before SQLite touches it.
+std::string DatabaseState(const std::string& path, bool* missing_or_empty) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  *missing_or_empty = true;
+  if (!std::filesystem::exists(status)) return "is missing";
+  if (std::filesystem::is_regular_file(status) && std::filesystem::file_size(path, ec) == 0) {
+    return "is empty (0 bytes)";
+  }
+  *missing_or_empty = false;
+  return "has no identity";
+}
+
 }  // namespace
 
-OpenResult OpenSqliteStore(const std::string& db_path) {
+OpenResult OpenSqliteStore(const std::string& db_path, const OpenOptions& options) {
   OpenResult out;
+  std::vector<std::unique_ptr<StateLock>> locks;
   std::string dir = std::filesystem::path(db_path).parent_path().string();
   if (dir.empty()) dir = ".";
   StateLock::Acquired acquired = StateLock::Acquire(dir);
@@ -282,14 +381,52 @@ OpenResult OpenSqliteStore(const std::string& db_path) {
     out.status = acquired.status;
     return out;
   }
+  locks.push_back(std::move(acquired.lock));
 
+  // What the state directory remembers, before anything is created: a marker with a missing
+  // or empty database is refused here, leaving both as they are.
+  const std::string marker_path = MarkerPath(db_path);
+  const Marker marker = ReadMarker(marker_path);
+  if (!marker.status.ok()) {
+    out.status = marker.status;
+    return out;
+  }
+  const std::string resolved = ResolveDatabasePath(db_path);
+  bool missing_or_empty = false;
+  std::string db_state = DatabaseState(resolved, &missing_or_empty);
+  if (missing_or_empty) {
+    IdentityDecision d = DecideIdentity(db_path, marker_path, marker, std::nullopt, db_state,
+                                        options.accept_empty_state);
+    if (d.action == IdentityDecision::Action::kRefuse) {
+      out.status = d.status;
+      return out;
+    }
+  }
+  // The database file itself, resolved: a symlink from another state directory meets this.
+  acquired = StateLock::AcquireDatabase(db_path, resolved);
+  if (!acquired.status.ok()) {
+    out.status = acquired.status;
+    return out;
+  }
+  locks.push_back(std::move(acquired.lock));
+
+  auto health = std::make_shared<StoreHealth>();
   sqlite3* db = nullptr;
   const int rc =
-      sqlite3_open_v2(db_path.c_str(), &db,
+      sqlite3_open_v2(resolved.c_str(), &db,
                       SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   auto fail = [&](Code code, const std::string& message) {
     out.status = {code, message};
     sqlite3_close_v2(db);
+    return std::move(out);
+  };
+  // The file cannot be trusted (corrupt, not a database, a table missing): the store opens
+  // stuck on that failure, so the daemon serves its API and says why, and acts on nothing.
+  auto unusable = [&](const std::string& what, const std::string& message) {
+    health->Report({Code::kIo, db_path + ": " + what + ": " + message}, /*sticky=*/true);
+    sqlite3_close_v2(db);
+    out.health = health;
+    out.store = std::make_unique<SqliteStore>(nullptr, db_path, std::move(locks), health);
     return std::move(out);
   };
   if (rc != SQLITE_OK) {
@@ -299,6 +436,7 @@ OpenResult OpenSqliteStore(const std::string& db_path) {
   std::string value;
   // Read the version before changing anything: a newer database is left exactly as it is.
   if (!QueryOne(db, "PRAGMA user_version", value)) {
+    if (Unreadable(db)) return unusable("cannot be read", sqlite3_errmsg(db));
     return fail(Code::kIo, db_path + ": cannot read schema version: " + sqlite3_errmsg(db));
   }
   const int version = std::stoi(value);
@@ -307,9 +445,25 @@ OpenResult OpenSqliteStore(const std::string& db_path) {
                                    " is newer than this fleetwave supports (" +
                                    std::to_string(kSchemaVersion) + ")");
   }
+  // A marker, and a database from before identities (or a fresh one): not the marker's.
+  if (version < kIdentityVersion && marker.exists) {
+    IdentityDecision d = DecideIdentity(db_path, marker_path, marker, std::nullopt,
+                                        version == 0 ? "has no schema" : "has no identity",
+                                        options.accept_empty_state);
+    if (d.action == IdentityDecision::Action::kRefuse) return fail(d.status.code, d.status.message);
+  }
+  if (version > 0) {
+    // Pages the b-trees cannot walk (bytes overwritten in the middle of the file).
+    if (!QueryOne(db, "PRAGMA quick_check", value)) {
+      if (Unreadable(db)) return unusable("cannot be read", sqlite3_errmsg(db));
+      return fail(Code::kIo, db_path + ": quick_check failed: " + sqlite3_errmsg(db));
+    }
+    if (value != "ok") return unusable("quick_check found damage", value);
+  }
   // WAL + FULL: a commit returns only after the log is fsync'd. busy_timeout only matters
   // for tools reading the file by hand; the state lock keeps other fleetwaves out.
   if (!QueryOne(db, "PRAGMA journal_mode = WAL", value) || value != "wal") {
+    if (Unreadable(db)) return unusable("cannot be read", sqlite3_errmsg(db));
     return fail(Code::kIo, db_path + ": cannot enable WAL (journal_mode is " + value + ")");
   }
   if (sqlite3_exec(db, "PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;", nullptr, nullptr,
@@ -317,15 +471,57 @@ OpenResult OpenSqliteStore(const std::string& db_path) {
     return fail(Code::kIo, db_path + ": " + sqlite3_errmsg(db));
   }
   Status migrated = Migrate(db, db_path, version);
-  if (!migrated.ok()) return fail(migrated.code, migrated.message);
-  out.store = std::make_unique<SqliteStore>(db, db_path, std::move(acquired.lock));
+  if (!migrated.ok()) {
+    if (Unreadable(db)) return unusable("cannot be migrated", sqlite3_errmsg(db));
+    return fail(migrated.code, migrated.message);
+  }
+  // Every table of the schema is there (a dropped one passes quick_check).
+  if (!QueryOne(db, "SELECT value FROM meta WHERE name = 'revision'", value) ||
+      !QueryOne(db, "SELECT COUNT(*) FROM kv", value)) {
+    if (Unreadable(db)) return unusable("cannot be read", sqlite3_errmsg(db));
+    return fail(Code::kIo, db_path + ": cannot be read: " + sqlite3_errmsg(db));
+  }
+  std::optional<std::string> identity;
+  if (!ReadIdentity(db, identity)) {
+    if (Unreadable(db)) return unusable("cannot be read", sqlite3_errmsg(db));
+    return fail(Code::kIo, db_path + ": cannot read its identity: " + sqlite3_errmsg(db));
+  }
+  IdentityDecision d =
+      DecideIdentity(db_path, marker_path, marker, identity,
+                     identity ? "has identity " + *identity : std::string("has no identity"),
+                     options.accept_empty_state);
+  switch (d.action) {
+    case IdentityDecision::Action::kRefuse:
+      return fail(d.status.code, d.status.message);
+    case IdentityDecision::Action::kKeep:
+      break;
+    case IdentityDecision::Action::kWriteMarker:
+      if (Status w = WriteMarker(marker_path, *identity); !w.ok()) return fail(w.code, w.message);
+      out.notes.push_back(d.note);
+      break;
+    case IdentityDecision::Action::kCreate: {
+      // The database first: a crash before the marker is written leaves a database with an
+      // identity and no marker, which the next open completes.
+      const std::string fresh = NewIdentity();
+      if (!WriteIdentity(db, fresh)) {
+        return fail(Code::kIo, db_path + ": cannot store its identity: " + sqlite3_errmsg(db));
+      }
+      if (Status w = WriteMarker(marker_path, fresh); !w.ok()) return fail(w.code, w.message);
+      out.notes.push_back(d.note.empty() ? db_path + ": new state database (identity " + fresh +
+                                               ", recorded in " + marker_path + ")"
+                                         : d.note + " (identity " + fresh + ")");
+      break;
+    }
+  }
+  out.health = health;
+  out.store = std::make_unique<SqliteStore>(db, db_path, std::move(locks), health);
   return out;
 }
 
-OpenResult OpenStore(const std::string& state_url) {
+OpenResult OpenStore(const std::string& state_url, const OpenOptions& options) {
   static const std::string kSqlite = "sqlite://";
   if (state_url.compare(0, kSqlite.size(), kSqlite) == 0 && state_url.size() > kSqlite.size()) {
-    return OpenSqliteStore(state_url.substr(kSqlite.size()));
+    return OpenSqliteStore(state_url.substr(kSqlite.size()), options);
   }
   OpenResult out;
   out.status = {Code::kInvalid, "state: unsupported URL \"" + state_url +

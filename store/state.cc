@@ -99,11 +99,30 @@ std::vector<std::string> Split(const std::string& rest) {
   return out;
 }
 
-// Decodes a stored JSON value; a value that does not parse is reported, never thrown.
-bool Decode(const Entry& e, Record& out, Status& status) {
+// The JSON type a record of that key holds: every record is an object but the set's
+// conditions (a list) and an applied spec hash (a string).
+enum class Shape { kObject, kArray, kString };
+const char* ShapeName(Shape shape) {
+  return shape == Shape::kObject ? "an object" : shape == Shape::kArray ? "an array" : "a string";
+}
+bool HasShape(const Json& v, Shape shape) {
+  return shape == Shape::kObject  ? v.is_object()
+         : shape == Shape::kArray ? v.is_array()
+                                  : v.is_string();
+}
+
+// Decodes a stored JSON value of the expected shape; a value that does not parse or has another
+// type is reported (kCorrupt, naming the key), never thrown and never read as a default.
+bool Decode(const Entry& e, Shape shape, Record& out, Status& status) {
   Json v = Json::parse(e.value, nullptr, /*allow_exceptions=*/false);
   if (v.is_discarded()) {
     status = {Code::kCorrupt, e.key + ": stored value is not JSON"};
+    return false;
+  }
+  if (!HasShape(v, shape)) {
+    status = {Code::kCorrupt, e.key + ": stored value must be " + std::string(ShapeName(shape)) +
+                                  ", not " + (v.is_array() || v.is_object() ? "an " : "a ") +
+                                  v.type_name()};
     return false;
   }
   out = {std::move(v), e.revision};
@@ -189,21 +208,29 @@ Loaded<AppSetRecords> State::LoadAppSet(const std::string& appset) {
   out.value.revision = list.revision;
   for (const Entry& e : list.entries) {
     Record record;
-    if (!Decode(e, record, out.status)) return out;
     const std::vector<std::string> parts = Split(e.key.substr(prefix.size()));
+    std::map<std::string, Record>* target = nullptr;
+    if (parts.size() == 2) {
+      target = parts[0] == "status"      ? &out.value.statuses
+               : parts[0] == "pin"       ? &out.value.pins
+               : parts[0] == "applied"   ? &out.value.applied_hashes
+               : parts[0] == "operation" ? &out.value.operations
+               : parts[0] == "spec"      ? &out.value.specs
+                                         : nullptr;
+    }
+    const bool single = parts.size() == 1 && (parts[0] == "conditions" || parts[0] == "rollout");
+    // Keys of a newer layout are ignored rather than misread.
+    if (target == nullptr && !single) continue;
+    const Shape shape = single && parts[0] == "conditions"    ? Shape::kArray
+                        : target == &out.value.applied_hashes ? Shape::kString
+                                                              : Shape::kObject;
+    if (!Decode(e, shape, record, out.status)) return out;
     if (parts.size() == 1 && parts[0] == "conditions") {
       out.value.conditions = std::move(record);
     } else if (parts.size() == 1 && parts[0] == "rollout") {
       out.value.rollout = std::move(record);
-    } else if (parts.size() == 2) {
-      std::map<std::string, Record>* target = parts[0] == "status"      ? &out.value.statuses
-                                              : parts[0] == "pin"       ? &out.value.pins
-                                              : parts[0] == "applied"   ? &out.value.applied_hashes
-                                              : parts[0] == "operation" ? &out.value.operations
-                                              : parts[0] == "spec"      ? &out.value.specs
-                                                                        : nullptr;
-      // Keys of a newer layout are ignored rather than misread.
-      if (target != nullptr) (*target)[parts[1]] = std::move(record);
+    } else {
+      (*target)[parts[1]] = std::move(record);
     }
   }
   return out;
@@ -219,7 +246,6 @@ Loaded<std::vector<PendingDeletion>> State::LoadDeletions() {
   const size_t skip = std::string(keys::kDeletionsPrefix).size();
   for (const Entry& e : list.entries) {
     PendingDeletion d;
-    if (!Decode(e, d.record, out.status)) return out;
     const std::vector<std::string> parts = Split(e.key.substr(skip));
     if (parts.size() == 2 && parts[1] == "set") {
       d.appset = parts[0];
@@ -229,6 +255,7 @@ Loaded<std::vector<PendingDeletion>> State::LoadDeletions() {
     } else {
       continue;
     }
+    if (!Decode(e, Shape::kObject, d.record, out.status)) return out;
     out.value.push_back(std::move(d));
   }
   return out;
@@ -244,9 +271,9 @@ Loaded<std::vector<WorkloadRecord>> State::LoadWorkloads(const std::string& clus
   }
   for (const Entry& e : list.entries) {
     WorkloadRecord w;
-    if (!Decode(e, w.record, out.status)) return out;
     const std::vector<std::string> parts = Split(e.key.substr(prefix.size()));
     if (parts.size() != 3) continue;
+    if (!Decode(e, Shape::kObject, w.record, out.status)) return out;
     w.cluster = cluster;
     w.ns = parts[0];
     w.kind = parts[1];

@@ -20,6 +20,8 @@ const char* CodeName(Code code) {
       return "Invalid";
     case Code::kCorrupt:
       return "Corrupt";
+    case Code::kIdentity:
+      return "Identity";
   }
   return "Unknown";
 }

@@ -33,6 +33,8 @@ enum class Code {
   kSchema,    // the database's schema is newer than this binary, or a migration failed
   kInvalid,   // the caller asked for something malformed (bad URL, empty key)
   kCorrupt,   // a stored value does not decode (typed layer)
+  kIdentity,  // the state directory's marker names another database (it vanished, was emptied
+              // or replaced): refused unless the empty state is accepted (state_identity.h)
 };
 
 struct Status {
