@@ -49,6 +49,8 @@ struct Gathered {
   std::optional<store::AppSetRecords> records;
   std::string store_error;
   StoredDeletions deletions;  // read on every gather: the deletion actor writes them too
+  // The gather threw (issue 30): "<set>: internal error: <what>"; nothing else is set.
+  std::string failed;
 };
 using GatheredPtr = std::shared_ptr<const Gathered>;
 
@@ -151,6 +153,7 @@ struct AppSetState {
   // (at most one: `busy`) touches it, on the pool.
   std::shared_ptr<sources::RenderCache> renders = std::make_shared<sources::RenderCache>();
   bool busy = false;
+  bool gather_failed = false;  // the last gather threw: its error is on the set's file
   bool dirty = false;
   // The next reconcile gathers anew (generation, git, renders, deletion marks): at start, on the
   // poll timer, a new spec, a refresh, and after a failed gather. Events from clusters and
@@ -641,6 +644,24 @@ bool NothingToDecide(Self* self, const Gathered& g) {
 
 void OnGathered(Self* self, GatheredPtr g) {
   auto& st = self->state;
+  const auto& publish = st.services->publish;
+  if (!g->failed.empty()) {
+    // Nothing of this gather is known: the last decision stays in force, and the error is on
+    // the set's file in the API until a gather succeeds.
+    Log(self, g->failed + "; the last decision stays in force, retrying at the next poll");
+    if (publish.degraded) publish.degraded("set");
+    if (publish.file) publish.file(st.spec->appset.file, {g->failed});
+    st.gather_failed = true;
+    st.busy = false;
+    st.regather = true;
+    ArmWake(self, st.services->now() + st.spec->poll_interval);
+    AfterDecision(self);
+    return;
+  }
+  if (st.gather_failed) {
+    st.gather_failed = false;
+    if (publish.file) publish.file(st.spec->appset.file, {});
+  }
   if (!g->store_error.empty()) {
     Log(self, "cannot read the state store: " + g->store_error + "; retrying in 5s");
     st.busy = false;
@@ -871,9 +892,17 @@ void Reconcile(Self* self, bool regather, bool poll) {
   const bool load = !st.mirror.has_value();
   std::shared_ptr<sources::RenderCache> renders = st.renders;
   GenerationPtr last = st.last ? st.last->generation : nullptr;
-  st.services->pool->Post([me, spec, source, store, load, renders, last] {
-    caf::anon_send(me, gathered_atom::value, Gather(spec, source, store, load, *renders, last));
-  });
+  // A gather that throws still answers (issue 30), or the actor would stay busy for good.
+  st.services->pool->Post(
+      "appset=" + spec->appset.name,
+      [me, spec, source, store, load, renders, last] {
+        caf::anon_send(me, gathered_atom::value, Gather(spec, source, store, load, *renders, last));
+      },
+      [me](const std::string& error) {
+        auto failed = std::make_shared<Gathered>();
+        failed->failed = error;
+        caf::anon_send(me, gathered_atom::value, GatheredPtr(std::move(failed)));
+      });
 }
 
 // ---- sync attempts ----

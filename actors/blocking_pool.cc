@@ -4,9 +4,26 @@
 #include <iostream>
 
 namespace fleetwave::actors {
+namespace {
 
-BlockingPool::BlockingPool(std::size_t threads, Log log, std::function<void()> on_start)
-    : log_(std::move(log)), inline_(threads == 0) {
+// An exception's text is the library's, and may quote input (a file's line, a response body):
+// only a short excerpt reaches the log and the API.
+constexpr std::size_t kMaxWhat = 200;
+
+std::string Excerpt(const std::string& what) {
+  std::string out;
+  for (char c : what) {
+    if (out.size() >= kMaxWhat) return out + "...(cut)";
+    out += (c == '\n' || c == '\r' || c == '\t') ? ' ' : c;
+  }
+  return out;
+}
+
+}  // namespace
+
+BlockingPool::BlockingPool(std::size_t threads, Log log, std::function<void()> on_start,
+                           std::function<void()> on_job_failed)
+    : log_(std::move(log)), on_job_failed_(std::move(on_job_failed)), inline_(threads == 0) {
   threads_.reserve(threads);
   for (std::size_t i = 0; i < threads; ++i) {
     threads_.emplace_back([this, on_start] {
@@ -18,19 +35,22 @@ BlockingPool::BlockingPool(std::size_t threads, Log log, std::function<void()> o
 
 BlockingPool::~BlockingPool() { Stop(); }
 
-void BlockingPool::Post(std::function<void()> job) {
+void BlockingPool::Post(std::function<void()> job) { Post("", std::move(job), nullptr); }
+
+void BlockingPool::Post(std::string object, std::function<void()> job, Failure on_failure) {
+  Job queued{std::move(object), std::move(job), std::move(on_failure)};
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stop_) return;
   }
   if (inline_) {
-    RunGuarded(job);
+    RunGuarded(queued);
     return;
   }
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stop_) return;
-    queue_.push_back(std::move(job));
+    queue_.push_back(std::move(queued));
   }
   cv_.notify_one();
 }
@@ -55,7 +75,7 @@ std::size_t BlockingPool::queued() const {
 
 void BlockingPool::Work() {
   for (;;) {
-    std::function<void()> job;
+    Job job;
     {
       std::unique_lock<std::mutex> lock(mu_);
       cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
@@ -67,13 +87,30 @@ void BlockingPool::Work() {
   }
 }
 
-void BlockingPool::RunGuarded(const std::function<void()>& job) {
+void BlockingPool::RunGuarded(const Job& job) {
   try {
-    job();
+    job.run();
   } catch (const std::exception& e) {
-    Report(std::string("blocking job failed: ") + e.what());
+    Fail(job, Excerpt(e.what()));
   } catch (...) {
-    Report("blocking job failed: unknown exception");
+    Fail(job, "unknown exception");
+  }
+}
+
+void BlockingPool::Fail(const Job& job, const std::string& what) {
+  const std::string error =
+      (job.object.empty() ? std::string("blocking job failed") : job.object + ": internal error") +
+      ": " + what;
+  Report(job.on_failure ? error : error + " (no one is told: a job without a requester)");
+  if (on_job_failed_) on_job_failed_();
+  if (!job.on_failure) return;
+  // The answer must not be lost to a second exception, nor let one escape the thread.
+  try {
+    job.on_failure(error);
+  } catch (const std::exception& e) {
+    Report(error + "; answering the requester failed too: " + Excerpt(e.what()));
+  } catch (...) {
+    Report(error + "; answering the requester failed too");
   }
 }
 

@@ -4,10 +4,17 @@
 //
 // A fixed set of threads takes closures in FIFO order; with 0 threads every closure runs inside
 // Post, which deterministic actor tests use (the result message then waits in the mailbox for
-// the test scheduler like any other). A closure that throws is logged and the
-// next one runs (a bug costs one job, never the process). Stop() finishes the running closures,
-// drops the queued ones and joins; posting after Stop() is ignored. `on_start` runs first on
-// each thread (the daemon lowers their priority below the cluster client's I/O thread).
+// the test scheduler like any other). Stop() finishes the running closures, drops the queued
+// ones and joins; posting after Stop() is ignored. `on_start` runs first on each thread (the
+// daemon lowers their priority below the cluster client's I/O thread).
+//
+// A closure that throws costs one job, never the process, and never leaves its requester
+// waiting: a job posted with the object it concerns (a file, a set, a cluster) and an
+// `on_failure` answers the requester through it with "<object>: internal error: <what>" (the
+// requester turns that into an error on the object, shown in the API). Every failure is logged
+// naming the object and reported to `on_job_failed` (the daemon counts it in
+// fleetwave_degraded_total{reason="internal"}). A job posted without an object is logged as
+// "blocking job failed" and only counted: post the ones someone waits for with their object.
 #pragma once
 
 #include <condition_variable>
@@ -24,25 +31,36 @@ namespace fleetwave::actors {
 class BlockingPool {
  public:
   using Log = std::function<void(const std::string&)>;
-  BlockingPool(std::size_t threads, Log log = nullptr, std::function<void()> on_start = nullptr);
+  // Called with the job's error ("<object>: internal error: <what>") when the job threw.
+  using Failure = std::function<void(const std::string& error)>;
+  BlockingPool(std::size_t threads, Log log = nullptr, std::function<void()> on_start = nullptr,
+               std::function<void()> on_job_failed = nullptr);
   ~BlockingPool();  // Stop()
   BlockingPool(const BlockingPool&) = delete;
   BlockingPool& operator=(const BlockingPool&) = delete;
 
   void Post(std::function<void()> job);
+  void Post(std::string object, std::function<void()> job, Failure on_failure);
   void Stop();
   std::size_t queued() const;
 
  private:
+  struct Job {
+    std::string object;  // what the job concerns, for its error; may be empty
+    std::function<void()> run;
+    Failure on_failure;
+  };
   void Work();
-  void RunGuarded(const std::function<void()>& job);
+  void RunGuarded(const Job& job);
+  void Fail(const Job& job, const std::string& what);
   void Report(const std::string& message);
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::function<void()>> queue_;
+  std::deque<Job> queue_;
   bool stop_ = false;
   Log log_;
+  std::function<void()> on_job_failed_;
   const bool inline_;
   std::vector<std::thread> threads_;
 };

@@ -43,6 +43,7 @@ struct CoordinatorState {
   DaemonInputs inputs;
   std::map<std::string, std::vector<engine::ApplicationSet>> good_files;
   std::map<std::string, std::vector<std::string>> file_errors;  // what was reported last
+  std::vector<std::string> config_errors;                       // the same, of fleetwave.yaml
 
   std::map<std::string, caf::actor> clusters;  // context -> cluster actor
   // Contexts that left the kubeconfig, kept running while a pending deletion needs them (the
@@ -75,6 +76,13 @@ using Self = caf::stateful_actor<CoordinatorState>;
 
 void Log(Self* self, const std::string& line) {
   if (self->state.config.services->log) self->state.config.services->log(line);
+}
+
+// Counted in fleetwave_degraded_total{reason}.
+void Degraded(Self* self, const char* reason) {
+  if (self->state.config.services->publish.degraded) {
+    self->state.config.services->publish.degraded(reason);
+  }
 }
 
 std::string Join(const std::vector<std::string>& lines) {
@@ -269,11 +277,25 @@ void Merge(Self* self, const DaemonInputs& fresh, bool first) {
     Log(self, std::string(first ? "" : "reload: ") + Join(fresh.config_errors) +
                   (first ? "" : "; the previous configuration stays in force"));
     if (publish.file) publish.file(fresh.config_path, fresh.config_errors);
+    if (fresh.config_errors != st.config_errors && !fresh.load_failed) Degraded(self, "file");
   }
+  st.config_errors = fresh.config_errors;
   // Deletion trusts only complete inputs (product §3.5): an empty or unreadable directory or a
   // configuration that failed keeps the last good inputs in force and marks nothing.
   const bool directory_empty = !fresh.directory_error && fresh.files.empty();
   st.trusted = fresh.config_errors.empty() && !fresh.directory_error && !directory_empty;
+  if (!fresh.directory_error) {
+    // A file that left the directory takes its error with it (the API lists it no more).
+    for (auto it = st.file_errors.begin(); it != st.file_errors.end();) {
+      if (fresh.files.count(it->first) > 0) {
+        ++it;
+        continue;
+      }
+      Log(self, it->first + ": removed; its error is gone");
+      if (publish.file) publish.file(it->first, {});
+      it = st.file_errors.erase(it);
+    }
+  }
   if (fresh.directory_error) {
     Log(self,
         "reload: " + *fresh.directory_error + "; the ApplicationSets loaded before stay in force");
@@ -293,6 +315,7 @@ void Merge(Self* self, const DaemonInputs& fresh, bool first) {
         continue;
       }
       if (st.file_errors[path] != file.errors) {
+        Degraded(self, "file");
         for (const auto& e : file.errors) Log(self, e);
         const bool kept = st.good_files.count(path) > 0;
         Log(self, path + (kept ? ": the last good version stays in force"
@@ -318,9 +341,50 @@ void StartLoad(Self* self) {
   st.ticket_loading = st.ticket_requested;
   caf::actor me = caf::actor_cast<caf::actor>(self);
   auto load = st.config.load;
-  st.config.services->pool->Post([me, load] {
-    caf::anon_send(me, loaded_atom::value, DaemonInputsPtr(std::make_shared<DaemonInputs>(load())));
-  });
+  const std::string config_path =
+      st.inputs.config_path.empty() ? std::string("the configuration") : st.inputs.config_path;
+  // A load that throws still answers: a load whose every part failed, so that everything in
+  // force stays (Merge) and the next reload runs (`loading` is reset by the answer).
+  st.config.services->pool->Post(
+      config_path,
+      [me, load] {
+        caf::anon_send(me, loaded_atom::value,
+                       DaemonInputsPtr(std::make_shared<DaemonInputs>(load())));
+      },
+      [me, config_path](const std::string& error) {
+        auto failed = std::make_shared<DaemonInputs>();
+        failed->config_path = config_path;
+        failed->config_errors = {error + " (the reload failed)"};
+        failed->directory_error = "the reload failed";
+        failed->load_failed = true;
+        caf::anon_send(me, loaded_atom::value, DaemonInputsPtr(std::move(failed)));
+      });
+}
+
+// Runs a step of the coordinator (merging a load, applying it) so that an exception in it is
+// an error on the configuration, shown in the API, never the coordinator's death (which would
+// take every reload with it).
+template <typename Step>
+bool Guarded(Self* self, const char* what, Step step) {
+  std::string error;
+  try {
+    step();
+    return true;
+  } catch (const std::exception& e) {
+    error = e.what();
+  } catch (...) {
+    error = "unknown exception";
+  }
+  if (error.size() > 200) error = error.substr(0, 200) + "...(cut)";
+  auto& st = self->state;
+  const std::string message = st.inputs.config_path + ": internal error " + what + ": " + error +
+                              "; what loaded before stays in force where it could be kept";
+  Log(self, message);
+  Degraded(self, "internal");
+  if (st.config.services->publish.file) {
+    st.config.services->publish.file(st.inputs.config_path, {message});
+  }
+  return false;
 }
 
 void GrantSlots(Self* self) {
@@ -358,7 +422,7 @@ void OnSetDeleted(Self* self, const std::string& name) {
   if (st.config.services->publish.appset_removed) {
     st.config.services->publish.appset_removed(name);
   }
-  Apply(self, false);
+  Guarded(self, "applying a deletion", [&] { Apply(self, false); });
 }
 
 void OnDown(Self* self, const caf::down_msg& down) {
@@ -415,7 +479,7 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
   st.config = std::move(config);
   self->set_down_handler([=](caf::down_msg& down) { OnDown(self, down); });
   SpawnDeleter(self);
-  Merge(self, st.config.initial, true);
+  Guarded(self, "loading the inputs", [&] { Merge(self, st.config.initial, true); });
   st.config.initial = DaemonInputs{};
   if (st.config.services->publish.ready) st.config.services->publish.ready(true);
   return {
@@ -431,14 +495,15 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
         if (s.stopping) return;
         Log(self,
             "reload: " + std::to_string(fresh->files.size()) + " ApplicationSet file(s) read");
-        Merge(self, *fresh, false);
+        const bool merged =
+            Guarded(self, "applying the reload", [&] { Merge(self, *fresh, false); });
         if (s.reload_again) {
           s.reload_again = false;
           StartLoad(self);
           return;
         }
         if (s.config.services->publish.reloaded) {
-          bool ok = fresh->config_errors.empty() && !fresh->directory_error;
+          bool ok = merged && fresh->config_errors.empty() && !fresh->directory_error;
           for (const auto& [path, file] : fresh->files) ok = ok && file.errors.empty();
           s.config.services->publish.reloaded(s.ticket_loading, ok);
         }

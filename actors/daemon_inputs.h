@@ -32,6 +32,8 @@ struct DaemonInputs {
   // The ApplicationSet directory. Unreadable: nothing of it changes (and nothing is deleted).
   std::optional<std::string> directory_error;
   std::map<std::string, AppSetFile> files;  // path -> what it holds
+  // The load itself threw (config_errors says what): counted as internal, not as a bad file.
+  bool load_failed = false;
 };
 
 }  // namespace fleetwave::actors

@@ -44,6 +44,9 @@ struct Publisher {
   // An input file's problems (empty: it loaded); `in_force` says whether a last good version
   // is still used.
   std::function<void(const std::string& file, const std::vector<std::string>& errors)> file;
+  // Something went wrong that the daemon survived, on an object: reason is one of "file",
+  // "set", "cluster", "store", "internal" (a job threw); fleetwave_degraded_total{reason}.
+  std::function<void(const std::string& reason)> degraded;
   std::function<void(bool ready)> ready;
   std::function<void(const std::string& cluster)> cluster_removed;
   // A sync operation ended: trigger rollout|manual|automated, result Succeeded|Failed|Error.

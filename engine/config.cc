@@ -74,6 +74,100 @@ class Reader {
   Issues& issues_;
 };
 
+// ---- limits: (issue 30) ----
+
+// "4194304", "512Ki", "4Mi", "1G": a Kubernetes quantity of bytes without fractions or
+// exponents. nullopt when invalid or beyond size_t.
+std::optional<std::size_t> ParseByteQuantity(const std::string& text) {
+  std::size_t i = 0;
+  std::size_t n = 0;
+  constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
+  for (; i < text.size() && text[i] >= '0' && text[i] <= '9'; ++i) {
+    const std::size_t d = static_cast<std::size_t>(text[i] - '0');
+    if (n > (kMax - d) / 10) return std::nullopt;
+    n = n * 10 + d;
+  }
+  if (i == 0) return std::nullopt;
+  static const std::pair<const char*, std::size_t> kUnits[] = {
+      {"", 1},
+      {"k", 1000},
+      {"M", 1000 * 1000},
+      {"G", 1000 * 1000 * 1000},
+      {"T", 1000ull * 1000 * 1000 * 1000},
+      {"P", 1000ull * 1000 * 1000 * 1000 * 1000},
+      {"E", 1000ull * 1000 * 1000 * 1000 * 1000 * 1000},
+      {"Ki", 1ull << 10},
+      {"Mi", 1ull << 20},
+      {"Gi", 1ull << 30},
+      {"Ti", 1ull << 40},
+      {"Pi", 1ull << 50},
+      {"Ei", 1ull << 60}};
+  const std::string suffix = text.substr(i);
+  for (const auto& [unit, scale] : kUnits) {
+    if (suffix != unit) continue;
+    if (n > kMax / scale) return std::nullopt;
+    return n * scale;
+  }
+  return std::nullopt;
+}
+
+// One budget: a positive integer (`sizes` also take a quantity string). A wrong type or value
+// is an issue naming the key, and the default stays.
+void DecodeLimit(Reader& r, const YAML::Node& n, const std::string& path, bool size,
+                 std::size_t& out) {
+  if (!n) return;
+  const std::string type = TypeOf(n);
+  if (size && type == "string") {
+    const auto v = ParseByteQuantity(n.Scalar());
+    if (!v) {
+      std::string shown = n.Scalar().substr(0, 40);
+      if (shown.size() < n.Scalar().size()) shown += "...(cut)";
+      r.Add(n, path,
+            "invalid size \"" + shown +
+                "\" (an integer of bytes, or a quantity such as 512Ki, 4Mi, 1G)");
+    } else if (*v == 0) {
+      r.Add(n, path, "must be at least 1");
+    } else {
+      out = *v;
+    }
+    return;
+  }
+  const Json v = type == "number" ? YamlToJson(n) : Json();
+  if (!v.is_number_integer()) {
+    r.Add(n, path,
+          "wrong type: expected " + std::string(size ? "integer or quantity string" : "integer") +
+              ", got " + (type == "number" ? std::string("a fraction") : type));
+    return;
+  }
+  if (v.is_number_unsigned() ? v.get<unsigned long long>() == 0 : v.get<long long>() < 1) {
+    r.Add(n, path, "must be at least 1");
+    return;
+  }
+  out = static_cast<std::size_t>(v.get<unsigned long long>());
+}
+
+void DecodeLimits(Reader& r, const YAML::Node& l, InputLimits& out) {
+  struct Key {
+    const char* name;
+    bool size;
+    std::size_t InputLimits::*field;
+  };
+  static const Key kKeys[] = {
+      {"maxFileBytes", true, &InputLimits::max_file_bytes},
+      {"maxAppsPerApplicationSet", false, &InputLimits::max_apps_per_appset},
+      {"maxApplicationBytes", true, &InputLimits::max_application_bytes},
+      {"maxRenderBytes", true, &InputLimits::max_render_bytes},
+      {"maxDocumentDepth", false, &InputLimits::max_document_depth},
+      {"maxTemplateDepth", false, &InputLimits::max_template_depth},
+  };
+  std::set<std::string> allowed;
+  for (const Key& k : kKeys) allowed.insert(k.name);
+  r.Keys(l, "limits", allowed);
+  for (const Key& k : kKeys) {
+    DecodeLimit(r, l[k.name], std::string("limits.") + k.name, k.size, out.*k.field);
+  }
+}
+
 }  // namespace
 
 std::optional<long long> ParseDurationSeconds(const std::string& text) {
@@ -111,7 +205,7 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
   if (!r.Is(doc, "", "object")) return out;
   r.Keys(doc, "",
          {"kubeconfig", "clusters", "applicationSets", "progressiveSyncs", "state", "listen",
-          "apiTokenFile", "apiReadTokenFile", "tls", "git", "deletion", "workloads"});
+          "apiTokenFile", "apiReadTokenFile", "tls", "git", "deletion", "workloads", "limits"});
   if (const YAML::Node k = doc["kubeconfig"]) {
     if (k.IsSequence()) {
       c.kubeconfig = r.StrList(k, "kubeconfig");
@@ -201,6 +295,9 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
       c.workload_kinds = list;
     }
     if (w["namespaces"]) c.workload_namespaces = r.StrList(w["namespaces"], "workloads.namespaces");
+  }
+  if (const YAML::Node l = doc["limits"]; l && r.Is(l, "limits", "object")) {
+    DecodeLimits(r, l, c.limits);
   }
   return out;
 }

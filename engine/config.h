@@ -12,6 +12,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "engine/generate.h"
+#include "engine/input_limits.h"
 #include "engine/issue.h"
 
 namespace fleetwave::engine {
@@ -40,6 +41,9 @@ struct Config {
   long long deletion_grace_period_seconds = 600;
   std::vector<std::string> workload_kinds = {"CloneSet", "Deployment", "StatefulSet", "DaemonSet"};
   std::vector<std::string> workload_namespaces;  // empty = all
+  // `limits:` the budgets on what one input may cost (sizes in bytes: integers or quantities
+  // such as 4Mi); the defaults are InputLimits' own.
+  InputLimits limits;
 };
 
 struct DecodedConfig {

@@ -115,6 +115,9 @@ const Json& ArrayAt(const Json& object, std::initializer_list<std::string_view> 
   return v != nullptr && v->is_array() ? *v : empty;
 }
 
+// fleetwave_degraded_total's reasons, a fixed set.
+constexpr const char* kDegradedReasons[] = {"cluster", "file", "internal", "set", "store"};
+
 prometheus::Family<prometheus::Gauge>& GaugeFamily(prometheus::Registry& r, const char* name,
                                                    const char* help) {
   return prometheus::BuildGauge().Name(name).Help(help).Register(r);
@@ -171,6 +174,10 @@ Metrics::Metrics(BuildInfo build, std::string proc)
           GaugeFamily(*registry_, "fleetwave_config_last_reload_success",
                       "1 when the last load of the configuration file succeeded, else 0."),
           {"file"}),
+      degraded_(CounterFamily(*registry_, "fleetwave_degraded_total",
+                              "Failures the daemon survived, by the kind of object they concern "
+                              "(file, set, cluster, store, internal)."),
+                {"reason"}),
       pending_deletions_(GaugeFamily(*registry_, "fleetwave_pending_deletions",
                                      "Applications of the set waiting to be deleted."),
                          {"appset"}),
@@ -208,6 +215,9 @@ Metrics::Metrics(BuildInfo build, std::string proc)
                      "Evaluations of the progress-deadline engine (each workload update or due "
                      "timer); flat while nothing happens.")
            .Add({});
+  // Every reason exists from the start, at 0: increase() over it needs the series before its
+  // first increment.
+  for (const char* reason : kDegradedReasons) degraded_.Get({reason});
 }
 
 Metrics::~Metrics() {
@@ -495,6 +505,13 @@ void Metrics::ConfigReload(const std::string& file, bool ok) {
 void Metrics::ConfigFileRemoved(const std::string& file) {
   std::lock_guard<std::mutex> lock(mu_);
   config_reload_success_.Erase({file});
+}
+
+void Metrics::Degraded(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bool known = false;
+  for (const char* r : kDegradedReasons) known = known || reason == r;
+  degraded_.Get({known ? reason : "internal"}).Increment();
 }
 
 }  // namespace fleetwave::metrics

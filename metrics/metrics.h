@@ -156,6 +156,10 @@ class Metrics {
   void ConfigReload(const std::string& file, bool ok);
   // The file is no longer part of the configuration.
   void ConfigFileRemoved(const std::string& file);
+  // The daemon survived a failure on an object (issue 30): reason "file" (an input file that
+  // failed to load), "set", "cluster", "store" or "internal" (a job threw); any other reason
+  // counts as "internal".
+  void Degraded(const std::string& reason);
 
  private:
   // The label values an app's state sets hold now, so that an app whose state did not change
@@ -202,6 +206,7 @@ class Metrics {
   Series<prometheus::Counter> cluster_requests_;
   Series<prometheus::Gauge> cluster_up_;
   Series<prometheus::Gauge> config_reload_success_;
+  Series<prometheus::Counter> degraded_;
   Series<prometheus::Gauge> pending_deletions_;
   Series<prometheus::Histogram> reconcile_duration_;
   Series<prometheus::Histogram> rollout_duration_;

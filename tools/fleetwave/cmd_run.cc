@@ -242,13 +242,17 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   std::unique_ptr<store::Store> store = std::move(opened.store);
 
   actors::StatusBoard board;
-  actors::BlockingPool pool(4, log_fn, [] {
-    pthread_setname_np(pthread_self(), "fw-pool");
-    LowerThisThreadsPriority(kBackgroundNiceSteps);
-  });
-  sources::GitSource source;
-  // Before the transport: its I/O thread reports every request to the metrics.
+  // Before the pool (which counts the jobs that threw) and the transport (whose I/O thread
+  // reports every request).
   metrics::Metrics metrics;
+  actors::BlockingPool pool(
+      4, log_fn,
+      [] {
+        pthread_setname_np(pthread_self(), "fw-pool");
+        LowerThisThreadsPriority(kBackgroundNiceSteps);
+      },
+      [&metrics] { metrics.Degraded("internal"); });
+  sources::GitSource source;
   metrics::RequestObserverAdapter<clients::RequestObserver> request_observer(&metrics);
   clients::CurlTransport transport(clients::CurlTransportOptions{0, 0, log_fn});
   clients::ExecRunner exec_runner;
@@ -331,6 +335,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     metrics.ConfigReload(file, e.empty());
     board.SetFileStatus(file, e.empty() ? std::nullopt : std::optional<std::string>(JoinLines(e)));
   };
+  services.publish.degraded = [&metrics](const std::string& reason) { metrics.Degraded(reason); };
   services.publish.ready = [&board, &lifecycle](bool ready) {
     board.SetReady(ready);
     if (ready) lifecycle.CoordinatorReady();

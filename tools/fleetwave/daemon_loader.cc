@@ -1,7 +1,9 @@
 #include "tools/fleetwave/daemon_loader.h"
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
+#include <optional>
 #include <system_error>
 
 #include "cluster-clients/kubeconfig.h"
@@ -25,14 +27,64 @@ std::string Resolve(const std::string& path, const std::string& config_path) {
   return (fs::path(config_path).parent_path() / path).lexically_normal().string();
 }
 
-actors::AppSetFile LoadAppSetFile(const std::string& path,
-                                  const std::vector<engine::ClusterInfo>& clusters) {
+// An exception's text may quote input: a short excerpt only.
+std::string Excerpt(const char* what) {
+  std::string out(what);
+  if (out.size() > 200) out = out.substr(0, 200) + "...(cut)";
+  for (char& c : out) {
+    if (static_cast<unsigned char>(c) < 0x20) c = ' ';
+  }
+  return out;
+}
+
+// What one directory entry is read from, by the directory rules: a regular file itself, a
+// symlink its resolved target only when that stays inside the directory and is a regular file.
+// Anything else is an error naming the entry, and is never opened.
+struct EntrySource {
+  std::string read_from;
+  std::optional<std::string> error;
+};
+
+EntrySource SourceOf(const fs::directory_entry& entry, const fs::path& canonical_dir) {
+  const std::string path = entry.path().string();
+  std::error_code ec;
+  const fs::file_status own = entry.symlink_status(ec);
+  if (ec) return {"", path + ": " + ec.message()};
+  if (fs::is_regular_file(own)) return {path, std::nullopt};
+  if (!fs::is_symlink(own)) {
+    return {"", path + ": not a regular file (a directory, device, fifo or socket); ignored"};
+  }
+  // Where the link leads is not said: it may name a file the directory's writer should not
+  // learn about.
+  const fs::path target = fs::canonical(entry.path(), ec);
+  if (ec) return {"", path + ": a symlink that does not resolve (" + ec.message() + "); ignored"};
+  const fs::path rel = target.lexically_relative(canonical_dir);
+  if (rel.empty() || rel == "." || *rel.begin() == "..") {
+    return {"", path +
+                    ": a symlink to a file outside the ApplicationSet directory; refused (only "
+                    "symlinks that stay inside the directory are read)"};
+  }
+  if (!fs::is_regular_file(fs::status(target, ec)) || ec) {
+    return {"", path + ": a symlink to something that is not a regular file; ignored"};
+  }
+  return {target.string(), std::nullopt};
+}
+
+actors::AppSetFile LoadAppSetFile(const std::string& path, const std::string& read_from,
+                                  const std::vector<engine::ClusterInfo>& clusters,
+                                  const engine::InputLimits& limits) {
   actors::AppSetFile out;
-  engine::LoadedDocuments docs = ReadDocuments(path);
+  ReadOptions read;
+  read.max_bytes = limits.max_file_bytes;
+  read.regular_only = true;
+  read.name = path;
+  engine::LoadedDocuments docs = ReadDocuments(read_from, read);
   for (const auto& issue : docs.issues) out.errors.push_back(engine::FormatIssue(issue));
   if (!out.errors.empty()) return out;
   engine::ValidationInputs inputs;
   inputs.generate_against = &clusters;
+  // limits: passed to GenerateApplications at the merge (through ValidationInputs, once
+  // engine::GenerateApplications takes `const InputLimits&`: `limits` here is config.limits).
   engine::ValidatedDocuments validated = engine::ValidateDocuments(docs.documents, path, inputs);
   for (const auto& issue : validated.issues) out.errors.push_back(engine::FormatIssue(issue));
   if (validated.config) {
@@ -44,11 +96,25 @@ actors::AppSetFile LoadAppSetFile(const std::string& path,
   return out;
 }
 
-}  // namespace
+// One file's load, whatever it throws: an exception is an error on this file only (its last
+// good version stays in force), never the end of the load of every other file.
+actors::AppSetFile LoadAppSetFileGuarded(const std::string& path, const std::string& read_from,
+                                         const std::vector<engine::ClusterInfo>& clusters,
+                                         const engine::InputLimits& limits) {
+  std::string what;
+  try {
+    return LoadAppSetFile(path, read_from, clusters, limits);
+  } catch (const std::exception& e) {
+    what = Excerpt(e.what());
+  } catch (...) {
+    what = "unknown exception";
+  }
+  actors::AppSetFile failed;
+  failed.errors.push_back(path + ": internal error while loading the file: " + what);
+  return failed;
+}
 
-actors::DaemonInputs LoadDaemonInputs(const std::string& config_path) {
-  actors::DaemonInputs out;
-  out.config_path = config_path;
+void LoadConfiguration(const std::string& config_path, actors::DaemonInputs& out) {
   LoadedConfig loaded = LoadConfigFile(config_path);
   for (const auto& issue : loaded.issues) out.config_errors.push_back(engine::FormatIssue(issue));
   out.warnings = loaded.warnings;
@@ -59,28 +125,57 @@ actors::DaemonInputs LoadDaemonInputs(const std::string& config_path) {
     for (const auto& issue : set.errors) out.config_errors.push_back(engine::FormatIssue(issue));
     out.cluster_configs = std::move(set.clusters);
   }
+}
+
+}  // namespace
+
+actors::DaemonInputs LoadDaemonInputs(const std::string& config_path) {
+  actors::DaemonInputs out;
+  out.config_path = config_path;
+  try {
+    LoadConfiguration(config_path, out);
+  } catch (const std::exception& e) {
+    out.config_errors.push_back(config_path +
+                                ": internal error while loading: " + Excerpt(e.what()));
+  } catch (...) {
+    out.config_errors.push_back(config_path + ": internal error while loading");
+  }
   out.config.application_sets = Resolve(out.config.application_sets, config_path);
 
   const std::string dir = out.config.application_sets;
   std::error_code ec;
-  std::vector<std::string> paths;
   fs::directory_iterator it(dir, ec);
   if (ec) {
     out.directory_error = dir + ": " + ec.message();
     return out;
   }
+  const fs::path canonical_dir = fs::canonical(dir, ec);
+  if (ec) {
+    out.directory_error = dir + ": " + ec.message();
+    return out;
+  }
+  std::vector<std::pair<std::string, EntrySource>> entries;
   for (; it != fs::directory_iterator(); it.increment(ec)) {
     if (ec) {
       out.directory_error = dir + ": " + ec.message();
       return out;
     }
-    std::error_code type_ec;
-    if (it->is_regular_file(type_ec) && IsManifestFile(it->path())) {
-      paths.push_back(it->path().string());
-    }
+    // Hidden entries (editors' lock files and swap files, a checkout's .git) are not
+    // ApplicationSets; neither is a file without a manifest extension.
+    const std::string name = it->path().filename().string();
+    if (name.empty() || name[0] == '.' || !IsManifestFile(it->path())) continue;
+    entries.emplace_back(it->path().string(), SourceOf(*it, canonical_dir));
   }
-  std::sort(paths.begin(), paths.end());
-  for (const auto& path : paths) out.files[path] = LoadAppSetFile(path, out.clusters);
+  std::sort(entries.begin(), entries.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [path, source] : entries) {
+    if (source.error) {
+      out.files[path].errors.push_back(*source.error);
+      continue;
+    }
+    out.files[path] =
+        LoadAppSetFileGuarded(path, source.read_from, out.clusters, out.config.limits);
+  }
   return out;
 }
 
