@@ -180,7 +180,7 @@ TEST_F(ApiAuthTest, NoTokenFileConfigured) {
   const HttpResult r = Http(server.port(), "POST", "/api/v1/applications/guestbook-dev/sync",
                             {{"Authorization", "Bearer x"}});
   EXPECT_EQ(r.status, 401);
-  server.Stop();  // joins civetweb's threads: `logs` is ours again
+  server.Stop();  // joins the server's threads: `logs` is ours again
   bool logged = false;
   for (const auto& line : logs)
     logged |= line.find("no apiTokenFile is configured") != std::string::npos;

@@ -65,7 +65,8 @@ inline HttpResult RawHttp(int port, const std::string& raw) {
   }
   ::close(fd);
   const size_t end = response.find("\r\n\r\n");
-  if (end == std::string::npos || response.compare(0, 9, "HTTP/1.1 ") != 0) {
+  if (end == std::string::npos ||
+      (response.compare(0, 9, "HTTP/1.1 ") != 0 && response.compare(0, 9, "HTTP/1.0 ") != 0)) {
     out.error = "no HTTP response: " + response;
     return out;
   }

@@ -177,12 +177,12 @@ TEST_F(ApiWatchTest, KeepaliveBookmarks) {
   EXPECT_EQ(w.NextLine(seconds(5)), kBookmark);
 }
 
-// Watches have threads of their own, up to max_watches; one more is 503 while ordinary requests
-// are still served, and a slot frees when its stream's client goes away.
+// Up to max_watches streams; one more is 503 while ordinary requests are still served, and a
+// slot frees when its stream's client goes away.
 TEST_F(ApiWatchTest, WatchLimit) {
   ApiServerOptions options;
   options.max_watches = 1;
-  options.threads = 2;
+  options.handler_threads = 2;
   options.watch_keepalive = milliseconds(20);  // a gone client is found by the next write
   Start(options);
   auto first = std::make_unique<WatchClient>(server_->port(), "/api/v1/applications?watch=1");
@@ -223,7 +223,7 @@ TEST_F(ApiWatchTest, StopEndsStreams) {
 }
 
 // A stream whose writes are stalled on a client that stopped reading does not hold the stop
-// for civetweb's 30 s write timeout: its write gives up on the stop flag within 2 s.
+// for the 30 s write timeout: Stop() closes it.
 TEST_F(ApiWatchTest, StopEndsStalledStream) {
   Start();
   WatchClient reading(server_->port(), "/api/v1/applications?watch=1");

@@ -171,7 +171,7 @@ api::ApiCommandResult RouteDelete(const actors::StatusBoard& board, const caf::a
 }
 
 // An authenticated API mutation, as a message to the coordinator (never a blocking call: this
-// runs on a civetweb thread). Application commands go to the set the board says owns the app.
+// runs on an HTTP worker thread). Application commands go to the set the board says owns the app.
 api::ApiCommandResult RouteApiCommand(const actors::StatusBoard& board,
                                       const caf::actor& coordinator,
                                       const api::ApiCommand& command) {
@@ -388,8 +388,8 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     api_options.read_token_file = Resolve(*config.api_read_token_file, config_path);
   }
   if (config.tls_cert && config.tls_key) {
-    api_options.tls_cert = Resolve(*config.tls_cert, config_path);
-    api_options.tls_key = Resolve(*config.tls_key, config_path);
+    api_options.tls = api::TlsFiles{Resolve(*config.tls_cert, config_path),
+                                    Resolve(*config.tls_key, config_path), ""};
   }
   if (!IsLoopbackListen(config.listen_api) && !config.api_read_token_file) {
     log_fn("api: warning: " + config.listen_api +
