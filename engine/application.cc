@@ -1,5 +1,7 @@
 #include "engine/application.h"
 
+#include "engine/application_schema.h"
+
 #include <bit>
 #include <cmath>
 #include <functional>
@@ -169,6 +171,12 @@ std::optional<Application> DecodeApplication(const Json& object, const std::stri
     }
   }
   if (const Json* spec = Find(object, "spec"); spec && spec->is_object()) app.spec = *spec;
+  // Strict types (issue 30), as for generated apps: a wrong-typed spec field is an issue,
+  // never read as a default.
+  if (const Json* spec = Find(object, "spec")) {
+    for (const FieldTypeProblem& p : CheckApplicationFieldTypes(Json{{"spec", *spec}}))
+      AddIssue(issues, file, Sub(path, p.path), p.message);
+  }
   app.spec_fingerprint = SpecFingerprint(app.spec);
 
   const Json* status = Find(object, "status");

@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "engine/yaml_json.h"
+#include "engine/yaml_prescan.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -51,7 +52,8 @@ bool NeedsClusters(const ApplicationSet& set) { return UsesClustersGenerator(set
 void DecodeApps(const std::string& text, const std::string& file, PlanInputs& out) {
   DecodedApplications apps;
   bool done = false;
-  if (LooksLikeJson(text)) {
+  // Too deep for the budget: the YAML loader reports where (every later step recurses).
+  if (LooksLikeJson(text) && !PrescanJsonDepth(text, InputLimits{}.max_document_depth)) {
     // kubectl -o json: nlohmann parses it an order of magnitude faster than the YAML path.
     // On a syntax error fall through to the YAML loader, which reports line and column.
     Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
@@ -74,9 +76,13 @@ void DecodeApps(const std::string& text, const std::string& file, PlanInputs& ou
 // positioned decoder. Returns nullopt (the caller takes the slow path, whose issues carry
 // exact positions) unless that decodes cleanly.
 std::optional<ApplicationSet> FastJsonAppSet(const std::string& text, const std::string& file) {
-  if (!LooksLikeJson(text)) return std::nullopt;
+  if (!LooksLikeJson(text) || PrescanJsonDepth(text, InputLimits{}.max_document_depth))
+    return std::nullopt;
   Json doc = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (doc.is_discarded() || !doc.is_object() || doc.value("kind", "") != "ApplicationSet") {
+  // A `kind` that is not a string is the slow path's to report (value() would throw).
+  const auto kind = doc.is_object() ? doc.find("kind") : doc.end();
+  if (doc.is_discarded() || !doc.is_object() || kind == doc.end() || !kind->is_string() ||
+      *kind != "ApplicationSet") {
     return std::nullopt;
   }
   Json status = Json::object();

@@ -5,6 +5,7 @@
 // exception. Argo CD (Go's strict unmarshal) refuses each of these documents too.
 #include <gtest/gtest.h>
 
+#include "engine/application.h"
 #include "engine/application_schema.h"
 #include "engine/generate.h"
 
@@ -176,6 +177,18 @@ TEST(StrictTypes, GeneratedApplicationsAreCheckedWhateverBuiltThem) {
   // The same template with the right type generates.
   set.template_["spec"]["destination"]["namespace"] = "web";
   EXPECT_EQ(GenerateApplications(set, nullptr).apps.size(), 1u);
+}
+
+// `fleetwave plan` reads live Applications (kubectl's output) with the same types.
+TEST(StrictTypes, LiveApplicationsDecodeStrictly) {
+  Issues issues;
+  const Json app = {{"metadata", {{"name", "a"}}},
+                    {"spec", {{"destination", {{"namespace", 123}}}, {"project", "p"}}}};
+  EXPECT_TRUE(DecodeApplication(app, "apps.yaml", "items[0]", issues).has_value());
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(FormatIssue(issues[0]),
+            "apps.yaml: items[0].spec.destination.namespace: wrong type: expected string, got "
+            "integer");
 }
 
 TEST(StrictTypes, NullIsAbsentAndUnknownFieldsPass) {

@@ -4,6 +4,7 @@
 // never the stack.
 #include <gtest/gtest.h>
 
+#include "engine/plan_input.h"
 #include "engine/yaml_json.h"
 #include "engine/yaml_prescan.h"
 
@@ -92,6 +93,26 @@ TEST(JsonDepth, ParseJsonDocumentIsBounded) {
   EXPECT_EQ((*ok)["b"][0][0], 1);
   EXPECT_FALSE(ParseJsonDocument("{", "bad.json", issues).has_value());
   EXPECT_EQ(FormatIssue(issues.back()), "bad.json: not valid JSON");
+}
+
+}  // namespace
+}  // namespace fleetwave::engine
+
+namespace fleetwave::engine {
+namespace {
+
+// `fleetwave plan` reads kubectl's JSON through nlohmann first: a deep or wrong-typed document
+// takes the bounded YAML path instead (nlohmann's value() threw on `"kind": 5`).
+TEST(JsonDepth, PlanInputsAreBoundedAndNeverThrow) {
+  PlanInputs in;
+  EXPECT_NO_THROW(
+      in = DecodePlanInputs("{\"kind\": 5, \"apiVersion\": \"x\"}", "set.json", "[]", "apps.json"));
+  EXPECT_FALSE(in.issues.empty());
+  const std::string deep = std::string(100000, '[') + std::string(100000, ']');
+  EXPECT_NO_THROW(in = DecodePlanInputs("{\"kind\": \"ApplicationSet\", \"spec\": " + deep + "}",
+                                        "set.json", deep, "apps.json"));
+  ASSERT_FALSE(in.issues.empty());
+  EXPECT_EQ(FormatIssue(in.issues[0]), "set.json:1:234: " + kTooDeep);
 }
 
 }  // namespace
