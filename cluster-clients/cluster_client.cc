@@ -7,6 +7,7 @@
 
 #include "cluster-clients/guard.h"
 #include "cluster-clients/json_fields.h"
+#include "cluster-clients/url.h"
 
 namespace fleetwave::clients {
 namespace {
@@ -106,6 +107,7 @@ struct ClusterClient::WatchState : WatchHandle, std::enable_shared_from_this<Wat
   SteadyTime last_data{};
   Duration stall_timeout{};
   WatchDecoder decoder;
+  std::string cluster;                           // its name, for messages
   std::function<void(const std::string&)> warn;  // the client's log
 
   std::string What() const { return "watch " + ref.resource; }
@@ -194,28 +196,29 @@ void ClusterClient::ReportWatchRestart(const std::string& resource) const {
   if (options_.observer) options_.observer->OnWatchRestart(config_.name, resource);
 }
 
-std::string ClusterClient::QueryEscape(const std::string& value) {
-  static const char* kHex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : value) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 15]);
-    }
-  }
-  return out;
-}
+std::string ClusterClient::QueryEscape(const std::string& value) { return EscapeQueryValue(value); }
 
 std::string ClusterClient::ResourcePath(const ResourceRef& r, const std::string& ns,
                                         const std::string& name) {
-  std::string p = r.group.empty() ? "/api/" + r.version : "/apis/" + r.group + "/" + r.version;
-  if (r.namespaced && !ns.empty()) p += "/namespaces/" + ns;
-  p += "/" + r.resource;
-  if (!name.empty()) p += "/" + name;
+  std::string p = r.group.empty()
+                      ? "/api/" + EscapeSegment(r.version)
+                      : "/apis/" + EscapeSegment(r.group) + "/" + EscapeSegment(r.version);
+  if (r.namespaced && !ns.empty()) p += "/namespaces/" + EscapeSegment(ns);
+  p += "/" + EscapeSegment(r.resource);
+  if (!name.empty()) p += "/" + EscapeSegment(name);
   return p;
+}
+
+std::string ClusterClient::TargetProblem(const ResourceRef& r, const std::string& ns,
+                                         const std::string* name) const {
+  std::string why;
+  if (r.namespaced && !ns.empty())
+    if (std::string p = SegmentProblem(ns); !p.empty()) why = "namespace \"" + ns + "\" " + p;
+  if (name)
+    if (std::string p = SegmentProblem(*name); !p.empty())
+      why += (why.empty() ? "" : "; ") + std::string("name \"") + *name + "\" " + p;
+  if (why.empty()) return "";
+  return r.resource + " on cluster " + config_.name + ": " + why + "; request not sent";
 }
 
 void ClusterClient::Guarded(const std::string& what, const std::function<void()>& body,
@@ -226,6 +229,13 @@ void ClusterClient::Guarded(const std::string& what, const std::function<void()>
   if (!fail) return;
   if (auto again = RunGuarded([&] { fail(InternalError(what, *exception)); }))
     Warn(what + ": reporting the internal error failed too: " + *again);
+}
+
+void ClusterClient::Refuse(ResultCallback done, std::string message) {
+  auto self = shared_from_this();
+  transport_->Post([self, done = std::move(done), message = std::move(message)] {
+    self->Deliver(done, ErrorResult(Outcome::kPermanent, Problem::kRequest, message));
+  });
 }
 
 void ClusterClient::Deliver(ResultCallback done, Result result) {
@@ -287,6 +297,9 @@ Result ClusterClient::FromNetError(const HttpResponse& response) {
       // run again on a retry.
       return ErrorResult(Outcome::kPermanent, Problem::kOther,
                          "request to " + server + " abandoned: internal error" + detail);
+    case NetError::kTooLarge:
+      return ErrorResult(Outcome::kPermanent, Problem::kOther,
+                         "response from " + server + " too large" + detail);
     default:
       return ErrorResult(Outcome::kTransient, Problem::kOther,
                          "request to " + server + " failed" + detail);
@@ -341,6 +354,7 @@ void ClusterClient::SendWithCredential(std::shared_ptr<Call> call,
   req.headers = Headers(cred.get(), call->request.content_type, "application/json");
   req.body = call->request.body;
   req.timeout = call->request.timeout.value_or(options_.request_timeout);
+  req.max_body_bytes = options_.max_response_bytes;
   ++call->attempts;
   ++requests_sent_;
   auto self = shared_from_this();
@@ -360,6 +374,17 @@ void ClusterClient::SendWithCredential(std::shared_ptr<Call> call,
 
 void ClusterClient::FinishCall(std::shared_ptr<Call> call, std::shared_ptr<const Credential> cred,
                                HttpResponse response) {
+  if (response.error == NetError::kTooLarge ||
+      (response.error == NetError::kNone && response.body.size() > options_.max_response_bytes)) {
+    // Checked here too for transports that collect without a cap. Permanent: asking again
+    // would bring the same body.
+    std::string().swap(response.body);
+    call->Complete(ErrorResult(
+        Outcome::kPermanent, Problem::kOther,
+        call->What() + " on cluster " + config_.name + ": the response exceeds " +
+            std::to_string(options_.max_response_bytes) + " bytes (max_response_bytes)"));
+    return;
+  }
   Result result =
       response.error != NetError::kNone
           ? FromNetError(response)
@@ -411,6 +436,10 @@ void ClusterClient::ServerVersion(ResultCallback done) {
 
 void ClusterClient::Get(const ResourceRef& ref, const std::string& ns, const std::string& name,
                         ResultCallback done) {
+  if (std::string why = TargetProblem(ref, ns, &name); !why.empty()) {
+    Refuse(std::move(done), "get " + why);
+    return;
+  }
   RawRequest r;
   r.path = ResourcePath(ref, ns, name);
   Request(std::move(r), std::move(done));
@@ -418,6 +447,10 @@ void ClusterClient::Get(const ResourceRef& ref, const std::string& ns, const std
 
 void ClusterClient::MergePatch(const ResourceRef& ref, const std::string& ns,
                                const std::string& name, const Json& patch, ResultCallback done) {
+  if (std::string why = TargetProblem(ref, ns, &name); !why.empty()) {
+    Refuse(std::move(done), "merge-patch " + why);
+    return;
+  }
   RawRequest r;
   r.method = "PATCH";
   r.path = ResourcePath(ref, ns, name);
@@ -437,6 +470,10 @@ void ClusterClient::MergePatch(const ResourceRef& ref, const std::string& ns,
 
 void ClusterClient::Delete(const ResourceRef& ref, const std::string& ns, const std::string& name,
                            DeleteOptions options, ResultCallback done) {
+  if (std::string why = TargetProblem(ref, ns, &name); !why.empty()) {
+    Refuse(std::move(done), "delete " + why);
+    return;
+  }
   Json body = {{"kind", "DeleteOptions"}, {"apiVersion", "v1"}};
   if (!options.propagation_policy.empty()) body["propagationPolicy"] = options.propagation_policy;
   if (options.precondition_uid) body["preconditions"]["uid"] = *options.precondition_uid;
@@ -477,53 +514,58 @@ void ClusterClient::Apply(const Json& object, ApplyOptions options, ResultCallba
   const std::string what = "apply " + kind + " " + name;
   auto finish = std::make_shared<Once<Result>>(
       [self, done = std::move(done)](Result r) { self->Deliver(done, std::move(r)); });
-  transport_->Post(
-      [self, api_version, kind, name, object_ns, what, options, finish, body = std::move(*body)] {
-        self->Guarded(
-            what,
-            [&] {
-              self->ResolveOnLoop(
-                  api_version, kind,
-                  [self, what, options, finish, body, name, object_ns](Result r, ResourceRef ref) {
-                    self->Guarded(
-                        what,
-                        [&] {
-                          if (!r.ok()) {
-                            (*finish)(std::move(r));
-                            return;
-                          }
-                          std::string ns = object_ns;
-                          if (ref.namespaced && ns.empty())
-                            ns = self->config_.default_namespace.empty()
-                                     ? "default"
-                                     : self->config_.default_namespace;
-                          RawRequest req;
-                          req.method = "PATCH";
-                          req.path = ResourcePath(ref, ref.namespaced ? ns : "", name) +
-                                     "?fieldManager=" + QueryEscape(options.field_manager) +
-                                     (options.force ? "&force=true" : "");
-                          // JSON is YAML: the apply content type accepts it unchanged.
-                          req.body = body;
-                          req.content_type = "application/apply-patch+yaml";
-                          self->RequestOnLoop(std::move(req),
-                                              [finish](Result res) { (*finish)(std::move(res)); });
-                        },
-                        [finish](Result err) { (*finish)(std::move(err)); });
-                  });
-            },
-            [finish](Result err) { (*finish)(std::move(err)); });
-      });
+  transport_->Post([self, api_version, kind, name, object_ns, what, options, finish,
+                    body = std::move(*body)] {
+    self->Guarded(
+        what,
+        [&] {
+          self->ResolveOnLoop(
+              api_version, kind,
+              [self, what, options, finish, body, name, object_ns](Result r, ResourceRef ref) {
+                self->Guarded(
+                    what,
+                    [&] {
+                      if (!r.ok()) {
+                        (*finish)(std::move(r));
+                        return;
+                      }
+                      std::string ns = object_ns;
+                      if (ref.namespaced && ns.empty())
+                        ns = self->config_.default_namespace.empty()
+                                 ? "default"
+                                 : self->config_.default_namespace;
+                      if (std::string why = self->TargetProblem(ref, ns, &name); !why.empty()) {
+                        (*finish)(
+                            ErrorResult(Outcome::kPermanent, Problem::kRequest, "apply " + why));
+                        return;
+                      }
+                      Query query;
+                      query.Add("fieldManager", options.field_manager);
+                      if (options.force) query.Add("force", "true");
+                      RawRequest req;
+                      req.method = "PATCH";
+                      req.path = ResourcePath(ref, ref.namespaced ? ns : "", name) + query.str();
+                      // JSON is YAML: the apply content type accepts it unchanged.
+                      req.body = body;
+                      req.content_type = "application/apply-patch+yaml";
+                      self->RequestOnLoop(std::move(req),
+                                          [finish](Result res) { (*finish)(std::move(res)); });
+                    },
+                    [finish](Result err) { (*finish)(std::move(err)); });
+              });
+        },
+        [finish](Result err) { (*finish)(std::move(err)); });
+  });
 }
 
 void ClusterClient::NextPage(std::shared_ptr<ListState> state) {
-  std::string q = "?limit=" + std::to_string(state->options.limit);
-  if (!state->options.label_selector.empty())
-    q += "&labelSelector=" + QueryEscape(state->options.label_selector);
-  if (!state->options.field_selector.empty())
-    q += "&fieldSelector=" + QueryEscape(state->options.field_selector);
-  if (!state->continue_token.empty()) q += "&continue=" + QueryEscape(state->continue_token);
+  Query q;
+  q.Add("limit", state->options.limit)
+      .AddIfSet("labelSelector", state->options.label_selector)
+      .AddIfSet("fieldSelector", state->options.field_selector)
+      .AddIfSet("continue", state->continue_token);
   RawRequest req;
-  req.path = ResourcePath(state->ref, state->options.ns, "") + q;
+  req.path = ResourcePath(state->ref, state->options.ns, "") + q.str();
   auto self = shared_from_this();
   RequestOnLoop(std::move(req), [self, state](Result r) {
     self->Guarded(
@@ -580,6 +622,10 @@ void ClusterClient::ListOnLoop(const ResourceRef& r, ListOptions options, ListCa
   state->options = std::move(options);
   if (state->options.limit <= 0) state->options.limit = 500;
   state->done = std::move(done);
+  if (std::string why = TargetProblem(r, state->options.ns, nullptr); !why.empty()) {
+    state->Finish(ErrorResult(Outcome::kPermanent, Problem::kRequest, "list " + why));
+    return;
+  }
   NextPage(std::move(state));
 }
 
@@ -595,6 +641,10 @@ void ClusterClient::List(const ResourceRef& r, ListOptions options, ListCallback
 void ClusterClient::StartWatch(std::shared_ptr<WatchState> state) {
   auto self = shared_from_this();
   if (!state->warn) state->warn = [self](const std::string& m) { self->Warn(m); };
+  if (std::string why = TargetProblem(state->ref, state->options.ns, nullptr); !why.empty()) {
+    state->End(ErrorResult(Outcome::kPermanent, Problem::kRequest, "watch " + why));
+    return;
+  }
   const Duration wait = limiter_.Reserve(transport_->Now());
   auto go = [self, state] {
     state->Guarded([&] {
@@ -631,14 +681,16 @@ void ClusterClient::OpenWatch(const std::shared_ptr<WatchState>& state,
         static_cast<int>(lo + static_cast<long long>(SplitMix(&rng_state_) %
                                                      static_cast<std::uint64_t>(hi - lo + 1)));
   }
-  std::string q = "?watch=1&timeoutSeconds=" + std::to_string(timeout_s);
-  if (o.allow_bookmarks) q += "&allowWatchBookmarks=true";
-  if (!o.resource_version.empty()) q += "&resourceVersion=" + QueryEscape(o.resource_version);
-  if (!o.label_selector.empty()) q += "&labelSelector=" + QueryEscape(o.label_selector);
-  if (!o.field_selector.empty()) q += "&fieldSelector=" + QueryEscape(o.field_selector);
+  Query q;
+  q.Add("watch", "1").Add("timeoutSeconds", timeout_s);
+  if (o.allow_bookmarks) q.Add("allowWatchBookmarks", "true");
+  q.AddIfSet("resourceVersion", o.resource_version)
+      .AddIfSet("labelSelector", o.label_selector)
+      .AddIfSet("fieldSelector", o.field_selector);
   HttpRequest req;
   req.endpoint = EndpointFor(cred.get());
-  req.url = config_.server + ResourcePath(state->ref, o.ns, "") + q;
+  req.url = config_.server + ResourcePath(state->ref, o.ns, "") + q.str();
+  req.max_body_bytes = options_.max_response_bytes;  // a failed watch's Status body
   req.headers = Headers(cred.get(), "", "application/json");
   // The server ends the watch at timeoutSeconds; this cap only catches servers that don't.
   req.timeout = seconds(timeout_s) + seconds(30);
@@ -658,6 +710,15 @@ void ClusterClient::OpenWatch(const std::shared_ptr<WatchState>& state,
       for (auto& ev : state->decoder.Feed(chunk)) {
         if (state->canceled || state->ended) return;
         state->on_event(std::move(ev));
+      }
+      if (state->decoder.overflowed() && !state->canceled && !state->ended) {
+        // A line without end (a hostile or broken server): the decoder has let go of it;
+        // the watch fails like any broken stream and its owner restarts it with backoff.
+        state->End(ErrorResult(Outcome::kTransient, Problem::kServerError,
+                               state->What() + " on cluster " + state->cluster +
+                                   ": a watch event exceeds " +
+                                   std::to_string(state->decoder.max_event_bytes()) +
+                                   " bytes (max_watch_event_bytes); the watch is restarted"));
       }
     });
   };
@@ -687,6 +748,8 @@ std::shared_ptr<WatchHandle> ClusterClient::WatchOnLoop(const ResourceRef& r, Wa
                                                         ResultCallback on_end) {
   auto state = std::make_shared<WatchState>();
   state->transport = transport_;
+  state->cluster = config_.name;
+  state->decoder = WatchDecoder(options_.max_watch_event_bytes);
   state->ref = r;
   state->options = std::move(options);
   state->on_event = std::move(on_event);
@@ -700,6 +763,8 @@ std::shared_ptr<WatchHandle> ClusterClient::Watch(const ResourceRef& r, WatchOpt
                                                   EventCallback on_event, ResultCallback on_end) {
   auto state = std::make_shared<WatchState>();
   state->transport = transport_;
+  state->cluster = config_.name;
+  state->decoder = WatchDecoder(options_.max_watch_event_bytes);
   state->ref = r;
   state->options = std::move(options);
   state->stall_timeout = options_.watch_stall_timeout;
@@ -816,8 +881,9 @@ void ClusterClient::Discover(std::function<void(Result)> done) {
           if (!doc.ok()) self->Warn("discovery /api: " + doc.error());
           if (!versions) return;
           for (const Json& v : *versions)
-            if (v.is_string())
-              fetch_resources("/api/" + v.get<std::string>(), "", v.get<std::string>());
+            if (v.is_string() && SegmentProblem(v.get_ref<const std::string&>()).empty())
+              fetch_resources("/api/" + EscapeSegment(v.get_ref<const std::string&>()), "",
+                              v.get<std::string>());
         },
         [pending](Result err) {
           if (pending->error.ok()) pending->error = std::move(err);
@@ -849,8 +915,12 @@ void ClusterClient::Discover(std::function<void(Result)> done) {
               if (!v.ok()) {
                 self->Warn("discovery /apis: groups[" + std::to_string(i) + "].versions[" +
                            std::to_string(j) + "]: " + v.error() + "; skipped");
-              } else if (!gv.empty()) {
-                fetch_resources("/apis/" + gv, group, version);
+              } else if (!gv.empty() && SegmentProblem(group).empty() &&
+                         SegmentProblem(version).empty()) {
+                // The path from the group and version the server names, each one segment
+                // (never its groupVersion text pasted whole).
+                fetch_resources("/apis/" + EscapeSegment(group) + "/" + EscapeSegment(version),
+                                group, version);
               }
             }
             if (!g.ok())

@@ -75,8 +75,16 @@ struct ClientOptions {
   // Told of every request attempt and watch restart (metrics); nullptr = nobody. Must outlive
   // the client.
   RequestObserver* observer = nullptr;
+  // What a hostile or broken cluster may make the client hold (issue 30). One watch event (a
+  // line of the stream): past it the watch ends with an error naming the cluster and the
+  // resource and is restarted with backoff like any failed watch. One response body (a list
+  // page, an error Status): past it the request fails, permanently, and what arrived is freed.
+  std::size_t max_watch_event_bytes = 16u << 20;
+  std::size_t max_response_bytes = 512u << 20;
 };
 
+// A request to a fixed path. `path` is sent as written: build it from constants only (or with
+// url.h's EscapeSegment and Query), never by pasting a name or a server's value into it.
 struct RawRequest {
   std::string method = "GET";
   std::string path;  // below the server URL, with query: "/api/v1/namespaces?limit=1"
@@ -180,10 +188,16 @@ class ClusterClient : public std::enable_shared_from_this<ClusterClient> {
   long requests_sent() const { return requests_sent_.load(); }
   long retries() const { return retries_.load(); }
 
-  // Builds a request path: /api/v1/namespaces/NS/RESOURCE[/NAME].
+  // Builds a request path: /api/v1/namespaces/NS/RESOURCE[/NAME], every segment escaped
+  // (url.h), so no namespace or name can add a segment, a query or a fragment.
   static std::string ResourcePath(const ResourceRef& r, const std::string& ns,
                                   const std::string& name);
   static std::string QueryEscape(const std::string& value);
+  // "" when `ns` and `name` can address an object (or, with `name` null, a collection);
+  // else why not, naming the cluster: an empty, "." or ".." segment would address another
+  // resource however it is escaped, so such requests are never sent.
+  std::string TargetProblem(const ResourceRef& r, const std::string& ns,
+                            const std::string* name) const;
 
  private:
   struct Call;
@@ -215,6 +229,9 @@ class ClusterClient : public std::enable_shared_from_this<ClusterClient> {
                                    const char* accept) const;
   Result FromNetError(const HttpResponse& response);
   void Deliver(ResultCallback done, Result result);
+  // Answers `done` (on the executor, never inline) with a permanent error: a request refused
+  // before it was sent.
+  void Refuse(ResultCallback done, std::string message);
   void Discover(std::function<void(Result)> done);
 
   const ClusterConfig config_;

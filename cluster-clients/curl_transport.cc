@@ -41,6 +41,7 @@ constexpr int kKeepIntervalS = 15;
 constexpr int kKeepCount = 3;
 constexpr unsigned kUserTimeoutMs = 75'000;
 
+// A body's cap when the request names none (HttpRequest::max_body_bytes).
 constexpr std::size_t kMaxBody = 256u << 20;
 
 struct Req {
@@ -53,6 +54,7 @@ struct Req {
   bool headers_reported = false;
   bool canceled = false;
   bool added = false;
+  bool too_large = false;       // the body passed its cap; the transfer was stopped
   std::string handler_failure;  // set when one of its handlers threw
   CurlTransport::Impl* owner = nullptr;
   char errbuf[CURL_ERROR_SIZE] = {0};
@@ -178,7 +180,12 @@ struct CurlTransport::Impl {
     }
     // Error bodies (Status objects) and ordinary responses are collected; the cap keeps a
     // misbehaving server from exhausting memory.
-    if (r->response.body.size() + len > kMaxBody) return 0;
+    const std::size_t cap = r->request.max_body_bytes ? r->request.max_body_bytes : kMaxBody;
+    if (r->response.body.size() + len > cap) {
+      r->too_large = true;
+      std::string().swap(r->response.body);
+      return 0;
+    }
     r->response.body.append(data, len);
     return len;
   }
@@ -419,6 +426,12 @@ struct CurlTransport::Impl {
       if (!r->handler_failure.empty()) {
         resp.error = NetError::kHandlerFailed;
         resp.error_message = r->handler_failure;
+      } else if (r->too_large) {
+        resp.error = NetError::kTooLarge;
+        resp.error_message =
+            "the response body exceeds " +
+            std::to_string(r->request.max_body_bytes ? r->request.max_body_bytes : kMaxBody) +
+            " bytes";
       } else {
         resp.error = MapCurlError(rc);
         if (rc != CURLE_OK) {

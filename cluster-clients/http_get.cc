@@ -44,8 +44,9 @@ struct Transfer {
   const SimpleRequest* request = nullptr;
   const std::function<bool(std::string_view)>* on_line = nullptr;  // null: collect the body
   SimpleResponse response;
-  std::string pending;   // a stream's partial line
-  bool stopped = false;  // on_line asked to stop
+  std::string pending;    // a stream's partial line
+  bool stopped = false;   // on_line asked to stop
+  std::string too_large;  // why the transfer was stopped for its size; "" = it was not
 };
 
 bool Is2xx(CURL* curl) {
@@ -58,6 +59,12 @@ size_t OnWrite(char* data, size_t size, size_t count, void* user) {
   auto* t = static_cast<Transfer*>(user);
   const size_t n = size * count;
   if (t->on_line == nullptr || !Is2xx(t->curl)) {
+    if (t->response.body.size() + n > t->request->max_body_bytes) {
+      t->too_large =
+          "the response body exceeds " + std::to_string(t->request->max_body_bytes) + " bytes";
+      std::string().swap(t->response.body);
+      return 0;
+    }
     t->response.body.append(data, n);
     return n;
   }
@@ -75,6 +82,12 @@ size_t OnWrite(char* data, size_t size, size_t count, void* user) {
     }
   }
   t->pending.erase(0, start);
+  if (t->pending.size() > t->request->max_line_bytes) {
+    t->too_large =
+        "a line of the stream exceeds " + std::to_string(t->request->max_line_bytes) + " bytes";
+    std::string().swap(t->pending);
+    return 0;
+  }
   return n;
 }
 
@@ -138,6 +151,11 @@ SimpleResponse Run(const SimpleRequest& request,
     t.response.content_type = type;
   }
   if (t.stopped) return t.response;  // the caller's choice, not an error
+  if (!t.too_large.empty()) {
+    t.response.error = NetError::kTooLarge;
+    t.response.error_message = t.too_large;
+    return t.response;
+  }
   if (on_line != nullptr && code == CURLE_OK && !t.pending.empty() && Is2xx(c)) {
     (*on_line)(t.pending);
   }

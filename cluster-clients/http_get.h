@@ -30,6 +30,10 @@ struct SimpleRequest {
   // The whole request for HttpFetch; for a stream only the connection (a watch lasts).
   std::chrono::milliseconds timeout{30000};
   const std::atomic<bool>* cancel = nullptr;  // set by another thread: stop now (kCanceled)
+  // What one response may make us hold: the collected body, and one line of a stream. Past
+  // either the transfer stops with NetError::kTooLarge.
+  std::size_t max_body_bytes = 512u << 20;
+  std::size_t max_line_bytes = 16u << 20;
 };
 
 struct SimpleResponse {

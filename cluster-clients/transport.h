@@ -47,6 +47,9 @@ enum class NetError {
   // One of the request's own handlers threw: the transport ended the request so the bug
   // costs this request, not the process. Permanent: retrying would run the same code.
   kHandlerFailed,
+  // The response body grew past HttpRequest::max_body_bytes: the transfer was stopped and
+  // what arrived released. Permanent: the same request would bring the same body.
+  kTooLarge,
 };
 
 struct HttpRequest {
@@ -58,6 +61,9 @@ struct HttpRequest {
   Duration timeout = seconds(30);  // whole request; zero = none
   // Streams deliver a 2xx body to `on_data` as it arrives instead of collecting it.
   bool stream = false;
+  // The most body bytes collected (a stream's 2xx body is not collected); 0 = the
+  // transport's own cap. Past it the request ends with NetError::kTooLarge.
+  std::size_t max_body_bytes = 0;
 };
 
 struct HttpResponse {

@@ -36,6 +36,7 @@ std::string AuditLog::Lines(const std::string& cluster, const std::string& since
     nlohmann::json j = {{"seq", r.seq},
                         {"time", FormatMilliTime(r.time)},
                         {"cluster", r.cluster},
+                        {"target", r.target},
                         {"verb", r.verb},
                         {"resource", r.resource},
                         {"namespace", r.ns},

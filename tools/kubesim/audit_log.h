@@ -19,6 +19,7 @@ struct AuditRecord {
   std::uint64_t seq = 0;
   TimePoint time{};
   std::string cluster;
+  std::string target;  // the request target exactly as received: path and query, undecoded
   std::string verb;
   std::string resource;  // plural, "/status" appended for the subresource
   std::string ns;

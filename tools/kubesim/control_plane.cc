@@ -162,6 +162,7 @@ void ControlPlane::Audit(const AuditedRequest& r, TimePoint now) {
   AuditRecord a;
   a.time = now;
   a.cluster = "sim-" + std::to_string(r.cluster);
+  a.target = r.target;
   // /namespaces/NS/<plural>/... is namespaced unless it is the namespace itself.
   const ResourceType* inner =
       segs.size() >= i + 3 ? FindResource(group, version, segs[i + 2]) : nullptr;

@@ -49,6 +49,29 @@ std::vector<std::string> Segments(const std::string& path) {
   return out;
 }
 
+// A path segment as a real API server reads it (Go decodes URL.Path): %XX decoded, '+' kept.
+// nullopt when the segment cannot address anything: it decodes to hold a '/', or is "." or
+// ".." (an API server answers 404 for either).
+std::optional<std::string> DecodeSegment(const std::string& raw) {
+  auto hex = [](char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < raw.size(); ++i) {
+    if (raw[i] == '%' && i + 2 < raw.size() && hex(raw[i + 1]) >= 0 && hex(raw[i + 2]) >= 0) {
+      out += static_cast<char>(hex(raw[i + 1]) * 16 + hex(raw[i + 2]));
+      i += 2;
+    } else {
+      out += raw[i];
+    }
+  }
+  if (out.find('/') != std::string::npos || out == "." || out == "..") return std::nullopt;
+  return out;
+}
+
 HttpResponse JsonResponse(int status, const Json& body) {
   return {status, "application/json", body.dump()};
 }
@@ -201,6 +224,11 @@ Dispatch Simulator::Route(const HttpRequest& request, int bound_cluster) {
 Dispatch Simulator::ClusterRequest(Cluster& c, const HttpRequest& request, const std::string& path,
                                    const std::string& raw_query, const std::string& prefix) {
   auto segs = Segments(path);
+  for (auto& s : segs) {
+    auto decoded = DecodeSegment(s);
+    if (!decoded) return {Error(NotFoundPath()), std::nullopt};
+    s = std::move(*decoded);
+  }
   Query q = ParseQuery(raw_query);
   const std::string& method = request.method;
   auto doc = [](const std::optional<Json>& j) -> Dispatch {
