@@ -236,6 +236,8 @@ GenerationPtr Generate(const AppSetSpecPtr& spec, sources::Source* source,
   auto out = std::make_shared<Generation>();
   out->spec = spec;
   const engine::GeneratorInputs inputs = sources::ReadGeneratorInputs(spec->appset, resolver);
+  // limits: passed to GenerateApplications at the merge (config.limits, carried in the spec
+  // the coordinator's SpecOf builds).
   engine::GenerateResult generated =
       engine::GenerateApplications(spec->appset, &spec->clusters, &inputs);
   for (const auto& issue : generated.issues) out->errors.push_back(engine::FormatIssue(issue));
