@@ -54,8 +54,8 @@ bool ParsePort(const std::string& text, int* port) {
   return true;
 }
 
-// The path of a request target, %XX-decoded (an invalid escape stays as it is), as civetweb
-// gave it to the router before.
+// The path of a request target, %XX-decoded (an invalid escape stays as it is): the router
+// matches decoded segments.
 std::string DecodePath(std::string_view path) {
   std::string out;
   out.reserve(path.size());

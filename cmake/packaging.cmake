@@ -14,7 +14,7 @@
 # with DESTDIR: `DESTDIR=/tmp/root cmake --install build` (the .deb is built the same way).
 #
 # `cpack -G DEB` builds the .deb: dependencies from dpkg-shlibdeps (libcaf, libcurl4, yaml-cpp,
-# SQLite, libgit2, libsystemd0, civetweb, ... exactly what the binary links) plus systemd for the
+# SQLite, libgit2, libsystemd0, libssl3, ... exactly what the binary links) plus systemd for the
 # maintainer scripts (systemd/debian/), which create the user and directories and reload systemd.
 if(CMAKE_INSTALL_PREFIX_INITIALIZED_TO_DEFAULT)
   set(CMAKE_INSTALL_PREFIX "/usr" CACHE PATH "Install prefix" FORCE)

@@ -254,22 +254,48 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
     }
   }
   if (const YAML::Node l = doc["listen"]; l && r.Is(l, "listen", "object")) {
-    r.Keys(l, "listen", {"api", "metrics"});
+    r.Keys(l, "listen", {"api", "metrics", "allowedHosts"});
     r.HostPort(l["api"], "listen.api", c.listen_api);
     r.HostPort(l["metrics"], "listen.metrics", c.listen_metrics);
+    if (const YAML::Node h = l["allowedHosts"]) {
+      const std::vector<std::string> hosts = r.StrList(h, "listen.allowedHosts");
+      for (size_t i = 0; i < hosts.size(); ++i) {
+        const std::string& name = hosts[i];
+        bool ok = !name.empty() && name.size() <= 253;
+        for (char ch : name) {
+          ok = ok && ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                      (ch >= '0' && ch <= '9') || ch == '-' || ch == '.' || ch == '*');
+        }
+        if (!ok || (name.find('*') != std::string::npos && name != "*")) {
+          r.Add(h[i], "listen.allowedHosts[" + std::to_string(i) + "]",
+                "\"" + name + "\" is not a host name (a DNS name without port, or \"*\" for any)");
+        } else {
+          c.listen_allowed_hosts.push_back(name);
+        }
+      }
+    }
   }
   r.Str(doc["apiTokenFile"], "apiTokenFile", c.api_token_file);
   std::string read_token_file;
   r.Str(doc["apiReadTokenFile"], "apiReadTokenFile", read_token_file);
   if (!read_token_file.empty()) c.api_read_token_file = read_token_file;
   if (const YAML::Node t = doc["tls"]; t && r.Is(t, "tls", "object")) {
-    r.Keys(t, "tls", {"cert", "key"});
-    std::string cert, key;
-    r.Str(t["cert"], "tls.cert", cert);
-    r.Str(t["key"], "tls.key", key);
-    if (cert.empty() != key.empty()) r.Add(t, "tls", "cert and key must be given together");
-    if (!cert.empty()) c.tls_cert = cert;
-    if (!key.empty()) c.tls_key = key;
+    r.Keys(t, "tls", {"certFile", "keyFile", "clientCAFile"});
+    TlsConfig tls;
+    r.Str(t["certFile"], "tls.certFile", tls.cert_file);
+    r.Str(t["keyFile"], "tls.keyFile", tls.key_file);
+    r.Str(t["clientCAFile"], "tls.clientCAFile", tls.client_ca_file);
+    if (!t["certFile"] || !t["keyFile"]) {
+      r.Add(t, "tls", "certFile and keyFile are both required (clientCAFile is optional)");
+    } else if (!tls.cert_file.empty() && !tls.key_file.empty()) {
+      c.tls = tls;
+    }
+    for (const char* field : {"certFile", "keyFile", "clientCAFile"}) {
+      const YAML::Node f = t[field];
+      if (f && f.IsScalar() && f.Scalar().empty()) {
+        r.Add(f, std::string("tls.") + field, "must not be empty (a PEM file's path)");
+      }
+    }
   }
   if (const YAML::Node g = doc["git"]; g && r.Is(g, "git", "object")) {
     r.Keys(g, "git", {"pollInterval"});

@@ -23,6 +23,12 @@ struct ClusterLabels {
   SourcePos pos;
 };
 
+struct TlsConfig {
+  std::string cert_file;
+  std::string key_file;
+  std::string client_ca_file;  // empty: no client certificates
+};
+
 struct Config {
   std::vector<std::string> kubeconfig = {"/etc/fleetwave/kubeconfig"};
   std::vector<ClusterLabels> clusters;
@@ -35,8 +41,11 @@ struct Config {
   // When set, every read of the API (GET /api/...) needs this file's token (or the mutation
   // token) too: for a listener others can reach. Health probes stay open.
   std::optional<std::string> api_read_token_file;
-  std::optional<std::string> tls_cert;
-  std::optional<std::string> tls_key;
+  // Both listeners (API and metrics) serve TLS 1.2+ only when set; clientCAFile makes client
+  // certificates required. Paths relative to fleetwave.yaml's directory.
+  std::optional<TlsConfig> tls;
+  // Host header names served besides addresses, localhost and the listen host (DNS rebinding).
+  std::vector<std::string> listen_allowed_hosts;
   long long git_poll_interval_seconds = 60;
   long long deletion_grace_period_seconds = 600;
   std::vector<std::string> workload_kinds = {"CloneSet", "Deployment", "StatefulSet", "DaemonSet"};

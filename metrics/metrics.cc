@@ -7,7 +7,6 @@
 #include <sstream>
 #include <string_view>
 
-#include <prometheus/exposer.h>
 #include <prometheus/text_serializer.h>
 
 #include "engine/workload.h"
@@ -220,30 +219,7 @@ Metrics::Metrics(BuildInfo build, std::string proc)
   for (const char* reason : kDegradedReasons) degraded_.Get({reason});
 }
 
-Metrics::~Metrics() {
-  // Stop serving before the registry goes (the exposer holds it weakly).
-  std::lock_guard<std::mutex> lock(mu_);
-  exposer_.reset();
-}
-
-std::optional<std::string> Metrics::Serve(const std::string& listen) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (exposer_) return "metrics: already serving";
-  try {
-    auto exposer = std::make_unique<prometheus::Exposer>(listen, 2);
-    exposer->RegisterCollectable(registry_);
-    exposer->RegisterCollectable(process_);
-    exposer_ = std::move(exposer);
-  } catch (const std::exception& e) {
-    return "metrics: cannot serve on " + listen + ": " + e.what();
-  }
-  return std::nullopt;
-}
-
-std::vector<int> Metrics::ListeningPorts() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return exposer_ ? exposer_->GetListeningPorts() : std::vector<int>{};
-}
+Metrics::~Metrics() = default;
 
 std::string Metrics::Text() const {
   std::vector<prometheus::MetricFamily> families = registry_->Collect();

@@ -1,6 +1,6 @@
 // fleetwave's Prometheus metrics: one `Metrics` per daemon holds every metric the product
 // documents (names, types and labels exactly as listed below), keeps state sets honest and
-// the series of each app, workload and cluster within budget, and serves them at /metrics.
+// the series of each app, workload and cluster within budget, and renders them for /metrics.
 //
 // The metrics, in one sorted block:
 //   fleetwave_application_health{appset,application,cluster,health}          state set
@@ -42,7 +42,7 @@
 // ("other" for anything else), so a bug elsewhere cannot explode the series count.
 //
 // Thread-safety: every method may be called from any thread (one mutex); scrapes run on the
-// exposer's threads concurrently with updates.
+// HTTP server's worker threads (Text()) concurrently with updates.
 #pragma once
 
 #include <cstdint>
@@ -64,10 +64,6 @@
 #include "metrics/build_info.h"
 #include "metrics/series.h"
 
-namespace prometheus {
-class Exposer;
-}
-
 namespace fleetwave::metrics {
 
 class ProcessCollector;
@@ -88,14 +84,8 @@ class Metrics {
   Metrics(const Metrics&) = delete;
   Metrics& operator=(const Metrics&) = delete;
 
-  // Serves /metrics on `listen` ("127.0.0.1:9464", "[::1]:9464", port 0 = any free port).
-  // Returns why it could not (the address is taken, malformed); nullopt when serving. At most
-  // once per Metrics.
-  std::optional<std::string> Serve(const std::string& listen);
-  // The ports actually bound (port 0 resolved); empty before Serve.
-  std::vector<int> ListeningPorts() const;
-
-  // The exposition text a scrape returns right now (text format 0.0.4).
+  // The exposition text a scrape returns right now (text format 0.0.4): what /metrics serves
+  // (api/metrics_route.h carries it on the daemon's HTTP server).
   std::string Text() const;
 
   // ---- ApplicationSets (the appset actor, after each persisted reconcile) ----
@@ -194,7 +184,6 @@ class Metrics {
   mutable std::mutex mu_;
   std::shared_ptr<prometheus::Registry> registry_;
   std::shared_ptr<ProcessCollector> process_;
-  std::unique_ptr<prometheus::Exposer> exposer_;
 
   StateSet app_health_;
   StateSet app_rollout_status_;

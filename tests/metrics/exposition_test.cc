@@ -138,37 +138,5 @@ TEST(ExpositionTest, PassesPromtoolCheckMetrics) {
   EXPECT_EQ(r.output, "") << "promtool lint findings";
 }
 
-TEST(ExpositionTest, ServesMetricsOnTheListenAddress) {
-  Metrics m;
-  Populate(m);
-  ASSERT_EQ(m.Serve("127.0.0.1:0"), std::nullopt);
-  const auto ports = m.ListeningPorts();
-  ASSERT_EQ(ports.size(), 1u);
-  ASSERT_GT(ports[0], 0);
-  const testing::HttpResponse response = testing::HttpGet(ports[0], "/metrics");
-  EXPECT_EQ(response.status, 200) << response.body.substr(0, 200);
-  const auto samples = testing::ParseSamples(response.body);
-  EXPECT_EQ(testing::Find(samples, "fleetwave_build_info").size(), 1u);
-  const auto up = testing::Find(samples, "fleetwave_cluster_up", {{"cluster", "east"}});
-  ASSERT_EQ(up.size(), 1u);
-  EXPECT_EQ(up[0].value, 1);
-  EXPECT_EQ(testing::Find(samples, "process_open_fds").size(), 1u);
-  // The live scrape (prometheus-cpp adds its exposer_* metrics) passes promtool too.
-  const RunResult lint = PromtoolCheckMetrics(response.body);
-  EXPECT_EQ(lint.status, 0) << lint.output;
-  EXPECT_EQ(lint.output, "") << "promtool lint findings";
-
-  // Serving twice, or on a port already taken, is an error value, not an exception.
-  const auto again = m.Serve("127.0.0.1:0");
-  ASSERT_TRUE(again.has_value());
-  EXPECT_NE(again->find("already serving"), std::string::npos);
-  Metrics other;
-  const auto taken = other.Serve("127.0.0.1:" + std::to_string(ports[0]));
-  ASSERT_TRUE(taken.has_value());
-  EXPECT_NE(taken->find("127.0.0.1:" + std::to_string(ports[0])), std::string::npos) << *taken;
-  const auto malformed = other.Serve("not-an-address:xyz");
-  EXPECT_TRUE(malformed.has_value());
-}
-
 }  // namespace
 }  // namespace fleetwave::metrics

@@ -129,7 +129,7 @@ class PackageTest(unittest.TestCase):
         needed = needed_packages(FLEETWAVE)
         # The libraries issue 15 names, whenever the binary links them.
         for soname_prefix in ("libcaf_core", "libcurl", "libyaml-cpp", "libsqlite3", "libgit2",
-                              "libsystemd", "libcivetweb", "libprometheus-cpp"):
+                              "libsystemd", "libssl", "libprometheus-cpp"):
             for soname, package in needed.items():
                 if soname.startswith(soname_prefix):
                     with self.subTest(soname=soname):

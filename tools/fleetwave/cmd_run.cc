@@ -31,6 +31,8 @@
 #include "actors/services.h"
 #include "actors/status_board.h"
 #include "api/api_server.h"
+#include "api/http_server.h"
+#include "api/metrics_route.h"
 #include "cluster-clients/credentials.h"
 #include "cluster-clients/curl_transport.h"
 #include "cluster-clients/request_observer.h"
@@ -387,10 +389,13 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   if (config.api_read_token_file) {
     api_options.read_token_file = Resolve(*config.api_read_token_file, config_path);
   }
-  if (config.tls_cert && config.tls_key) {
-    api_options.tls = api::TlsFiles{Resolve(*config.tls_cert, config_path),
-                                    Resolve(*config.tls_key, config_path), ""};
+  if (config.tls) {
+    api_options.tls = api::TlsFiles{
+        Resolve(config.tls->cert_file, config_path), Resolve(config.tls->key_file, config_path),
+        config.tls->client_ca_file.empty() ? std::string()
+                                           : Resolve(config.tls->client_ca_file, config_path)};
   }
+  api_options.allowed_hosts = config.listen_allowed_hosts;
   if (!IsLoopbackListen(config.listen_api) && !config.api_read_token_file) {
     log_fn("api: warning: " + config.listen_api +
            " is reachable beyond this host and apiReadTokenFile is not set: anyone who can "
@@ -403,7 +408,18 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     system.await_all_actors_done();
     return 1;
   }
-  if (auto failed = metrics.Serve(config.listen_metrics)) {
+  // /metrics on a server of its own (listen.metrics), with the API's TLS and Host rules: a
+  // scrape never waits for an API client.
+  api::HttpServer metrics_server(api::MetricsHandler([&metrics] { return metrics.Text(); }),
+                                 nullptr);
+  api::HttpServerOptions metrics_options;
+  metrics_options.listen = config.listen_metrics;
+  metrics_options.name = "metrics";
+  metrics_options.tls = api_options.tls;
+  metrics_options.allowed_hosts = api_options.allowed_hosts;
+  metrics_options.handler_threads = 1;
+  metrics_options.log = log_fn;
+  if (auto failed = metrics_server.Start(metrics_options)) {
     log("fleetwave run: the metrics cannot listen on " + config.listen_metrics + ": " + *failed);
     api.Stop();
     caf::anon_send(coordinator, actors::stop_atom::value);
@@ -481,6 +497,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     std::_Exit(0);
   }
   pool.Stop();
+  metrics_server.Stop();
   log("fleetwave run: stopped");
   return 0;
 }

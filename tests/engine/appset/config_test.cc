@@ -33,10 +33,10 @@ clusters:
 applicationSets: /sets
 progressiveSyncs: false
 state: sqlite:///tmp/state.db
-listen: {api: 127.0.0.1:1, metrics: "[::1]:2"}
+listen: {api: 127.0.0.1:1, metrics: "[::1]:2", allowedHosts: [fleet.example.com]}
 apiTokenFile: /token
 apiReadTokenFile: /read-token
-tls: {cert: /c, key: /k}
+tls: {certFile: /c, keyFile: /k, clientCAFile: /ca}
 git: {pollInterval: 1m30s}
 deletion: {gracePeriod: 1h}
 workloads: {kinds: [CloneSet], namespaces: [web]}
@@ -51,7 +51,11 @@ workloads: {kinds: [CloneSet], namespaces: [web]}
   EXPECT_EQ(c.state, "sqlite:///tmp/state.db");
   EXPECT_EQ(c.listen_metrics, "[::1]:2");
   EXPECT_EQ(c.api_read_token_file, "/read-token");
-  EXPECT_EQ(c.tls_cert, "/c");
+  ASSERT_TRUE(c.tls.has_value());
+  EXPECT_EQ(c.tls->cert_file, "/c");
+  EXPECT_EQ(c.tls->key_file, "/k");
+  EXPECT_EQ(c.tls->client_ca_file, "/ca");
+  EXPECT_EQ(c.listen_allowed_hosts, (std::vector<std::string>{"fleet.example.com"}));
   EXPECT_EQ(c.git_poll_interval_seconds, 90);
   EXPECT_EQ(c.deletion_grace_period_seconds, 3600);
   EXPECT_EQ(c.workload_kinds, (std::vector<std::string>{"CloneSet"}));
@@ -95,8 +99,14 @@ INSTANTIATE_TEST_SUITE_P(
                   "DaemonSet, Deployment, StatefulSet)"},
         ErrorCase{"DuplicateCluster", "clusters: [{name: a}, {name: a}]\n",
                   "fleetwave.yaml:1:30: clusters[1].name: duplicate cluster \"a\""},
-        ErrorCase{"TlsNeedsBoth", "tls: {cert: /c}\n",
-                  "fleetwave.yaml:1:6: tls: cert and key must be given together"}),
+        ErrorCase{"TlsNeedsBoth", "tls: {certFile: /c}\n",
+                  "fleetwave.yaml:1:6: tls: certFile and keyFile are both required (clientCAFile "
+                  "is optional)"},
+        ErrorCase{"TlsFileMustBeAString", "tls: {certFile: [/c], keyFile: /k}\n",
+                  "fleetwave.yaml:1:17: tls.certFile: wrong type: expected string, got array"},
+        ErrorCase{"AllowedHostWithPort", "listen: {allowedHosts: [a.example:80]}\n",
+                  "fleetwave.yaml:1:25: listen.allowedHosts[0]: \"a.example:80\" is not a host "
+                  "name (a DNS name without port, or \"*\" for any)"}),
     [](const auto& info) { return info.param.name; });
 
 TEST(Duration, GoStyle) {

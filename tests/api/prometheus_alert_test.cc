@@ -17,6 +17,8 @@
 #include <sstream>
 #include <thread>
 
+#include "api/http_server.h"
+#include "api/metrics_route.h"
 #include "engine/yaml_json.h"
 #include "metrics/metrics.h"
 #include "tests/metrics/local_http.h"
@@ -144,7 +146,13 @@ TEST(PrometheusAlertTest, ProgressDeadlineExceededFiresAndResolves) {
       << kPrometheus << " not found: install Debian's `prometheus` package "
       << "(scripts/install-deps.sh)";
   Metrics metrics;
-  ASSERT_EQ(metrics.Serve("127.0.0.1:0"), std::nullopt);
+  // Served as the daemon serves it: api/'s HTTP server with the metrics route.
+  api::HttpServer server(api::MetricsHandler([&metrics] { return metrics.Text(); }), nullptr);
+  api::HttpServerOptions options;
+  options.listen = "127.0.0.1:0";
+  options.name = "metrics";
+  options.log = [](const std::string&) {};
+  ASSERT_EQ(server.Start(options), std::nullopt);
   const WorkloadId web{"east", "shop", "CloneSet", "web"};
   metrics.WorkloadCondition(web, "ReplicaSetUpdated", false);
   metrics.ClusterState("east", true);
@@ -155,7 +163,7 @@ TEST(PrometheusAlertTest, ProgressDeadlineExceededFiresAndResolves) {
       std::regex(R"(for: \d+[smh])"), "for: 2s");
   PrometheusProcess prom;
   std::string error;
-  ASSERT_TRUE(prom.Start(metrics.ListeningPorts().at(0), rules, &error)) << error;
+  ASSERT_TRUE(prom.Start(server.port(), rules, &error)) << error;
 
   // Prometheus is up, has loaded the six rules and scrapes us.
   ASSERT_TRUE(WaitFor([&] {
