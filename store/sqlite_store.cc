@@ -373,6 +373,7 @@ std::string DatabaseState(const std::string& path, bool* missing_or_empty) {
 
 OpenResult OpenSqliteStore(const std::string& db_path, const OpenOptions& options) {
   OpenResult out;
+  out.database = db_path;
   std::vector<std::unique_ptr<StateLock>> locks;
   std::string dir = std::filesystem::path(db_path).parent_path().string();
   if (dir.empty()) dir = ".";

@@ -51,7 +51,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kUsage = "usage: fleetwave run [--config F]\n";
+constexpr const char* kUsage = "usage: fleetwave run [--config F] [--accept-empty-state]\n";
 constexpr const char* kDefaultConfig = "/etc/fleetwave/fleetwave.yaml";
 constexpr int kSchedulerThreads = 2;
 
@@ -209,7 +209,7 @@ actors::ApiCommandResult RouteApiCommand(const actors::StatusBoard& board,
 int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   (void)out;
   std::string error;
-  auto args = ParseArgs(argv, {"--config", "-c"}, {}, &error);
+  auto args = ParseArgs(argv, {"--config", "-c"}, {"--accept-empty-state"}, &error);
   if (!args || !args->positional.empty()) {
     if (!error.empty()) err << "fleetwave run: " << error << "\n";
     err << kUsage;
@@ -235,14 +235,31 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   }
   const engine::Config config = initial.config;
 
-  store::OpenResult opened = store::OpenStore(ResolveStateUrl(config.state, config_path));
+  // --accept-empty-state: start although the state directory's marker names another database
+  // (docs/state-store.md, "A database that vanished or was emptied").
+  store::OpenResult opened =
+      store::OpenStore(ResolveStateUrl(config.state, config_path),
+                       store::OpenOptions{.accept_empty_state = args->Has("--accept-empty-state")});
   if (!opened.ok()) {
     err << "fleetwave run: " << opened.status.message << "\n";
     return 1;
   }
+  for (const auto& note : opened.notes) log("state: " + note);
   std::unique_ptr<store::Store> store = std::move(opened.store);
 
   actors::StatusBoard board;
+  // A store that cannot be used fails /readyz and is listed in the API's errors; logged once
+  // per change. Nothing is acted on meanwhile: every store call fails, so nothing is durable.
+  if (opened.health) {
+    opened.health->Subscribe([&board, log_fn, db = opened.database](const store::Status& problem) {
+      board.SetStoreProblem(db, problem.ok() ? std::nullopt : std::optional(problem.message));
+      log_fn(problem.ok() ? "state: " + db + " is usable again"
+                          : "state: the store cannot be used: " + problem.message +
+                                "; the API stays up, nothing is acted on until it is repaired "
+                                "(docs/guide.md, \"The state database is corrupt or was "
+                                "emptied\")");
+    });
+  }
   actors::BlockingPool pool(4, log_fn, [] {
     pthread_setname_np(pthread_self(), "fw-pool");
     LowerThisThreadsPriority(kBackgroundNiceSteps);
