@@ -423,7 +423,9 @@ OpenResult OpenSqliteStore(const std::string& db_path, const OpenOptions& option
   };
   // The file cannot be trusted (corrupt, not a database, a table missing): the store opens
   // stuck on that failure, so the daemon serves its API and says why, and acts on nothing.
-  auto unusable = [&](const std::string& what, const std::string& message) {
+  auto unusable = [&](const std::string& what, std::string message) {
+    // quick_check reports one finding per line: one line for logs and the API.
+    for (size_t nl; (nl = message.find('\n')) != std::string::npos;) message.replace(nl, 1, "; ");
     health->Report({Code::kIo, db_path + ": " + what + ": " + message}, /*sticky=*/true);
     sqlite3_close_v2(db);
     out.health = health;
