@@ -189,6 +189,9 @@ struct AppSetState {
   // Nothing but the poll timer asked for a reconcile since that decision: every event, operator
   // action, refresh, new spec and failed commit clears it (Reconcile, ManualSync, OnPersisted).
   bool unchanged = false;
+  // Why the set's stored state could not be used at the last gather ("" when it could): logged
+  // once per change, not at every retry.
+  std::string stored_problem;
 
   static inline const char* name = "appset";
 };
@@ -287,6 +290,25 @@ std::optional<engine::OperationRecord> OperationOf(const Json& value, const std:
   auto record = engine::OperationRecordFromJson(value, issues);
   for (const auto& i : issues) Log(self, where + ": stored operation: " + engine::FormatIssue(i));
   return record;
+}
+
+// The first stored record of the set that does not decode strictly, as "<key>: <issue>"; ""
+// when every one does.
+std::string StoredStateProblem(const store::AppSetRecords& r) {
+  engine::Issues issues;
+  for (const auto& [app, rec] : r.operations) {
+    engine::OperationRecordFromJson(rec.value, issues);
+    if (!issues.empty()) return "operation of " + app + ": " + engine::FormatIssue(issues[0]);
+  }
+  Json status = Json::object();
+  Json entries = Json::array();
+  for (const auto& [app, rec] : r.statuses) entries.push_back(rec.value);
+  status["applicationStatus"] = std::move(entries);
+  if (r.conditions) status["conditions"] = r.conditions->value;
+  if (r.rollout) status["rollout"] = r.rollout->value;
+  engine::DecodeStoredRolloutStatus(status, issues);
+  if (!issues.empty()) return "stored status: " + engine::FormatIssue(issues[0]);
+  return "";
 }
 
 Mirror MirrorOf(const store::AppSetRecords& r, Self* self) {
@@ -664,11 +686,23 @@ void OnGathered(Self* self, GatheredPtr g) {
     st.gather_failed = false;
     if (publish.file) publish.file(st.spec->appset.file, {});
   }
-  if (!g->store_error.empty()) {
-    Log(self, "cannot read the state store: " + g->store_error + "; retrying in 5s");
+  // A store that cannot be read, or a stored record of the wrong type (issue 30): nothing is
+  // decided on a default; retried every 5 s, said once per change of reason.
+  std::string problem = g->store_error;
+  if (problem.empty() && g->records) problem = StoredStateProblem(*g->records);
+  if (!problem.empty()) {
+    if (problem != st.stored_problem) {
+      Log(self, "cannot use the stored state: " + problem +
+                    "; nothing is decided for this set until it can be (retrying every 5s)");
+    }
+    st.stored_problem = problem;
     st.busy = false;
     ArmWake(self, st.services->now() + std::chrono::seconds(5));
     return;
+  }
+  if (!st.stored_problem.empty()) {
+    Log(self, "the stored state can be used again");
+    st.stored_problem.clear();
   }
   if (g->records) st.mirror = MirrorOf(*g->records, self);
   for (const auto& e : g->deletions.errors) Log(self, e);

@@ -260,6 +260,13 @@ void StatusBoard::SetReady(bool ready, std::string reason) {
   ++sequence_;
 }
 
+void StatusBoard::SetStoreProblem(const std::string& database, std::optional<std::string> error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  store_database_ = database;
+  store_problem_ = std::move(error);
+  ++sequence_;
+}
+
 void StatusBoard::PublishWorkload(engine::Json workload) {
   auto field = [&workload](const char* key) {
     const auto it = workload.find(key);
@@ -369,11 +376,15 @@ std::vector<ClusterStatus> StatusBoard::Clusters() const {
 
 std::map<std::string, std::optional<std::string>> StatusBoard::Files() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return files_;
+  if (!store_problem_) return files_;
+  auto files = files_;
+  files[store_database_] = store_problem_;
+  return files;
 }
 
 Readiness StatusBoard::readiness() const {
   std::lock_guard<std::mutex> lock(mu_);
+  if (store_problem_) return {false, "the state store cannot be used: " + *store_problem_};
   return readiness_;
 }
 

@@ -10,6 +10,9 @@
 //  - per cluster its name, server and whether it is up and its watches have synced;
 //  - per input file its last load error ("file:line:col: message") or none;
 //  - readiness (config and store loaded) with the reason while not ready;
+//  - the state store's health: while the store cannot be used, readiness is false with its
+//    error and the store's database is listed with the files, its error as the file's, so the
+//    API's `errors` says why (store/store_health.h);
 //  - a sequence number that grows on every change;
 //  - a change feed (change_feed.h) of the collections the API lists: every object added,
 //    modified (its JSON differs from the last published) or deleted, for the ?watch=1 streams.
@@ -108,6 +111,10 @@ class StatusBoard {
   void RemoveFile(const std::string& file);
 
   void SetReady(bool ready, std::string reason = "");
+  // The state store's problem (nullopt: it works). While set, readiness() is false with
+  // "the state store cannot be used: <error>" whatever SetReady said, and Files() lists
+  // `database` (its path) with the error.
+  void SetStoreProblem(const std::string& database, std::optional<std::string> error);
 
   // A workload's progress-deadline state (workload_actor.h, WorkloadItem), keyed by its
   // "cluster", "namespace", "kind" and "name" fields; Workloads() lists them in that order.
@@ -127,6 +134,7 @@ class StatusBoard {
   std::optional<std::string> ApplicationOwner(const std::string& name) const;
   std::optional<ClusterStatus> Cluster(const std::string& name) const;
   std::vector<ClusterStatus> Clusters() const;
+  // Every input file with its last error, and the state database while it cannot be used.
   std::map<std::string, std::optional<std::string>> Files() const;
   Readiness readiness() const;
   // Grows by at least one on every change; never decreases.
@@ -192,6 +200,8 @@ class StatusBoard {
   // (cluster, namespace, kind, name) -> the workload's deadline state
   std::map<std::tuple<std::string, std::string, std::string, std::string>, JsonPtr> workloads_;
   Readiness readiness_{false, "starting"};
+  std::string store_database_;
+  std::optional<std::string> store_problem_;
   uint64_t sequence_ = 0;
   ChangeFeed feed_;
 };

@@ -4,6 +4,7 @@
 
 #include "engine/deletion_plan.h"
 #include "engine/generate.h"
+#include "engine/stored_fields.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -15,11 +16,6 @@ const Json& Field(const Json& object, const char* key) {
   return it == object.end() ? kNull : *it;
 }
 
-std::string StringAt(const Json& object, const char* key) {
-  const Json& v = Field(object, key);
-  return v.is_string() ? v.get<std::string>() : std::string();
-}
-
 std::optional<Time> TimeAt(const Json& object, const char* key, Issues& issues) {
   const Json& v = Field(object, key);
   if (v.is_string()) {
@@ -27,24 +23,6 @@ std::optional<Time> TimeAt(const Json& object, const char* key, Issues& issues) 
   }
   issues.push_back({"", {}, std::string("deletion.") + key, "not an RFC 3339 time"});
   return std::nullopt;
-}
-
-std::map<std::string, std::string> StringMap(const Json& v) {
-  std::map<std::string, std::string> out;
-  if (!v.is_object()) return out;
-  for (auto it = v.begin(); it != v.end(); ++it) {
-    if (it.value().is_string()) out[it.key()] = it.value().get<std::string>();
-  }
-  return out;
-}
-
-std::vector<std::string> Strings(const Json& v) {
-  std::vector<std::string> out;
-  if (!v.is_array()) return out;
-  for (const auto& s : v) {
-    if (s.is_string()) out.push_back(s.get<std::string>());
-  }
-  return out;
 }
 
 // Only what step assignment reads is kept: the steps' matchExpressions.
@@ -60,19 +38,33 @@ Json EncodeStrategy(const Strategy& s) {
   return {{"type", s.type}, {"deletionOrder", s.deletion_order}, {"steps", std::move(steps)}};
 }
 
-Strategy DecodeStrategy(const Json& j) {
+Strategy DecodeStrategy(const Json& j, Issues& issues) {
   Strategy s;
-  s.type = StringAt(j, "type");
-  s.deletion_order = StringAt(j, "deletionOrder");
-  const Json& steps = Field(j, "steps");
-  if (!steps.is_array()) return s;
-  for (const auto& step : steps) {
+  const std::string path = "deletion.strategy";
+  s.type = stored::String(j, "type", path, issues).value_or("");
+  s.deletion_order = stored::String(j, "deletionOrder", path, issues).value_or("");
+  const Json* steps = stored::Array(j, "steps", path, issues);
+  if (steps == nullptr) return s;
+  for (size_t i = 0; i < steps->size(); ++i) {
+    const Json& step = (*steps)[i];
+    const std::string sp = path + ".steps[" + std::to_string(i) + "]";
+    if (!step.is_object()) {
+      stored::WrongType(sp, "an object", step, issues);
+      continue;
+    }
     RolloutStep rs;
-    const Json& exprs = Field(step, "matchExpressions");
-    if (exprs.is_array()) {
-      for (const auto& e : exprs) {
-        rs.match_expressions.push_back(
-            {StringAt(e, "key"), StringAt(e, "operator"), Strings(Field(e, "values")), {}});
+    if (const Json* exprs = stored::Array(step, "matchExpressions", sp, issues)) {
+      for (size_t k = 0; k < exprs->size(); ++k) {
+        const Json& e = (*exprs)[k];
+        const std::string ep = sp + ".matchExpressions[" + std::to_string(k) + "]";
+        if (!e.is_object()) {
+          stored::WrongType(ep, "an object", e, issues);
+          continue;
+        }
+        rs.match_expressions.push_back({stored::String(e, "key", ep, issues).value_or(""),
+                                        stored::String(e, "operator", ep, issues).value_or(""),
+                                        stored::Strings(e, "values", ep, issues),
+                                        {}});
       }
     }
     s.steps.push_back(std::move(rs));
@@ -110,8 +102,9 @@ std::optional<DeletionRecord> DecodeDeletionRecord(const Json& v, Issues& issues
     issues.push_back({"", {}, "deletion", "must be an object"});
     return std::nullopt;
   }
+  const size_t before = issues.size();
   DeletionRecord r;
-  const std::string phase = StringAt(v, "phase");
+  const std::string phase = stored::String(v, "phase", "deletion", issues).value_or("");
   if (phase == "Deleting") {
     r.phase = DeletionPhase::kDeleting;
   } else if (phase != "PendingDeletion") {
@@ -123,22 +116,33 @@ std::optional<DeletionRecord> DecodeDeletionRecord(const Json& v, Issues& issues
   if (!since || !due) return std::nullopt;
   r.since = *since;
   r.due = *due;
-  r.reason = StringAt(v, "reason");
-  r.strategy = DecodeStrategy(Field(v, "strategy"));
-  r.preserve_resources = Field(v, "preserveResources") == Json(true);
-  const Json& apps = Field(v, "apps");
-  if (apps.is_array()) {
-    for (const auto& a : apps) {
+  r.reason = stored::String(v, "reason", "deletion", issues).value_or("");
+  if (const Json* strategy = stored::Object(v, "strategy", "deletion", issues)) {
+    r.strategy = DecodeStrategy(*strategy, issues);
+  }
+  r.preserve_resources = stored::Bool(v, "preserveResources", "deletion", issues).value_or(false);
+  if (const Json* apps = stored::Array(v, "apps", "deletion", issues)) {
+    for (size_t i = 0; i < apps->size(); ++i) {
+      const Json& a = (*apps)[i];
+      const std::string ap = "deletion.apps[" + std::to_string(i) + "]";
       DeletionApp app;
-      app.name = StringAt(a, "name");
-      if (app.name.empty()) continue;
-      app.cluster = StringAt(a, "cluster");
-      app.labels = StringMap(Field(a, "labels"));
-      const Json& kinds = Field(a, "kinds");
-      if (kinds.is_array()) {
-        for (const auto& k : kinds) {
-          if (k.is_array() && k.size() == 2 && k[0].is_string() && k[1].is_string()) {
-            app.kinds.emplace_back(k[0].get<std::string>(), k[1].get<std::string>());
+      app.name = stored::String(a, "name", ap, issues).value_or("");
+      if (app.name.empty()) {
+        issues.push_back({"", {}, ap + ".name", "an app to delete needs a name"});
+        continue;
+      }
+      app.cluster = stored::String(a, "cluster", ap, issues).value_or("");
+      app.labels = stored::StringMap(a, "labels", ap, issues);
+      if (const Json* kinds = stored::Array(a, "kinds", ap, issues)) {
+        for (size_t k = 0; k < kinds->size(); ++k) {
+          const Json& kind = (*kinds)[k];
+          if (kind.is_array() && kind.size() == 2 && kind[0].is_string() && kind[1].is_string()) {
+            app.kinds.emplace_back(kind[0].get<std::string>(), kind[1].get<std::string>());
+          } else {
+            issues.push_back({"",
+                              {},
+                              ap + ".kinds[" + std::to_string(k) + "]",
+                              "must be a pair [apiVersion, kind] of strings"});
           }
         }
       }
@@ -147,9 +151,11 @@ std::optional<DeletionRecord> DecodeDeletionRecord(const Json& v, Issues& issues
   }
   std::sort(r.apps.begin(), r.apps.end(),
             [](const DeletionApp& a, const DeletionApp& b) { return a.name < b.name; });
-  for (const auto& g : Strings(Field(v, "gone"))) r.gone.insert(g);
-  const Json& step = Field(v, "step");
-  if (step.is_number_integer()) r.step = step.get<int>();
+  for (const auto& g : stored::Strings(v, "gone", "deletion", issues)) r.gone.insert(g);
+  r.step = static_cast<int>(stored::Int(v, "step", "deletion", issues).value_or(0));
+  // Strict: a record with a field of the wrong type is not used (its deletion would act on a
+  // default: the wrong apps, order or objects).
+  if (issues.size() != before) return std::nullopt;
   return r;
 }
 

@@ -51,7 +51,9 @@ struct DeletionRecord {
 };
 
 Json EncodeDeletionRecord(const DeletionRecord& record);
-// Non-throwing; nullopt (with issues) when the value is not a usable record.
+// Non-throwing and strict: nullopt (with issues naming each field, e.g.
+// `deletion.preserveResources: must be a boolean, not a string`) when the value is not a
+// usable record, a field of the wrong type included.
 std::optional<DeletionRecord> DecodeDeletionRecord(const Json& value, Issues& issues);
 
 // ---- disappearance and the grace period ----

@@ -1,6 +1,7 @@
 #include "engine/operation_record.h"
 
 #include "engine/retry_policy.h"
+#include "engine/stored_fields.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -9,11 +10,6 @@ const Json* Child(const Json* object, const char* key) {
   if (object == nullptr || !object->is_object()) return nullptr;
   auto it = object->find(key);
   return it == object->end() || it->is_null() ? nullptr : &*it;
-}
-
-std::string StringChild(const Json* object, const char* key) {
-  const Json* v = Child(object, key);
-  return v != nullptr && v->is_string() ? v->get<std::string>() : "";
 }
 
 std::optional<Time> TimeChild(const Json* object, const char* key, Issues& issues) {
@@ -149,9 +145,14 @@ Json OperationRecordToJson(const OperationRecord& record) {
 }
 
 std::optional<OperationRecord> OperationRecordFromJson(const Json& value, Issues& issues) {
+  if (!value.is_object()) {
+    issues.push_back({"", {}, "operation", "must be an object"});
+    return std::nullopt;
+  }
+  const size_t before = issues.size();
   OperationRecord r;
-  r.id = StringChild(&value, "id");
-  const auto phase = ParseOperationPhase(StringChild(&value, "phase"));
+  r.id = stored::String(value, "id", "", issues).value_or("");
+  const auto phase = ParseOperationPhase(stored::String(value, "phase", "", issues).value_or(""));
   const auto started = TimeChild(&value, "startedAt", issues);
   if (r.id.empty() || !phase || !started) {
     issues.push_back({"", {}, "", "an operation record needs id, phase and startedAt"});
@@ -159,27 +160,33 @@ std::optional<OperationRecord> OperationRecordFromJson(const Json& value, Issues
   }
   r.phase = *phase;
   r.started_at = *started;
-  if (const Json* op = Child(&value, "operation"); op && op->is_object()) r.operation = *op;
-  r.message = StringChild(&value, "message");
+  if (const Json* op = stored::Object(value, "operation", "", issues)) r.operation = *op;
+  r.message = stored::String(value, "message", "", issues).value_or("");
   r.finished_at = TimeChild(&value, "finishedAt", issues);
   r.next_attempt_at = TimeChild(&value, "nextAttemptAt", issues);
-  if (const Json* n = Child(&value, "retryCount"); n && n->is_number_integer()) {
-    r.retry_count = n->get<int64_t>();
+  r.retry_count = stored::Int(value, "retryCount", "", issues).value_or(0);
+  static const Json kNone = Json::object();
+  const Json* result = stored::Object(value, "syncResult", "", issues);
+  const Json& sync = result != nullptr ? *result : kNone;
+  if (auto rev = stored::String(sync, "revision", "syncResult", issues)) {
+    r.revisions.push_back(*rev);
+  } else {
+    r.revisions = stored::Strings(sync, "revisions", "syncResult", issues);
   }
-  const Json* result = Child(&value, "syncResult");
-  if (const Json* rev = Child(result, "revision"); rev && rev->is_string()) {
-    r.revisions.push_back(rev->get<std::string>());
-  } else if (const Json* revs = Child(result, "revisions"); revs && revs->is_array()) {
-    for (const auto& v : *revs) {
-      if (v.is_string()) r.revisions.push_back(v.get<std::string>());
-    }
-  }
-  if (const Json* res = Child(result, "resources"); res && res->is_array()) {
-    for (const auto& e : *res) {
+  if (const Json* res = stored::Array(sync, "resources", "syncResult", issues)) {
+    for (size_t i = 0; i < res->size(); ++i) {
+      const Json& e = (*res)[i];
+      const std::string path = "syncResult.resources[" + std::to_string(i) + "]";
+      if (!e.is_object()) {
+        stored::WrongType(path, "an object", e, issues);
+        continue;
+      }
       ObjectResult o;
-      o.ref = {StringChild(&e, "group"), StringChild(&e, "kind"), StringChild(&e, "namespace"),
-               StringChild(&e, "name")};
-      const std::string status = StringChild(&e, "status");
+      o.ref = {stored::String(e, "group", path, issues).value_or(""),
+               stored::String(e, "kind", path, issues).value_or(""),
+               stored::String(e, "namespace", path, issues).value_or(""),
+               stored::String(e, "name", path, issues).value_or("")};
+      const std::string status = stored::String(e, "status", path, issues).value_or("");
       bool known = false;
       for (auto c : {ObjectResultCode::kSynced, ObjectResultCode::kSyncFailed,
                      ObjectResultCode::kPruned, ObjectResultCode::kPruneSkipped}) {
@@ -189,13 +196,16 @@ std::optional<OperationRecord> OperationRecordFromJson(const Json& value, Issues
         }
       }
       if (!known) {
-        issues.push_back({"", {}, "syncResult.resources", "unknown status \"" + status + "\""});
+        issues.push_back({"", {}, path + ".status", "unknown status \"" + status + "\""});
         continue;
       }
-      o.message = StringChild(&e, "message");
+      o.message = stored::String(e, "message", path, issues).value_or("");
       r.results.push_back(std::move(o));
     }
   }
+  // Strict: a record with a field of the wrong type is not used (a retry count or a phase read
+  // as a default would retry, or not, against what was stored).
+  if (issues.size() != before) return std::nullopt;
   return r;
 }
 

@@ -63,7 +63,8 @@ OperationRecord FinishAttempt(const OperationRecord& running, std::vector<Object
 // startedAt, finishedAt, retryCount, nextAttemptAt, syncResult: {revision | revisions,
 // resources: [{group, kind, namespace, name, status, message}]}}.
 Json OperationRecordToJson(const OperationRecord& record);
-// The inverse; malformed fields are issues and read as absent.
+// The inverse. Strict: a field of the wrong type is an issue naming it and the record is
+// not used (nullopt); absent optional fields read as absent.
 std::optional<OperationRecord> OperationRecordFromJson(const Json& value, Issues& issues);
 
 }  // namespace fleetwave::engine

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/stored_fields.h"
+
 namespace fleetwave::engine {
 namespace {
 
@@ -27,6 +29,12 @@ std::vector<AppSetCondition> DecodeAppSetConditions(const Json& list, Issues& is
       issues.push_back({"", {}, path, "a condition needs a type"});
       continue;
     }
+    // Strict (issue 30): a field of the wrong type is an issue, never read as "".
+    const size_t before = issues.size();
+    for (const char* key : {"status", "reason", "message", "lastTransitionTime"}) {
+      stored::String(c, key, path, issues);
+    }
+    if (issues.size() != before) continue;
     AppSetCondition cond{StringAt(c, "type"), StringAt(c, "status"), StringAt(c, "reason"),
                          StringAt(c, "message"), std::nullopt};
     if (std::string t = StringAt(c, "lastTransitionTime"); !t.empty()) {

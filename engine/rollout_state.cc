@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/stored_fields.h"
+
 namespace fleetwave::engine {
 namespace {
 
@@ -22,8 +24,16 @@ long long IntAt(const Json& object, const char* key, Issues& issues) {
   auto it = object.find(key);
   if (it == object.end() || it->is_null()) return 0;
   if (it->is_number_integer()) return it->get<long long>();
-  issues.push_back({"", {}, std::string("status.rollout.") + key, "must be an integer"});
+  stored::WrongType(std::string("status.rollout.") + key, "an integer", *it, issues);
   return 0;
+}
+
+bool BoolAt(const Json& object, const char* key, Issues& issues) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return false;
+  if (it->is_boolean()) return it->get<bool>();
+  stored::WrongType(std::string("status.rollout.") + key, "a boolean", *it, issues);
+  return false;
 }
 
 }  // namespace
@@ -38,15 +48,22 @@ RolloutState DecodeRolloutState(const Json& r, Issues& issues) {
   s.generation = IntAt(r, "generation", issues);
   s.step = static_cast<int>(IntAt(r, "step", issues));
   s.step_started_at = TimeAt(r, "stepStartedAt", issues);
-  if (auto it = r.find("paused"); it != r.end() && it->is_boolean()) s.paused = it->get<bool>();
+  s.paused = BoolAt(r, "paused", issues);
   s.paused_at = TimeAt(r, "pausedAt", issues);
   s.paused_seconds = IntAt(r, "pausedSeconds", issues);
-  if (auto it = r.find("stepDeadlineExceeded"); it != r.end() && it->is_boolean()) {
-    s.step_deadline_exceeded = it->get<bool>();
-  }
-  if (auto it = r.find("skipped"); it != r.end() && it->is_object()) {
-    for (auto e = it->begin(); e != it->end(); ++e) {
-      s.skipped[e.key()] = e.value().is_string() ? e.value().get<std::string>() : "";
+  s.step_deadline_exceeded = BoolAt(r, "stepDeadlineExceeded", issues);
+  if (auto it = r.find("skipped"); it != r.end() && !it->is_null()) {
+    if (!it->is_object()) {
+      stored::WrongType("status.rollout.skipped", "an object of app names to reasons", *it, issues);
+    } else {
+      for (auto e = it->begin(); e != it->end(); ++e) {
+        if (!e.value().is_string()) {
+          stored::WrongType("status.rollout.skipped." + e.key(), "a string (the reason)", e.value(),
+                            issues);
+          continue;
+        }
+        s.skipped[e.key()] = e.value().get<std::string>();
+      }
     }
   }
   return s;

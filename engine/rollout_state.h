@@ -30,8 +30,9 @@ struct RolloutState {
   bool operator==(const RolloutState&) const = default;
 };
 
-// Decodes status.rollout (absent or null -> a default state). Malformed fields are issues
-// and read as absent.
+// Decodes status.rollout (absent or null -> a default state). Strict: a field of the wrong type
+// (`paused: "yes"`) is an issue naming it (status.rollout.paused) and the caller must not act
+// on the state (it holds the set); the field reads as absent only to keep the value whole.
 RolloutState DecodeRolloutState(const Json& rollout, Issues& issues);
 // Absent optional fields are omitted, zero values included (Argo's omitempty).
 Json EncodeRolloutState(const RolloutState& state);

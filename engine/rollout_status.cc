@@ -1,5 +1,7 @@
 #include "engine/rollout_status.h"
 
+#include "engine/stored_fields.h"
+
 namespace fleetwave::engine {
 namespace {
 
@@ -82,6 +84,13 @@ std::vector<AppRolloutStatus> DecodeAppRolloutStatuses(const Json& list, Issues&
       issues.push_back({"", {}, path, "must be an object"});
       continue;
     }
+    // Strict (issue 30): a field of the wrong type is an issue, never read as "".
+    const size_t before = issues.size();
+    for (const char* key : {"application", "status", "message", "step", "lastTransitionTime"}) {
+      stored::String(e, key, path, issues);
+    }
+    stored::Strings(e, "targetRevisions", path, issues);
+    if (issues.size() != before) continue;
     AppRolloutStatus entry;
     entry.application = StringAt(e, "application");
     auto state = ParseRolloutAppState(StringAt(e, "status"));

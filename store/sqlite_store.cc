@@ -373,6 +373,7 @@ std::string DatabaseState(const std::string& path, bool* missing_or_empty) {
 
 OpenResult OpenSqliteStore(const std::string& db_path, const OpenOptions& options) {
   OpenResult out;
+  out.database = db_path;
   std::vector<std::unique_ptr<StateLock>> locks;
   std::string dir = std::filesystem::path(db_path).parent_path().string();
   if (dir.empty()) dir = ".";
@@ -422,7 +423,9 @@ OpenResult OpenSqliteStore(const std::string& db_path, const OpenOptions& option
   };
   // The file cannot be trusted (corrupt, not a database, a table missing): the store opens
   // stuck on that failure, so the daemon serves its API and says why, and acts on nothing.
-  auto unusable = [&](const std::string& what, const std::string& message) {
+  auto unusable = [&](const std::string& what, std::string message) {
+    // quick_check reports one finding per line: one line for logs and the API.
+    for (size_t nl; (nl = message.find('\n')) != std::string::npos;) message.replace(nl, 1, "; ");
     health->Report({Code::kIo, db_path + ": " + what + ": " + message}, /*sticky=*/true);
     sqlite3_close_v2(db);
     out.health = health;

@@ -57,6 +57,7 @@ struct OpenResult {
   // Whether the store can be used (ok results only): unhealthy from the start when the file
   // cannot be trusted, and after any failure SQLite reports later.
   std::shared_ptr<StoreHealth> health;
+  std::string database;  // the database's path as configured, for messages
   // What the open did that the operator should read in the log (a new identity, a marker
   // rewritten, an empty state accepted).
   std::vector<std::string> notes;

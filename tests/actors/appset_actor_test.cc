@@ -526,5 +526,37 @@ TEST_F(AppSetActorTest, APollThatFindsNothingChangedDecidesOnlyAtTheResyncAndAnE
   EXPECT_EQ(clusters_["qa"]->applies.size(), 1u);
 }
 
+// Issue 30: a stored rollout with `paused: "yes"` is not read as "not paused". The set is held
+// (nothing decided, nothing applied), said once however often it is retried, and goes on once
+// the record is fixed.
+TEST_F(AppSetActorTest, AStoredValueOfTheWrongTypeHoldsTheSetAndIsSaidOnce) {
+  ASSERT_TRUE(
+      store_.Put(store::keys::Rollout("web"), R"({"generation": 1, "step": 1, "paused": "yes"})")
+          .ok());
+  Start(AppSetYaml());
+  for (int retry = 0; retry < 3; ++retry) {
+    now_ += std::chrono::seconds(5);
+    sched_->trigger_timeouts();
+    sched_->run();
+  }
+  EXPECT_TRUE(clusters_["dev"]->applies.empty()) << "decided on a default";
+  int said = 0;
+  for (const auto& line : log_) {
+    if (line.find("cannot use the stored state: stored status: status.rollout.paused: must be "
+                  "a boolean, not a string") != std::string::npos) {
+      ++said;
+    }
+  }
+  EXPECT_EQ(said, 1);
+
+  ASSERT_TRUE(
+      store_.Put(store::keys::Rollout("web"), R"({"generation": 1, "step": 1, "paused": false})")
+          .ok());
+  now_ += std::chrono::seconds(5);
+  sched_->trigger_timeouts();
+  sched_->run();
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+}
+
 }  // namespace
 }  // namespace fleetwave::actors

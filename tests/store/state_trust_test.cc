@@ -103,6 +103,7 @@ TEST(StoreTrust, BytesOverwrittenInTheMiddleOpenUnhealthyAndEveryCallFails) {
   EXPECT_FALSE(problem.ok());
   EXPECT_TRUE(Contains(problem.message, dir.db() + ": quick_check found damage"))
       << problem.message;
+  EXPECT_EQ(problem.message.find('\n'), std::string::npos) << "one line for logs and the API";
   ExpectRefusesEveryCall(*opened.store, dir.db(), "quick_check found damage");
   opened.store.reset();
   EXPECT_EQ(fs::file_size(dir.db()), before);  // nothing was written to it

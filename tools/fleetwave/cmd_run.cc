@@ -53,7 +53,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kUsage = "usage: fleetwave run [--config F]\n";
+constexpr const char* kUsage = "usage: fleetwave run [--config F] [--accept-empty-state]\n";
 constexpr const char* kDefaultConfig = "/etc/fleetwave/fleetwave.yaml";
 constexpr int kSchedulerThreads = 2;
 
@@ -210,7 +210,7 @@ api::ApiCommandResult RouteApiCommand(const actors::StatusBoard& board,
 int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   (void)out;
   std::string error;
-  auto args = ParseArgs(argv, {"--config", "-c"}, {}, &error);
+  auto args = ParseArgs(argv, {"--config", "-c"}, {"--accept-empty-state"}, &error);
   if (!args || !args->positional.empty()) {
     if (!error.empty()) err << "fleetwave run: " << error << "\n";
     err << kUsage;
@@ -236,17 +236,36 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   }
   const engine::Config config = initial.config;
 
-  store::OpenResult opened = store::OpenStore(ResolveStateUrl(config.state, config_path));
+  // --accept-empty-state: start although the state directory's marker names another database
+  // (docs/state-store.md, "A database that vanished or was emptied").
+  store::OpenResult opened =
+      store::OpenStore(ResolveStateUrl(config.state, config_path),
+                       store::OpenOptions{.accept_empty_state = args->Has("--accept-empty-state")});
   if (!opened.ok()) {
     err << "fleetwave run: " << opened.status.message << "\n";
     return 1;
   }
+  for (const auto& note : opened.notes) log("state: " + note);
   std::unique_ptr<store::Store> store = std::move(opened.store);
 
   actors::StatusBoard board;
-  // Before the pool (which counts the jobs that threw) and the transport (whose I/O thread
-  // reports every request).
+  // Before the store's health (counted), the pool (which counts the jobs that threw) and the
+  // transport (whose I/O thread reports every request).
   metrics::Metrics metrics;
+  // A store that cannot be used fails /readyz and is listed in the API's errors; logged once
+  // per change. Nothing is acted on meanwhile: every store call fails, so nothing is durable.
+  if (opened.health) {
+    opened.health->Subscribe(
+        [&board, &metrics, log_fn, db = opened.database](const store::Status& problem) {
+          if (!problem.ok()) metrics.Degraded("store");
+          board.SetStoreProblem(db, problem.ok() ? std::nullopt : std::optional(problem.message));
+          log_fn(problem.ok() ? "state: " + db + " is usable again"
+                              : "state: the store cannot be used: " + problem.message +
+                                    "; the API stays up, nothing is acted on until it is repaired "
+                                    "(docs/guide.md, \"The state database is corrupt or was "
+                                    "emptied\")");
+        });
+  }
   actors::BlockingPool pool(
       4, log_fn,
       [] {
