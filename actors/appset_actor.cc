@@ -239,10 +239,8 @@ GenerationPtr Generate(const AppSetSpecPtr& spec, sources::Source* source,
   auto out = std::make_shared<Generation>();
   out->spec = spec;
   const engine::GeneratorInputs inputs = sources::ReadGeneratorInputs(spec->appset, resolver);
-  // limits: passed to GenerateApplications at the merge (config.limits, carried in the spec
-  // the coordinator's SpecOf builds).
   engine::GenerateResult generated =
-      engine::GenerateApplications(spec->appset, &spec->clusters, &inputs);
+      engine::GenerateApplications(spec->appset, &spec->clusters, &inputs, spec->limits);
   for (const auto& issue : generated.issues) out->errors.push_back(engine::FormatIssue(issue));
   out->apps = std::move(generated.apps);
   const engine::Discovery discovery = engine::Discovery::BuiltIn();
@@ -250,7 +248,7 @@ GenerationPtr Generate(const AppSetSpecPtr& spec, sources::Source* source,
   bool rendered = true;
   for (const auto& app : out->apps) {
     sources::AppRender& render = out->renders[app.name];
-    render = cache.Render(*source, resolver, spec->appset.name, app, discovery);
+    render = cache.Render(*source, resolver, spec->appset.name, app, discovery, spec->limits);
     rendered = rendered && render.ok();
     names.insert(app.name);
   }
@@ -1078,10 +1076,11 @@ void StartAttempt(Self* self, const std::string& app, const engine::OperationRec
   job->record = record;
   const std::string set = st.spec->appset.name;
   const engine::GeneratedApplication copy = *generated;
-  st.services->pool->Post([me, source, job, set, copy] {
+  const engine::InputLimits limits = st.spec->limits;
+  st.services->pool->Post([me, source, job, set, copy, limits] {
     sources::ResolveOnce resolver(*source);
     job->render = sources::RenderApp(*source, resolver, set, copy, &job->record.revisions,
-                                     engine::Discovery::BuiltIn());
+                                     engine::Discovery::BuiltIn(), limits);
     caf::anon_send(me, rendered_atom::value, AttemptRenderPtr(job));
   });
 }

@@ -26,6 +26,7 @@
 #include "actors/services.h"
 #include "engine/appset.h"
 #include "engine/generate.h"
+#include "engine/input_limits.h"
 
 namespace fleetwave::actors {
 
@@ -43,6 +44,8 @@ struct AppSetSpec {
   bool defined = true;
   bool inputs_trusted = true;
   std::chrono::seconds deletion_grace{600};
+  // fleetwave.yaml's `limits:`: what generating and rendering this set may cost.
+  engine::InputLimits limits;
 };
 using AppSetSpecPtr = std::shared_ptr<const AppSetSpec>;
 using ClusterMapPtr = std::shared_ptr<const std::map<std::string, caf::actor>>;

@@ -141,6 +141,7 @@ AppSetSpecPtr SpecOf(Self* self, const engine::ApplicationSet& appset) {
   auto spec = std::make_shared<AppSetSpec>();
   spec->appset = appset;
   spec->clusters = self->state.inputs.clusters;
+  spec->limits = self->state.inputs.config.limits;
   spec->progressive_syncs = self->state.inputs.config.progressive_syncs;
   spec->poll_interval = std::chrono::seconds(
       std::max<long long>(1, self->state.inputs.config.git_poll_interval_seconds));

@@ -111,7 +111,8 @@ ValidatedDocuments ValidateDocuments(const std::vector<YAML::Node>& docs, const 
     add(decoded.issues);
     if (!decoded.appset || !decoded.issues.empty()) continue;
     add(ValidateRolloutConfig(*decoded.appset));
-    const GenerateResult generated = GenerateApplications(*decoded.appset, inputs.generate_against);
+    const GenerateResult generated =
+        GenerateApplications(*decoded.appset, inputs.generate_against, nullptr, inputs.limits);
     add(generated.issues);
     CheckNames(*decoded.appset, generated, out.issues);
     out.appsets.push_back(std::move(*decoded.appset));

@@ -17,6 +17,7 @@
 #include "engine/appset.h"
 #include "engine/config.h"
 #include "engine/generate.h"
+#include "engine/input_limits.h"
 #include "engine/issue.h"
 
 namespace fleetwave::engine {
@@ -35,6 +36,9 @@ struct ValidationInputs {
   // The clusters destinations are resolved against; nullptr = a dry generation that prints
   // destinations as written and a clusters generator that yields nothing.
   const std::vector<ClusterInfo>* generate_against = nullptr;
+  // What generating a set may cost (fleetwave.yaml's `limits:` in the daemon; the defaults in
+  // `fleetwave validate`).
+  InputLimits limits;
 };
 
 struct ValidatedDocuments {

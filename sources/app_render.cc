@@ -67,7 +67,8 @@ std::vector<engine::Json> SourcesOf(const engine::Json& spec) {
 
 AppRender RenderApp(Source& source, ResolveOnce& resolver, const std::string& appset,
                     const engine::GeneratedApplication& app,
-                    const std::vector<std::string>* revisions, const engine::Discovery& discovery) {
+                    const std::vector<std::string>* revisions, const engine::Discovery& discovery,
+                    const engine::InputLimits& limits) {
   AppRender out;
   const engine::Json& spec = Member(app.object, "spec");
   const std::vector<engine::Json> app_sources = SourcesOf(spec);
@@ -103,7 +104,7 @@ AppRender RenderApp(Source& source, ResolveOnce& resolver, const std::string& ap
                                 {"kind", "Namespace"},
                                 {"metadata", {{"name", input.destination_namespace}}}}});
   }
-  engine::RenderResult rendered = engine::Render(input);
+  engine::RenderResult rendered = engine::Render(input, limits);
   for (const auto& issue : rendered.issues) AddError(out.error, engine::FormatIssue(issue));
   if (!out.error.empty()) return out;
   out.objects =

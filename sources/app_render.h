@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/generate.h"
+#include "engine/input_limits.h"
 #include "engine/render.h"
 #include "sources/resolve_once.h"
 #include "sources/source.h"
@@ -32,7 +33,8 @@ struct AppRender {
 // one for one (a pinned revision list, or a manual sync's --revision for a one-source app).
 AppRender RenderApp(Source& source, ResolveOnce& resolver, const std::string& appset,
                     const engine::GeneratedApplication& app,
-                    const std::vector<std::string>* revisions, const engine::Discovery& discovery);
+                    const std::vector<std::string>* revisions, const engine::Discovery& discovery,
+                    const engine::InputLimits& limits = engine::InputLimits{});
 
 // spec.sources[] when non-empty, else [spec.source]; entries that are not objects dropped.
 std::vector<engine::Json> SourcesOf(const engine::Json& spec);

@@ -36,7 +36,8 @@ std::optional<std::string> KeyOf(ResolveOnce& resolver, const std::string& appse
 
 AppRender RenderCache::Render(Source& source, ResolveOnce& resolver, const std::string& appset,
                               const engine::GeneratedApplication& app,
-                              const engine::Discovery& discovery) {
+                              const engine::Discovery& discovery,
+                              const engine::InputLimits& limits) {
   const std::optional<std::string> key = KeyOf(resolver, appset, app);
   if (key) {
     auto it = entries_.find(app.name);
@@ -46,7 +47,7 @@ AppRender RenderCache::Render(Source& source, ResolveOnce& resolver, const std::
     }
   }
   ++misses_;
-  AppRender render = RenderApp(source, resolver, appset, app, nullptr, discovery);
+  AppRender render = RenderApp(source, resolver, appset, app, nullptr, discovery, limits);
   if (key && render.ok()) {
     entries_[app.name] = Entry{*key, render};
   } else {

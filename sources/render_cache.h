@@ -25,7 +25,8 @@ class RenderCache {
   // RenderApp(source, resolver, appset, app, nullptr, discovery), or the previous result for
   // `app` when its spec and its sources' resolved commits are the same as then.
   AppRender Render(Source& source, ResolveOnce& resolver, const std::string& appset,
-                   const engine::GeneratedApplication& app, const engine::Discovery& discovery);
+                   const engine::GeneratedApplication& app, const engine::Discovery& discovery,
+                   const engine::InputLimits& limits = engine::InputLimits{});
 
   // Forgets every app not in `apps` (no longer generated), so the cache never outgrows the set.
   void Retain(const std::set<std::string>& apps);

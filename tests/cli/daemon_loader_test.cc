@@ -208,5 +208,33 @@ TEST_F(DaemonLoaderTest, ABadConfigLimitNamesTheKey) {
       << in.config_errors[0];
 }
 
+// The configured budgets reach generation and the parse, not only the read: a set generating
+// more apps than limits.maxAppsPerApplicationSet, and a file nesting deeper than
+// limits.maxDocumentDepth, are errors of their own files; under the defaults both load.
+TEST_F(DaemonLoaderTest, TheConfiguredLimitsHoldGenerationAndTheParse) {
+  std::string two = Good("two");
+  two.replace(two.find("[{cluster: a}]"), 14, "[{cluster: a, n: '1'}, {cluster: a, n: '2'}]");
+  two.replace(two.find("'{{.cluster}}-two'"), 18, "'{{.cluster}}-two-{{.n}}'");
+  Write("appsets/two.yaml", two);
+  Write("appsets/deep.yaml",
+        Good("deep") + "extra:" + std::string(30, '[') + std::string(30, ']') + "\n");
+
+  actors::DaemonInputs in = Load();
+  EXPECT_TRUE(in.files.at(Path("appsets/two.yaml")).errors.empty()) << AllErrors(in);
+
+  Config("limits: {maxAppsPerApplicationSet: 1, maxDocumentDepth: 20}\n");
+  in = Load();
+  ASSERT_TRUE(in.config_errors.empty()) << AllErrors(in);
+  const auto& two_file = in.files.at(Path("appsets/two.yaml"));
+  ASSERT_FALSE(two_file.errors.empty());
+  EXPECT_NE(two_file.errors[0].find("limits.maxAppsPerApplicationSet (1)"), std::string::npos)
+      << two_file.errors[0];
+  EXPECT_TRUE(two_file.appsets.empty());
+  const auto& deep_file = in.files.at(Path("appsets/deep.yaml"));
+  ASSERT_FALSE(deep_file.errors.empty());
+  EXPECT_NE(deep_file.errors[0].find("limits.maxDocumentDepth (20"), std::string::npos)
+      << deep_file.errors[0];
+}
+
 }  // namespace
 }  // namespace fleetwave::cli

@@ -76,6 +76,7 @@ actors::AppSetFile LoadAppSetFile(const std::string& path, const std::string& re
   actors::AppSetFile out;
   ReadOptions read;
   read.max_bytes = limits.max_file_bytes;
+  read.limits = limits;
   read.regular_only = true;
   read.name = path;
   engine::LoadedDocuments docs = ReadDocuments(read_from, read);
@@ -83,8 +84,7 @@ actors::AppSetFile LoadAppSetFile(const std::string& path, const std::string& re
   if (!out.errors.empty()) return out;
   engine::ValidationInputs inputs;
   inputs.generate_against = &clusters;
-  // limits: passed to GenerateApplications at the merge (through ValidationInputs, once
-  // engine::GenerateApplications takes `const InputLimits&`: `limits` here is config.limits).
+  inputs.limits = limits;
   engine::ValidatedDocuments validated = engine::ValidateDocuments(docs.documents, path, inputs);
   for (const auto& issue : validated.issues) out.errors.push_back(engine::FormatIssue(issue));
   if (validated.config) {

@@ -99,9 +99,8 @@ engine::LoadedDocuments ReadDocuments(const std::string& path, const ReadOptions
     failed.issues.push_back({"", {}, "", error});
     return failed;
   }
-  // limits: passed to LoadYamlDocuments at the merge (its max_document_depth; ReadOptions
-  // then carries the whole InputLimits instead of max_bytes alone).
-  return engine::LoadYamlDocuments(*text, options.name.empty() ? InputName(path) : options.name);
+  return engine::LoadYamlDocuments(*text, options.name.empty() ? InputName(path) : options.name,
+                                   options.limits);
 }
 
 }  // namespace fleetwave::cli

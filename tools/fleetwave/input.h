@@ -21,7 +21,8 @@ struct ReadOptions {
   // The daemon's directory: refuse anything but a regular file (a fifo would block the read,
   // a device never end) and a symlink as the last component (it was resolved and checked).
   bool regular_only = false;
-  std::string name;  // the name in messages; empty = InputName(path)
+  std::string name;            // the name in messages; empty = InputName(path)
+  engine::InputLimits limits;  // max_document_depth for the parse (max_bytes above for the read)
 };
 
 // Reads a whole file, or standard input for "-". On failure returns nullopt and sets `*error`
