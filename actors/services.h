@@ -45,6 +45,10 @@ struct Publisher {
   // is still used.
   std::function<void(const std::string& file, const std::vector<std::string>& errors)> file;
   std::function<void(bool ready)> ready;
+  // A set's stored records cannot be used (a value of the wrong type: `problem` names the key
+  // and field), or nullopt once they can; the set decides nothing meanwhile.
+  std::function<void(const std::string& appset, const std::optional<std::string>& problem)>
+      stored_state;
   std::function<void(const std::string& cluster)> cluster_removed;
   // A sync operation ended: trigger rollout|manual|automated, result Succeeded|Failed|Error.
   std::function<void(const std::string& appset, const std::string& trigger,
