@@ -190,6 +190,7 @@ struct AppSetState {
   // Why the set's stored state could not be used at the last gather ("" when it could): logged
   // once per change, not at every retry.
   std::string stored_problem;
+  std::vector<std::string> deletion_errors;  // the stored deletions' last logged problems
 
   static inline const char* name = "appset";
 };
@@ -700,7 +701,11 @@ void OnGathered(Self* self, GatheredPtr g) {
     if (stored_state) stored_state(st.spec->appset.name, std::nullopt);
   }
   if (g->records) st.mirror = MirrorOf(*g->records, self);
-  for (const auto& e : g->deletions.errors) Log(self, e);
+  // Said once per change, not at every poll (an undecodable record is never acted on).
+  if (g->deletions.errors != st.deletion_errors) {
+    for (const auto& e : g->deletions.errors) Log(self, e);
+    st.deletion_errors = g->deletions.errors;
+  }
   if (HandleSetDeletion(self, g)) {
     st.regather = true;
     return;

@@ -533,5 +533,29 @@ TEST_F(AppSetActorTest, AStoredValueOfTheWrongTypeHoldsTheSetAndIsSaidOnce) {
   EXPECT_EQ(shown[1], std::nullopt);
 }
 
+// A stored deletion record with a field of the wrong type is never acted on, and said once,
+// not at every poll.
+TEST_F(AppSetActorTest, AnUndecodableStoredDeletionIsSaidOnceNotAtEveryPoll) {
+  ASSERT_TRUE(store_
+                  .Put(store::keys::AppDeletion("web", "web-gone"),
+                       R"({"phase": "PendingDeletion", "since": "2027-01-15T08:00:00Z",
+                           "due": "2027-01-15T08:10:00Z", "preserveResources": "yes"})")
+                  .ok());
+  Start(AppSetYaml());
+  for (int poll = 0; poll < 3; ++poll) {
+    now_ += std::chrono::seconds(60);
+    sched_->trigger_timeouts();
+    sched_->run();
+  }
+  int said = 0;
+  for (const auto& line : log_) {
+    if (line ==
+        "appset=web stored deletion: deletion.preserveResources: must be a boolean, not a string") {
+      ++said;
+    }
+  }
+  EXPECT_EQ(said, 1) << ::testing::PrintToString(log_);
+}
+
 }  // namespace
 }  // namespace fleetwave::actors
