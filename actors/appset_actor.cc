@@ -48,7 +48,8 @@ struct Gathered {
   // Loaded once per actor life: what the store holds about the set.
   std::optional<store::AppSetRecords> records;
   std::string store_error;
-  StoredDeletions deletions;  // read on every gather: the deletion actor writes them too
+  bool store_value_error = false;  // a record of the set does not decode (not the whole store)
+  StoredDeletions deletions;       // read on every gather: the deletion actor writes them too
   // The gather threw (issue 30): "<set>: internal error: <what>"; nothing else is set.
   std::string failed;
 };
@@ -192,6 +193,7 @@ struct AppSetState {
   // Why the set's stored state could not be used at the last gather ("" when it could): logged
   // once per change, not at every retry.
   std::string stored_problem;
+  std::vector<std::string> deletion_errors;  // the stored deletions' last logged problems
 
   static inline const char* name = "appset";
 };
@@ -265,6 +267,7 @@ GatheredPtr Gather(const AppSetSpecPtr& spec, sources::Source* source, store::St
     store::Loaded<store::AppSetRecords> loaded = state.LoadAppSet(spec->appset.name);
     if (!loaded.ok()) {
       out->store_error = loaded.status.message;
+      out->store_value_error = loaded.status.code == store::Code::kCorrupt;
       return out;
     }
     out->records = std::move(loaded.value);
@@ -292,11 +295,13 @@ std::optional<engine::OperationRecord> OperationOf(const Json& value, const std:
 
 // The first stored record of the set that does not decode strictly, as "<key>: <issue>"; ""
 // when every one does.
-std::string StoredStateProblem(const store::AppSetRecords& r) {
+std::string StoredStateProblem(const std::string& set, const store::AppSetRecords& r) {
   engine::Issues issues;
   for (const auto& [app, rec] : r.operations) {
     engine::OperationRecordFromJson(rec.value, issues);
-    if (!issues.empty()) return "operation of " + app + ": " + engine::FormatIssue(issues[0]);
+    if (!issues.empty()) {
+      return store::keys::Operation(set, app) + ": " + engine::FormatIssue(issues[0]);
+    }
   }
   Json status = Json::object();
   Json entries = Json::array();
@@ -305,7 +310,9 @@ std::string StoredStateProblem(const store::AppSetRecords& r) {
   if (r.conditions) status["conditions"] = r.conditions->value;
   if (r.rollout) status["rollout"] = r.rollout->value;
   engine::DecodeStoredRolloutStatus(status, issues);
-  if (!issues.empty()) return "stored status: " + engine::FormatIssue(issues[0]);
+  if (!issues.empty()) {
+    return store::keys::AppSetPrefix(set) + " (stored status): " + engine::FormatIssue(issues[0]);
+  }
   return "";
 }
 
@@ -687,11 +694,22 @@ void OnGathered(Self* self, GatheredPtr g) {
   // A store that cannot be read, or a stored record of the wrong type (issue 30): nothing is
   // decided on a default; retried every 5 s, said once per change of reason.
   std::string problem = g->store_error;
-  if (problem.empty() && g->records) problem = StoredStateProblem(*g->records);
+  // The set's own records (not the whole store, which the daemon reports itself) are shown
+  // on the set's entry in the API's errors.
+  bool own = g->store_value_error;
+  if (problem.empty() && g->records) {
+    problem = StoredStateProblem(st.spec->appset.name, *g->records);
+    own = !problem.empty();
+  }
+  const auto& stored_state = st.services->publish.stored_state;
   if (!problem.empty()) {
     if (problem != st.stored_problem) {
       Log(self, "cannot use the stored state: " + problem +
                     "; nothing is decided for this set until it can be (retrying every 5s)");
+      if (stored_state) {
+        stored_state(st.spec->appset.name,
+                     own ? std::optional<std::string>(problem) : std::nullopt);
+      }
     }
     st.stored_problem = problem;
     st.busy = false;
@@ -701,9 +719,14 @@ void OnGathered(Self* self, GatheredPtr g) {
   if (!st.stored_problem.empty()) {
     Log(self, "the stored state can be used again");
     st.stored_problem.clear();
+    if (stored_state) stored_state(st.spec->appset.name, std::nullopt);
   }
   if (g->records) st.mirror = MirrorOf(*g->records, self);
-  for (const auto& e : g->deletions.errors) Log(self, e);
+  // Said once per change, not at every poll (an undecodable record is never acted on).
+  if (g->deletions.errors != st.deletion_errors) {
+    for (const auto& e : g->deletions.errors) Log(self, e);
+    st.deletion_errors = g->deletions.errors;
+  }
   if (HandleSetDeletion(self, g)) {
     st.regather = true;
     return;

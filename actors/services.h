@@ -48,6 +48,10 @@ struct Publisher {
   // "set", "cluster", "store", "internal" (a job threw); fleetwave_degraded_total{reason}.
   std::function<void(const std::string& reason)> degraded;
   std::function<void(bool ready)> ready;
+  // A set's stored records cannot be used (a value of the wrong type: `problem` names the key
+  // and field), or nullopt once they can; the set decides nothing meanwhile.
+  std::function<void(const std::string& appset, const std::optional<std::string>& problem)>
+      stored_state;
   std::function<void(const std::string& cluster)> cluster_removed;
   // A sync operation ended: trigger rollout|manual|automated, result Succeeded|Failed|Error.
   std::function<void(const std::string& appset, const std::string& trigger,

@@ -267,6 +267,17 @@ void StatusBoard::SetStoreProblem(const std::string& database, std::optional<std
   ++sequence_;
 }
 
+void StatusBoard::SetStoredRecordProblem(const std::string& where,
+                                         std::optional<std::string> error) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (error) {
+    record_problems_[where] = std::move(*error);
+  } else {
+    record_problems_.erase(where);
+  }
+  ++sequence_;
+}
+
 void StatusBoard::PublishWorkload(engine::Json workload) {
   auto field = [&workload](const char* key) {
     const auto it = workload.find(key);
@@ -376,9 +387,10 @@ std::vector<ClusterStatus> StatusBoard::Clusters() const {
 
 std::map<std::string, std::optional<std::string>> StatusBoard::Files() const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!store_problem_) return files_;
+  if (!store_problem_ && record_problems_.empty()) return files_;
   auto files = files_;
-  files[store_database_] = store_problem_;
+  for (const auto& [where, error] : record_problems_) files[where] = error;
+  if (store_problem_) files[store_database_] = store_problem_;
   return files;
 }
 

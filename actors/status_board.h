@@ -115,6 +115,9 @@ class StatusBoard {
   // "the state store cannot be used: <error>" whatever SetReady said, and Files() lists
   // `database` (its path) with the error.
   void SetStoreProblem(const std::string& database, std::optional<std::string> error);
+  // A stored record that cannot be used (a set's, `where` = "<database>:<key prefix>"): listed
+  // in Files() with the error while set; readiness is not affected (only that set is held).
+  void SetStoredRecordProblem(const std::string& where, std::optional<std::string> error);
 
   // A workload's progress-deadline state (workload_actor.h, WorkloadItem), keyed by its
   // "cluster", "namespace", "kind" and "name" fields; Workloads() lists them in that order.
@@ -202,6 +205,7 @@ class StatusBoard {
   Readiness readiness_{false, "starting"};
   std::string store_database_;
   std::optional<std::string> store_problem_;
+  std::map<std::string, std::string> record_problems_;  // where -> error
   uint64_t sequence_ = 0;
   ChangeFeed feed_;
 };

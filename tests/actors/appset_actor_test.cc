@@ -533,6 +533,12 @@ TEST_F(AppSetActorTest, AStoredValueOfTheWrongTypeHoldsTheSetAndIsSaidOnce) {
   ASSERT_TRUE(
       store_.Put(store::keys::Rollout("web"), R"({"generation": 1, "step": 1, "paused": "yes"})")
           .ok());
+  std::vector<std::optional<std::string>> shown;
+  services_.publish.stored_state = [&shown](const std::string& set,
+                                            const std::optional<std::string>& problem) {
+    EXPECT_EQ(set, "web");
+    shown.push_back(problem);
+  };
   Start(AppSetYaml());
   for (int retry = 0; retry < 3; ++retry) {
     now_ += std::chrono::seconds(5);
@@ -542,12 +548,15 @@ TEST_F(AppSetActorTest, AStoredValueOfTheWrongTypeHoldsTheSetAndIsSaidOnce) {
   EXPECT_TRUE(clusters_["dev"]->applies.empty()) << "decided on a default";
   int said = 0;
   for (const auto& line : log_) {
-    if (line.find("cannot use the stored state: stored status: status.rollout.paused: must be "
-                  "a boolean, not a string") != std::string::npos) {
+    if (line.find("cannot use the stored state: appsets/web/ (stored status): "
+                  "status.rollout.paused: must be a boolean, not a string") != std::string::npos) {
       ++said;
     }
   }
   EXPECT_EQ(said, 1);
+  ASSERT_EQ(shown.size(), 1u);  // on the set's entry in the API's errors, once
+  EXPECT_EQ(shown[0],
+            "appsets/web/ (stored status): status.rollout.paused: must be a boolean, not a string");
 
   ASSERT_TRUE(
       store_.Put(store::keys::Rollout("web"), R"({"generation": 1, "step": 1, "paused": false})")
@@ -556,6 +565,32 @@ TEST_F(AppSetActorTest, AStoredValueOfTheWrongTypeHoldsTheSetAndIsSaidOnce) {
   sched_->trigger_timeouts();
   sched_->run();
   EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+  ASSERT_EQ(shown.size(), 2u);
+  EXPECT_EQ(shown[1], std::nullopt);
+}
+
+// A stored deletion record with a field of the wrong type is never acted on, and said once,
+// not at every poll.
+TEST_F(AppSetActorTest, AnUndecodableStoredDeletionIsSaidOnceNotAtEveryPoll) {
+  ASSERT_TRUE(store_
+                  .Put(store::keys::AppDeletion("web", "web-gone"),
+                       R"({"phase": "PendingDeletion", "since": "2027-01-15T08:00:00Z",
+                           "due": "2027-01-15T08:10:00Z", "preserveResources": "yes"})")
+                  .ok());
+  Start(AppSetYaml());
+  for (int poll = 0; poll < 3; ++poll) {
+    now_ += std::chrono::seconds(60);
+    sched_->trigger_timeouts();
+    sched_->run();
+  }
+  int said = 0;
+  for (const auto& line : log_) {
+    if (line ==
+        "appset=web stored deletion: deletion.preserveResources: must be a boolean, not a string") {
+      ++said;
+    }
+  }
+  EXPECT_EQ(said, 1) << ::testing::PrintToString(log_);
 }
 
 }  // namespace

@@ -35,5 +35,19 @@ TEST(StatusBoardStore, AStoreThatCannotBeUsedFailsReadinessAndIsListedWithItsErr
   EXPECT_EQ(board.Files().size(), 1u);
 }
 
+TEST(StatusBoardStore, ASetsUnusableRecordIsListedWithoutFailingReadiness) {
+  StatusBoard board;
+  board.SetReady(true);
+  const std::string where = "/var/lib/fleetwave/state.db:appsets/web/";
+  board.SetStoredRecordProblem(where,
+                               "appsets/web/ (stored status): status.rollout.paused: must "
+                               "be a boolean, not a string");
+  EXPECT_TRUE(board.readiness().ready);
+  EXPECT_EQ(board.Files()[where],
+            "appsets/web/ (stored status): status.rollout.paused: must be a boolean, not a string");
+  board.SetStoredRecordProblem(where, std::nullopt);
+  EXPECT_TRUE(board.Files().empty());
+}
+
 }  // namespace
 }  // namespace fleetwave::actors

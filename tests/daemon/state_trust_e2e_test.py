@@ -8,8 +8,10 @@ database is damaged behind the daemon's back.
   marker (state-id) and how to proceed; with --accept-empty-state it starts.
 - A second daemon whose state directory holds a symlink to the first one's state.db refuses to
   start, naming the resolved database and the first daemon's pid."""
+import json
 import os
 import re
+import sqlite3
 import subprocess
 import time
 import unittest
@@ -126,6 +128,31 @@ class StateTrust(unittest.TestCase):
         self.assertLessEqual(this_start.count("cannot use the stored state"), 1, this_start)
         self.assertEqual(len(env.applies()), applies_before, "applied with an unreadable store")
         self.assertEqual(env.http("GET", "/readyz")[0], 503)
+
+    def test_wrong_typed_stored_value_is_an_error_on_its_set(self):
+        env = self.env
+        self.store_a_pause()
+        db = sqlite3.connect(self.db)
+        (value,) = db.execute("SELECT value FROM kv WHERE key = 'appsets/guestbook/rollout'"
+                              ).fetchone()
+        rollout = json.loads(value)
+        rollout["paused"] = "yes"  # by hand: not "not paused"
+        db.execute("UPDATE kv SET value = ? WHERE key = 'appsets/guestbook/rollout'",
+                   (json.dumps(rollout),))
+        db.commit()
+        db.close()
+        applies_before = len(env.applies())
+        env.start()  # the store is fine: ready
+
+        where = self.db + ":appsets/guestbook/"
+
+        def shown():
+            sets = env.get("/api/v1/applicationsets") or {}
+            return [e for e in sets.get("errors", []) if e["file"] == where]
+        entries = wait_for(shown, timeout=30, what=lambda: "the set's error\n" + env.log_tail())
+        self.assertIn("status.rollout.paused: must be a boolean, not a string",
+                      entries[0]["message"])
+        self.assertEqual(len(env.applies()), applies_before, "decided on a default")
 
     def test_emptied_database_is_refused_unless_accepted(self):
         env = self.env

@@ -40,6 +40,7 @@
 #include "metrics/request_observer_adapter.h"
 #include "sources/git_source.h"
 #include "store/sqlite_store.h"
+#include "store/state.h"
 #include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"
 #include "tools/fleetwave/daemon_loader.h"
@@ -360,6 +361,11 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   services.publish.ready = [&board, &lifecycle](bool ready) {
     board.SetReady(ready);
     if (ready) lifecycle.CoordinatorReady();
+  };
+  services.publish.stored_state = [&board, db = opened.database](
+                                      const std::string& appset,
+                                      const std::optional<std::string>& problem) {
+    board.SetStoredRecordProblem(db + ":" + store::keys::AppSetPrefix(appset), problem);
   };
   services.publish.reloaded = [&lifecycle](uint64_t ticket, bool ok) {
     lifecycle.Reloaded(ticket, ok);
