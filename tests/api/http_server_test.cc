@@ -293,6 +293,22 @@ TEST_F(HttpServerTest, TwentyMegabyteBodyIs413WithoutReadingIt) {
     EXPECT_EQ(response.rfind("HTTP/1.1 413 ", 0), 0u) << response.substr(0, 200);
     EXPECT_LT(sent, size_t{20} << 20) << "the server read the whole body";
   }
+  {
+    // A client that sends its body without waiting (no Expect: 100-continue) still reads the
+    // 413: the server discards some of the body before it closes, instead of resetting the
+    // connection over unread data (a reset makes the client's kernel drop the response).
+    const int fd = Connect(server_->port());
+    timeval tv{5, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+    std::thread sender([fd] {
+      SendAll(fd, "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 20971520\r\n\r\n" +
+                      std::string(256 * 1024, 'd'));
+    });
+    sender.join();
+    const std::string response = ReadToClose(fd);
+    ::close(fd);
+    EXPECT_EQ(response.rfind("HTTP/1.1 413 ", 0), 0u) << response.substr(0, 200);
+  }
   // Within the limit the body arrives whole.
   const HttpResult r = RawHttp(server_->port(),
                                "POST /echo HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
