@@ -177,12 +177,12 @@ RenderResult Render(const RenderInput& input, const InputLimits& limits) {
     rendered_bytes += canonical.size();
     if (rendered_bytes > limits.max_render_bytes) {
       result.objects.clear();
-      result.issues.push_back(
-          {d.origin,
-           {},
-           "",
-           "the rendered objects exceed the render budget (max_render_bytes) of " +
-               std::to_string(limits.max_render_bytes) + " bytes, at " + ref.KindName()});
+      result.issues.push_back({d.origin,
+                               {},
+                               "",
+                               "the rendered objects exceed limits.maxRenderBytes (" +
+                                   std::to_string(limits.max_render_bytes) + " bytes) at " +
+                                   ref.KindName()});
       return result;
     }
     m["annotations"][kAppliedHashAnnotation] = r.applied_hash;

@@ -113,8 +113,7 @@ TEST(RenderNames, RenderBudget) {
   RenderResult r = Render(Input(objects), tight);
   EXPECT_TRUE(r.objects.empty());
   ASSERT_EQ(r.issues.size(), 1u);
-  EXPECT_THAT(r.issues[0].message,
-              HasSubstr("exceed the render budget (max_render_bytes) of 5000 bytes"));
+  EXPECT_THAT(r.issues[0].message, HasSubstr("exceed limits.maxRenderBytes (5000 bytes) at "));
   EXPECT_THAT(r.issues[0].message, HasSubstr("ConfigMap/cm-"));
 }
 
