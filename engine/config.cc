@@ -159,6 +159,8 @@ void DecodeLimits(Reader& r, const YAML::Node& l, InputLimits& out) {
       {"maxRenderBytes", true, &InputLimits::max_render_bytes},
       {"maxDocumentDepth", false, &InputLimits::max_document_depth},
       {"maxTemplateDepth", false, &InputLimits::max_template_depth},
+      {"maxWatchEventBytes", true, &InputLimits::max_watch_event_bytes},
+      {"maxResponseBytes", true, &InputLimits::max_response_bytes},
   };
   std::set<std::string> allowed;
   for (const Key& k : kKeys) allowed.insert(k.name);

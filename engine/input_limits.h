@@ -23,6 +23,11 @@ struct InputLimits {
   // stack.
   std::size_t max_document_depth = 200;
   std::size_t max_template_depth = 100;
+  // What a cluster may make the daemon hold: one watch event (a stream line) and one response
+  // body. Past either the request or watch fails naming the cluster and resource, its memory
+  // is released, and a watch is re-opened with backoff (cluster-clients' ClientOptions).
+  std::size_t max_watch_event_bytes = 16u << 20;
+  std::size_t max_response_bytes = 512u << 20;
 };
 
 }  // namespace fleetwave::engine

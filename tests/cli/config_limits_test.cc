@@ -38,8 +38,12 @@ TEST(ConfigLimits, EveryKeyDecodesIntegersAndQuantities) {
   maxRenderBytes: 2000000
   maxDocumentDepth: 50
   maxTemplateDepth: 40
+  maxWatchEventBytes: 1Mi
+  maxResponseBytes: 64Mi
 )");
   ASSERT_TRUE(d.issues.empty()) << Issues(d);
+  EXPECT_EQ(d.config.limits.max_watch_event_bytes, 1u << 20);
+  EXPECT_EQ(d.config.limits.max_response_bytes, 64u << 20);
   EXPECT_EQ(d.config.limits.max_file_bytes, 1u << 20);
   EXPECT_EQ(d.config.limits.max_apps_per_appset, 500u);
   EXPECT_EQ(d.config.limits.max_application_bytes, 64u << 10);

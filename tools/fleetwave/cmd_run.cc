@@ -397,6 +397,9 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     c.transport = &transport;
     c.exec_runner = &exec_runner;
     c.options.observer = &request_observer;
+    // What a cluster may make the daemon hold: the limits fleetwave.yaml had at start.
+    c.options.max_watch_event_bytes = config.limits.max_watch_event_bytes;
+    c.options.max_response_bytes = config.limits.max_response_bytes;
     c.options.log = [log_fn, name = cluster.name](const std::string& line) {
       log_fn("cluster=" + name + " " + line);
     };
