@@ -179,6 +179,21 @@ TEST(StrictTypes, GeneratedApplicationsAreCheckedWhateverBuiltThem) {
   EXPECT_EQ(GenerateApplications(set, nullptr).apps.size(), 1u);
 }
 
+// A key written twice: the decoder's JSON keeps the last value, yaml-cpp's node the first, so
+// locating the wrong-typed field must not subscript a scalar (found by appset_fuzz).
+TEST(StrictTypes, DuplicateKeysNeverThrow) {
+  const std::string text =
+      "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: web}\nspec:\n"
+      "  generators: [{list: {elements: [{env: dev}]}}]\n  template:\n"
+      "    metadata: {name: web}\n    spec: x\n"
+      "    spec: {project: p, source: 5, destination: {server: s}}\n";
+  auto docs = LoadYamlDocuments(text, "set.yaml");
+  ASSERT_EQ(docs.documents.size(), 1u) << (docs.issues.empty() ? "" : FormatIssue(docs.issues[0]));
+  DecodedApplicationSet d;
+  EXPECT_NO_THROW(d = DecodeApplicationSet(docs.documents[0], "set.yaml"));
+  EXPECT_FALSE(d.issues.empty());
+}
+
 // `fleetwave plan` reads live Applications (kubectl's output) with the same types.
 TEST(StrictTypes, LiveApplicationsDecodeStrictly) {
   Issues issues;
