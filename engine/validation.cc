@@ -107,7 +107,7 @@ ValidatedDocuments ValidateDocuments(const std::vector<YAML::Node>& docs, const 
       out.config = std::move(decoded.config);
       continue;
     }
-    DecodedApplicationSet decoded = DecodeApplicationSet(doc, file);
+    DecodedApplicationSet decoded = DecodeApplicationSet(doc, file, inputs.limits);
     add(decoded.issues);
     if (!decoded.appset || !decoded.issues.empty()) continue;
     add(ValidateRolloutConfig(*decoded.appset));
