@@ -131,6 +131,9 @@ SimpleResponse Run(const SimpleRequest& request,
   curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
   curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, OnProgress);
   curl_easy_setopt(c, CURLOPT_XFERINFODATA, &t);
+  if (!request.ca_file.empty()) curl_easy_setopt(c, CURLOPT_CAINFO, request.ca_file.c_str());
+  if (!request.cert_file.empty()) curl_easy_setopt(c, CURLOPT_SSLCERT, request.cert_file.c_str());
+  if (!request.key_file.empty()) curl_easy_setopt(c, CURLOPT_SSLKEY, request.key_file.c_str());
   // A proxy from the environment would only get in the way of a loopback daemon.
   curl_easy_setopt(c, CURLOPT_NOPROXY, "*");
   curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(request.timeout.count()));

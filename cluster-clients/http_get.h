@@ -34,6 +34,11 @@ struct SimpleRequest {
   // either the transfer stops with NetError::kTooLarge.
   std::size_t max_body_bytes = 512u << 20;
   std::size_t max_line_bytes = 16u << 20;
+  // HTTPS: a CA bundle to trust instead of the system's (a daemon's private CA), and a client
+  // certificate and key (a daemon with tls.clientCAFile). Empty: not used.
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
 };
 
 struct SimpleResponse {

@@ -9,7 +9,7 @@ import unittest
 
 import yaml
 
-from daemon_harness import DaemonEnv, wait_for
+from daemon_harness import FLEETWAVE, DaemonEnv, wait_for
 
 
 def sh(*args, check=True):
@@ -19,7 +19,7 @@ def sh(*args, check=True):
 class TlsDaemonEnv(DaemonEnv):
     """The harness's daemon with a tls block; readiness is probed with curl over TLS."""
 
-    def __init__(self):
+    def __init__(self, client_ca=False):
         super().__init__(clusters=1)
         d = self.config_dir
         sh("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
@@ -37,6 +37,17 @@ class TlsDaemonEnv(DaemonEnv):
             config = yaml.safe_load(f)
         # Relative to fleetwave.yaml's directory, as users write them.
         config["tls"] = {"certFile": "tls.crt", "keyFile": "tls.key"}
+        self.client_cert = self.client_key = None
+        if client_ca:
+            # Client certificates signed by the same CA; the daemon requires one.
+            config["tls"]["clientCAFile"] = "ca.crt"
+            self.client_key = os.path.join(d, "client.key")
+            self.client_cert = os.path.join(d, "client.crt")
+            sh("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=operator",
+               "-keyout", self.client_key, "-out", os.path.join(d, "client.csr"))
+            sh("openssl", "x509", "-req", "-in", os.path.join(d, "client.csr"),
+               "-CA", os.path.join(d, "ca.crt"), "-CAkey", os.path.join(d, "ca.key"),
+               "-CAcreateserial", "-days", "2", "-out", self.client_cert)
         with open(self.config_path, "w") as f:
             yaml.safe_dump(config, f, sort_keys=False)
         self.ca = os.path.join(d, "ca.crt")
@@ -57,6 +68,8 @@ class TlsDaemonEnv(DaemonEnv):
 
     def curl(self, port, path, scheme="https", host=None):
         args = ["curl", "-sS", "--max-time", "5", "--cacert", self.ca]
+        if self.client_cert:
+            args += ["--cert", self.client_cert, "--key", self.client_key]
         if host:
             args += ["-H", "Host: " + host]
         return sh(*args, "%s://127.0.0.1:%d%s" % (scheme, port, path), check=False)
@@ -90,6 +103,34 @@ class TlsListeners(unittest.TestCase):
         rebound = env.curl(env.api_port, "/api/v1/applicationsets", host="evil.example")
         self.assertIn('"code":421', rebound.stdout)
         wait_for(lambda: "refused (421)" in env.log(), timeout=5, what="the 421 in the log")
+
+    def test_the_cli_reaches_a_daemon_that_wants_a_client_certificate(self):
+        env = TlsDaemonEnv(client_ca=True)
+        self.addCleanup(env.close)
+        env.start()
+        server = "https://127.0.0.1:%d" % env.api_port
+
+        def cli(*extra, environ=None):
+            return subprocess.run([FLEETWAVE, "get", "appsets", "--server", server, *extra],
+                                  capture_output=True, text=True, timeout=30,
+                                  env=dict(os.environ, **(environ or {})))
+
+        ok = cli("--cacert", env.ca, "--cert", env.client_cert, "--key", env.client_key)
+        self.assertEqual(ok.returncode, 0, ok.stderr)
+        self.assertIn("NAME", ok.stdout)
+        # The same through the environment, as a shell profile would set it.
+        via_env = cli(environ={"FLEETWAVE_CACERT": env.ca, "FLEETWAVE_CERT": env.client_cert,
+                               "FLEETWAVE_KEY": env.client_key})
+        self.assertEqual(via_env.returncode, 0, via_env.stderr)
+
+        untrusted = cli("--cert", env.client_cert, "--key", env.client_key)
+        self.assertNotEqual(untrusted.returncode, 0)
+        self.assertIn("--cacert", untrusted.stderr)
+        no_cert = cli("--cacert", env.ca)
+        self.assertNotEqual(no_cert.returncode, 0, no_cert.stdout)
+        half = cli("--cacert", env.ca, "--cert", env.client_cert)
+        self.assertNotEqual(half.returncode, 0)
+        self.assertIn("needs both --cert F and --key F", half.stderr)
 
 
 if __name__ == "__main__":

@@ -26,6 +26,10 @@ std::string TransportError(const clients::SimpleResponse& r) {
       return "no answer in time (" + r.error_message + ")";
     case clients::NetError::kCanceled:
       return "cancelled";
+    case clients::NetError::kTls:
+      return "TLS failed (" + r.error_message +
+             "); a certificate from a private CA needs --cacert F or FLEETWAVE_CACERT, and a "
+             "daemon with tls.clientCAFile needs --cert F --key F";
     default:
       return r.error_message.empty() ? "no answer" : r.error_message;
   }
@@ -39,7 +43,8 @@ class HttpDaemonClient : public DaemonClient {
     clients::SimpleRequest request;
     request.url = settings_.server + path;
     request.headers = {"Accept: application/json"};
-    Authorize(&request);  // a daemon with a read token wants one for reads too
+    Authorize(&request);
+    Secure(&request);  // a daemon with a read token wants one for reads too
     return Reply(clients::HttpFetch(request));
   }
 
@@ -51,6 +56,7 @@ class HttpDaemonClient : public DaemonClient {
     request.body = body;
     request.headers = {"Accept: application/json", "Content-Type: application/json"};
     Authorize(&request);
+    Secure(&request);
     return Reply(clients::HttpFetch(request));
   }
 
@@ -62,10 +68,16 @@ class HttpDaemonClient : public DaemonClient {
     request.timeout = std::chrono::seconds(10);  // to connect; the stream itself lasts
     request.cancel = cancel;
     Authorize(&request);
+    Secure(&request);
     return Reply(clients::HttpStreamLines(request, on_line));
   }
 
  private:
+  void Secure(clients::SimpleRequest* request) const {
+    request->ca_file = settings_.ca_file;
+    request->cert_file = settings_.cert_file;
+    request->key_file = settings_.key_file;
+  }
   void Authorize(clients::SimpleRequest* request) const {
     if (!settings_.token.empty()) {
       request->headers.push_back("Authorization: Bearer " + settings_.token);
@@ -130,6 +142,22 @@ std::optional<ClientSettings> ResolveClientSettings(
   } else if (const char* env = getenv("FLEETWAVE_TOKEN"); env != nullptr && *env != '\0') {
     s.token = Trim(env);
     s.token_origin = "FLEETWAVE_TOKEN";
+  }
+  auto file_setting = [&](const char* flag, const char* variable, std::string* out) {
+    if (auto file = args.Get(flag)) {
+      *out = *file;
+    } else if (const char* env = getenv(variable); env != nullptr && *env != '\0') {
+      *out = env;
+    }
+  };
+  file_setting("--cacert", "FLEETWAVE_CACERT", &s.ca_file);
+  file_setting("--cert", "FLEETWAVE_CERT", &s.cert_file);
+  file_setting("--key", "FLEETWAVE_KEY", &s.key_file);
+  if (s.cert_file.empty() != s.key_file.empty()) {
+    *error =
+        "a client certificate needs both --cert F and --key F (or FLEETWAVE_CERT and "
+        "FLEETWAVE_KEY)";
+    return std::nullopt;
   }
   return s;
 }

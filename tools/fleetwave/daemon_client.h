@@ -25,11 +25,19 @@ struct ClientSettings {
   std::string server_origin;  // "--server", "FLEETWAVE_SERVER" or "the default"
   std::string token;          // empty: none given
   std::string token_origin;   // "--token-file F" or "FLEETWAVE_TOKEN"; empty with no token
+  // A daemon serving TLS (fleetwave.yaml's `tls:`): the CA that signed its certificate
+  // (--cacert F, else FLEETWAVE_CACERT; empty = the system's trust store), and the client
+  // certificate and key it asks for with tls.clientCAFile (--cert F / --key F, else
+  // FLEETWAVE_CERT / FLEETWAVE_KEY).
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
 };
 
 // The flags every client command takes besides its own.
 inline const std::set<std::string>& ClientFlags() {
-  static const std::set<std::string> flags = {"--server", "--token-file"};
+  static const std::set<std::string> flags = {"--server", "--token-file", "--cacert", "--cert",
+                                              "--key"};
   return flags;
 }
 
