@@ -174,11 +174,9 @@ void Apply(Self* self, bool clusters_changed) {
   for (const auto& c : st.inputs.cluster_configs) {
     contexts.insert(c.name);
     auto it = st.cluster_configs.find(c.name);
-    if (it != st.cluster_configs.end() && it->second.server == c.server &&
-        it->second.ca_pem == c.ca_pem && it->second.token == c.token &&
-        it->second.client_cert_pem == c.client_cert_pem && it->second.token_file == c.token_file) {
-      continue;
-    }
+    // Whole values: any changed field (a rotated key, a new exec plugin, proxy, server name,
+    // skip-verify or password) must reach the cluster's client, which only a new actor builds.
+    if (it != st.cluster_configs.end() && it->second == c) continue;
     if (auto old = st.retired.find(c.name); old != st.retired.end()) {
       st.names.erase(old->second.first.address());
       self->send_exit(old->second.first, caf::exit_reason::user_shutdown);

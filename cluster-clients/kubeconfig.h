@@ -32,6 +32,7 @@ struct ExecConfig {
   bool provide_cluster_info = false;
   std::string interactive_mode;  // Never | IfAvailable | Always
   std::string install_hint;
+  bool operator==(const ExecConfig&) const = default;
 };
 
 // Everything needed to talk to one cluster (one kubeconfig context).
@@ -50,6 +51,8 @@ struct ClusterConfig {
   std::string username, password;
   std::optional<ExecConfig> exec;
   std::string default_namespace;
+  // Whole values: the coordinator replaces a cluster's actor when any field changed.
+  bool operator==(const ClusterConfig&) const = default;
 };
 
 struct KubeconfigSet {

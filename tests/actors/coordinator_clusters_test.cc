@@ -1,0 +1,140 @@
+// Issue 31 (a review defect): the coordinator replaced a cluster's actor only when one of five
+// of ClusterConfig's fields changed, so a rotated client key, a new exec plugin, proxy, TLS
+// server name, skip-verify or basic-auth password kept the old actor talking with the old
+// credentials. A context is now compared as a whole value.
+#include <gtest/gtest.h>
+#include <caf/all.hpp>
+#include <caf/scheduler/test_coordinator.hpp>
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "actors/atoms.h"
+#include "actors/blocking_pool.h"
+#include "actors/coordinator.h"
+#include "actors/services.h"
+#include "sources/fake_source.h"
+#include "store/memory_store.h"
+
+namespace fleetwave::actors {
+namespace {
+
+caf::behavior SilentCluster(caf::event_based_actor* self) {
+  self->set_default_handler(caf::drop);
+  return {[](stop_atom) {}};
+}
+
+clients::ClusterConfig Prod() {
+  clients::ClusterConfig c;
+  c.name = "prod";
+  c.source_file = "/etc/fleetwave/kubeconfig";
+  c.server = "https://prod.example";
+  c.ca_pem = "CA";
+  c.client_cert_pem = "CERT";
+  c.client_key_pem = "KEY";
+  return c;
+}
+
+DaemonInputs With(const clients::ClusterConfig& cluster) {
+  DaemonInputs in;
+  in.config_path = "/etc/fleetwave/fleetwave.yaml";
+  in.clusters = {{cluster.name, cluster.server, {}}};
+  in.cluster_configs = {cluster};
+  return in;
+}
+
+class CoordinatorClustersTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    services_.store = &store_;
+    services_.source = &source_;
+    services_.pool = &pool_;
+    services_.now = [] { return engine::FromUnixSeconds(1'800'000'000); };
+    services_.log = [](const std::string&) {};
+    cfg_.set("scheduler.policy", caf::atom("testing"));
+    system_ = std::make_unique<caf::actor_system>(cfg_);
+    sched_ = &dynamic_cast<caf::scheduler::test_coordinator&>(system_->scheduler());
+  }
+  void TearDown() override {
+    if (coordinator_) caf::anon_send(coordinator_, stop_atom::value);
+    sched_->run();
+    for (auto& a : spawned_) caf::anon_send_exit(a, caf::exit_reason::user_shutdown);
+    sched_->run();
+  }
+  void Start(const clients::ClusterConfig& cluster) {
+    current_ = With(cluster);
+    CoordinatorConfig config;
+    config.services = &services_;
+    config.initial = current_;
+    config.load = [this] { return current_; };
+    config.spawn_cluster = [this](caf::actor_system& sys, const clients::ClusterConfig& cc) {
+      seen_.push_back(cc);
+      caf::actor a = sys.spawn(SilentCluster);
+      spawned_.push_back(a);
+      return a;
+    };
+    coordinator_ = SpawnCoordinator(*system_, config);
+    sched_->run();
+  }
+  void ReloadWith(const clients::ClusterConfig& cluster) {
+    current_ = With(cluster);
+    caf::anon_send(coordinator_, reload_atom::value);
+    sched_->run();
+  }
+
+  caf::actor_system_config cfg_;
+  std::unique_ptr<caf::actor_system> system_;
+  caf::scheduler::test_coordinator* sched_ = nullptr;
+  store::MemoryStore store_;
+  sources::FakeSource source_;
+  BlockingPool pool_{0};
+  Services services_;
+  caf::actor coordinator_;
+  DaemonInputs current_;
+  std::vector<clients::ClusterConfig> seen_;
+  std::vector<caf::actor> spawned_;
+};
+
+TEST_F(CoordinatorClustersTest, AnUnchangedContextKeepsItsActor) {
+  Start(Prod());
+  ASSERT_EQ(seen_.size(), 1u);
+  ReloadWith(Prod());
+  EXPECT_EQ(seen_.size(), 1u);
+}
+
+TEST_F(CoordinatorClustersTest, AnyChangedFieldOfAContextRestartsItsActorWithTheNewValue) {
+  const std::vector<std::pair<const char*, std::function<void(clients::ClusterConfig&)>>> cases = {
+      {"client key", [](clients::ClusterConfig& c) { c.client_key_pem = "NEW KEY"; }},
+      {"skip verify", [](clients::ClusterConfig& c) { c.insecure_skip_tls_verify = true; }},
+      {"proxy", [](clients::ClusterConfig& c) { c.proxy_url = "http://proxy:3128"; }},
+      {"tls server name", [](clients::ClusterConfig& c) { c.tls_server_name = "api.prod"; }},
+      {"basic auth", [](clients::ClusterConfig& c) { c.password = "rotated"; }},
+      {"exec plugin",
+       [](clients::ClusterConfig& c) {
+         c.exec = clients::ExecConfig{};
+         c.exec->command = "/usr/bin/token-helper";
+       }},
+  };
+  for (const auto& [what, change] : cases) {
+    SCOPED_TRACE(what);
+    seen_.clear();
+    if (coordinator_) {
+      caf::anon_send(coordinator_, stop_atom::value);
+      sched_->run();
+    }
+    Start(Prod());
+    ASSERT_EQ(seen_.size(), 1u);
+    clients::ClusterConfig changed = Prod();
+    change(changed);
+    ReloadWith(changed);
+    ASSERT_EQ(seen_.size(), 2u) << "a changed " << what << " restarts the cluster's actor";
+    EXPECT_TRUE(seen_.back() == changed) << "and the new actor has the new value";
+  }
+}
+
+}  // namespace
+}  // namespace fleetwave::actors
