@@ -217,7 +217,7 @@ TEST_F(DaemonLoaderTest, TheConfiguredLimitsHoldGenerationAndTheParse) {
   two.replace(two.find("'{{.cluster}}-two'"), 18, "'{{.cluster}}-two-{{.n}}'");
   Write("appsets/two.yaml", two);
   Write("appsets/deep.yaml",
-        Good("deep") + "extra:" + std::string(30, '[') + std::string(30, ']') + "\n");
+        Good("deep") + "extra: " + std::string(30, '[') + std::string(30, ']') + "\n");
 
   actors::DaemonInputs in = Load();
   EXPECT_TRUE(in.files.at(Path("appsets/two.yaml")).errors.empty()) << AllErrors(in);

@@ -125,7 +125,7 @@ TEST(RenderNames, DefaultBudgetIsTheInputLimitsOne) {
   RenderResult r = Render(Input({big}));
   EXPECT_TRUE(r.objects.empty());
   ASSERT_EQ(r.issues.size(), 1u);
-  EXPECT_THAT(r.issues[0].message, HasSubstr("render budget"));
+  EXPECT_THAT(r.issues[0].message, HasSubstr("limits.maxRenderBytes"));
 }
 
 }  // namespace
