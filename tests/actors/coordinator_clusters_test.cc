@@ -23,7 +23,9 @@
 namespace fleetwave::actors {
 namespace {
 
-caf::behavior SilentCluster(caf::event_based_actor* self) {
+// One argument at least: CAF 0.17 spawns an argument-less function actor through a null
+// tuple, which UBSan stops on.
+caf::behavior SilentCluster(caf::event_based_actor* self, const std::string& /*name*/) {
   self->set_default_handler(caf::drop);
   return {[](stop_atom) {}};
 }
@@ -73,7 +75,7 @@ class CoordinatorClustersTest : public ::testing::Test {
     config.load = [this] { return current_; };
     config.spawn_cluster = [this](caf::actor_system& sys, const clients::ClusterConfig& cc) {
       seen_.push_back(cc);
-      caf::actor a = sys.spawn(SilentCluster);
+      caf::actor a = sys.spawn(SilentCluster, cc.name);
       spawned_.push_back(a);
       return a;
     };
