@@ -51,8 +51,11 @@ void Exercise(std::size_t threads) {
     pool.Post(
         "x", [] { throw 42; },
         [&](const std::string& error) {
-          std::lock_guard<std::mutex> lock(r.mu);
-          r.answers.push_back(error);
+          {
+            std::lock_guard<std::mutex> lock(r.mu);
+            r.answers.push_back(error);
+          }
+          r.cv.notify_all();  // before the throw, or the waiter sleeps out its bound
           throw std::runtime_error("the answer fails too");
         });
     pool.Post([&] {
