@@ -63,8 +63,11 @@ class KubesimHostilePaths : public ::testing::Test {
 
   testing::KubesimProcess sim_;
   KubeconfigSet set_;
-  CurlTransport transport_;
+  // The executor outlives the transport: the transport's destructor joins its I/O thread,
+  // which may still be handing a finished request to the executor (TSan saw the executor
+  // destroyed under that hand-over when it was declared last).
   SerialExecutor executor_;
+  CurlTransport transport_;
 };
 
 Json Deployment(const std::string& ns, const std::string& name) {
