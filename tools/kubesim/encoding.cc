@@ -2,16 +2,9 @@
 
 #include <openssl/evp.h>
 
-namespace fleetwave::kubesim {
+#include "engine/url_query.h"
 
-namespace {
-int Hex(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-}  // namespace
+namespace fleetwave::kubesim {
 
 // base64 is OpenSSL's (already linked for TLS) rather than a third hand-written copy.
 std::string Base64Encode(std::string_view data) {
@@ -49,20 +42,6 @@ std::optional<std::string> Base64Decode(std::string_view text) {
   return out;
 }
 
-std::string UrlDecode(std::string_view text) {
-  std::string out;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    if (text[i] == '+') {
-      out += ' ';
-    } else if (text[i] == '%' && i + 2 < text.size() && Hex(text[i + 1]) >= 0 &&
-               Hex(text[i + 2]) >= 0) {
-      out += static_cast<char>(Hex(text[i + 1]) * 16 + Hex(text[i + 2]));
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
-}
+std::string UrlDecode(std::string_view text) { return engine::PercentDecode(text, true); }
 
 }  // namespace fleetwave::kubesim

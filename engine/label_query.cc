@@ -1,8 +1,8 @@
-#include "tools/kubesim/selectors.h"
+#include "engine/label_query.h"
 
 #include <cctype>
 
-namespace fleetwave::kubesim {
+namespace fleetwave::engine {
 
 namespace {
 
@@ -39,7 +39,7 @@ bool ValidKey(std::string_view k) {
 }
 
 // Finds a word operator (" in ", " notin ") between key and "(...)".
-bool ParseSetTerm(std::string_view term, Requirement* r, std::string* error) {
+bool ParseSetTerm(std::string_view term, SelectorRequirement* r, std::string* error) {
   std::size_t open = term.find('(');
   std::size_t close = term.rfind(')');
   if (open == std::string_view::npos || close == std::string_view::npos || close < open) {
@@ -55,9 +55,9 @@ bool ParseSetTerm(std::string_view term, Requirement* r, std::string* error) {
   std::string_view key = Trim(head.substr(0, sp));
   std::string_view op = Trim(head.substr(sp + 1));
   if (op == "in") {
-    r->op = Requirement::Op::kIn;
+    r->op = SelectorRequirement::Op::kIn;
   } else if (op == "notin") {
-    r->op = Requirement::Op::kNotIn;
+    r->op = SelectorRequirement::Op::kNotIn;
   } else {
     *error = "unknown operator " + std::string(op);
     return false;
@@ -79,7 +79,7 @@ bool ParseSetTerm(std::string_view term, Requirement* r, std::string* error) {
   return true;
 }
 
-bool ParseTerm(std::string_view term, bool allow_sets, Requirement* r, std::string* error) {
+bool ParseTerm(std::string_view term, bool allow_sets, SelectorRequirement* r, std::string* error) {
   term = Trim(term);
   if (term.empty()) {
     *error = "empty requirement";
@@ -88,22 +88,22 @@ bool ParseTerm(std::string_view term, bool allow_sets, Requirement* r, std::stri
   if (allow_sets && term.find('(') != std::string_view::npos) return ParseSetTerm(term, r, error);
   std::size_t pos;
   if ((pos = term.find("!=")) != std::string_view::npos) {
-    r->op = Requirement::Op::kNotEquals;
+    r->op = SelectorRequirement::Op::kNotEquals;
     r->key = std::string(Trim(term.substr(0, pos)));
     r->values = {std::string(Trim(term.substr(pos + 2)))};
   } else if ((pos = term.find("==")) != std::string_view::npos) {
-    r->op = Requirement::Op::kEquals;
+    r->op = SelectorRequirement::Op::kEquals;
     r->key = std::string(Trim(term.substr(0, pos)));
     r->values = {std::string(Trim(term.substr(pos + 2)))};
   } else if ((pos = term.find('=')) != std::string_view::npos) {
-    r->op = Requirement::Op::kEquals;
+    r->op = SelectorRequirement::Op::kEquals;
     r->key = std::string(Trim(term.substr(0, pos)));
     r->values = {std::string(Trim(term.substr(pos + 1)))};
   } else if (allow_sets && term.front() == '!') {
-    r->op = Requirement::Op::kDoesNotExist;
+    r->op = SelectorRequirement::Op::kDoesNotExist;
     r->key = std::string(Trim(term.substr(1)));
   } else if (allow_sets) {
-    r->op = Requirement::Op::kExists;
+    r->op = SelectorRequirement::Op::kExists;
     r->key = std::string(term);
   } else {
     *error = "invalid selector: '" + std::string(term) + "'; can't understand '" +
@@ -117,25 +117,25 @@ bool ParseTerm(std::string_view term, bool allow_sets, Requirement* r, std::stri
   return true;
 }
 
-bool Evaluate(const Requirement& r, const std::string* value) {
+bool Evaluate(const SelectorRequirement& r, const std::string* value) {
   switch (r.op) {
-    case Requirement::Op::kEquals:
+    case SelectorRequirement::Op::kEquals:
       return value && *value == r.values[0];
-    case Requirement::Op::kNotEquals:
+    case SelectorRequirement::Op::kNotEquals:
       return !value || *value != r.values[0];
-    case Requirement::Op::kIn:
+    case SelectorRequirement::Op::kIn:
       if (!value) return false;
       for (const auto& v : r.values)
         if (v == *value) return true;
       return false;
-    case Requirement::Op::kNotIn:
+    case SelectorRequirement::Op::kNotIn:
       if (!value) return true;
       for (const auto& v : r.values)
         if (v == *value) return false;
       return true;
-    case Requirement::Op::kExists:
+    case SelectorRequirement::Op::kExists:
       return value != nullptr;
-    case Requirement::Op::kDoesNotExist:
+    case SelectorRequirement::Op::kDoesNotExist:
       return value == nullptr;
   }
   return false;
@@ -143,18 +143,18 @@ bool Evaluate(const Requirement& r, const std::string* value) {
 
 }  // namespace
 
-std::optional<LabelSelector> LabelSelector::Parse(std::string_view text, std::string* error) {
-  LabelSelector s;
+std::optional<LabelQuery> LabelQuery::Parse(std::string_view text, std::string* error) {
+  LabelQuery s;
   if (Trim(text).empty()) return s;
   for (std::string_view term : SplitTerms(text)) {
-    Requirement r;
+    SelectorRequirement r;
     if (!ParseTerm(term, true, &r, error)) return std::nullopt;
     s.requirements_.push_back(std::move(r));
   }
   return s;
 }
 
-bool LabelSelector::Matches(const std::map<std::string, std::string>& labels) const {
+bool LabelQuery::Matches(const std::map<std::string, std::string>& labels) const {
   for (const auto& r : requirements_) {
     auto it = labels.find(r.key);
     if (!Evaluate(r, it == labels.end() ? nullptr : &it->second)) return false;
@@ -162,7 +162,7 @@ bool LabelSelector::Matches(const std::map<std::string, std::string>& labels) co
   return true;
 }
 
-bool LabelSelector::Matches(const nlohmann::json& object) const {
+bool LabelQuery::Matches(const nlohmann::json& object) const {
   if (requirements_.empty()) return true;
   std::map<std::string, std::string> labels;
   auto md = object.find("metadata");
@@ -175,11 +175,11 @@ bool LabelSelector::Matches(const nlohmann::json& object) const {
   return Matches(labels);
 }
 
-std::optional<FieldSelector> FieldSelector::Parse(std::string_view text, std::string* error) {
-  FieldSelector s;
+std::optional<FieldQuery> FieldQuery::Parse(std::string_view text, std::string* error) {
+  FieldQuery s;
   if (Trim(text).empty()) return s;
   for (std::string_view term : SplitTerms(text)) {
-    Requirement r;
+    SelectorRequirement r;
     if (!ParseTerm(term, false, &r, error)) return std::nullopt;
     if (r.key != "metadata.name" && r.key != "metadata.namespace") {
       *error = "field label not supported: " + r.key;
@@ -190,7 +190,7 @@ std::optional<FieldSelector> FieldSelector::Parse(std::string_view text, std::st
   return s;
 }
 
-bool FieldSelector::Matches(const nlohmann::json& object) const {
+bool FieldQuery::Matches(const nlohmann::json& object) const {
   for (const auto& r : requirements_) {
     std::string field = r.key.substr(std::string("metadata.").size());
     std::string value;
@@ -202,4 +202,4 @@ bool FieldSelector::Matches(const nlohmann::json& object) const {
   return true;
 }
 
-}  // namespace fleetwave::kubesim
+}  // namespace fleetwave::engine
