@@ -104,78 +104,95 @@ void StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
   JsonPtr set_json;
   if (!old_set || !(*old_set == appset)) set_json = std::make_shared<const engine::Json>(appset);
 
-  // 3. Under the lock: swap what changed.
-  std::lock_guard<std::mutex> lock(mu_);
-  auto s = set_apps_.find(name);
-  const uint64_t current = s != set_apps_.end() ? s->second.version : 0;
-  if (current != version) {
-    // Someone changed this set's apps between 1 and 3 (rare: a publisher of the same set or a
-    // set taking one of its names): what was compared may be stale, so redo the bookkeeping
-    // against the current state. An app judged unchanged is published unless its snapshot is
-    // still the one compared (StatusBoardTest.ConcurrentPublishersKeepEveryChange).
-    gone.clear();
-    if (s != set_apps_.end()) {
-      size_t i = 0;
-      for (const auto& [app, _] : s->second.apps) {
-        while (i < apps.size() && apps[i].name < app) ++i;
-        if (i == apps.size() || apps[i].name != app) gone.push_back(app);
+  // 3. Under the lock: swap what changed; then the fleet view follows (4).
+  std::set<std::string> previous_owners;  // sets this publish took an app from
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto s = set_apps_.find(name);
+    const uint64_t current = s != set_apps_.end() ? s->second.version : 0;
+    if (current != version) {
+      // Someone changed this set's apps between 1 and 3 (rare: a publisher of the same set or a
+      // set taking one of its names): what was compared may be stale, so redo the bookkeeping
+      // against the current state. An app judged unchanged is published unless its snapshot is
+      // still the one compared (StatusBoardTest.ConcurrentPublishersKeepEveryChange).
+      gone.clear();
+      if (s != set_apps_.end()) {
+        size_t i = 0;
+        for (const auto& [app, _] : s->second.apps) {
+          while (i < apps.size() && apps[i].name < app) ++i;
+          if (i == apps.size() || apps[i].name != app) gone.push_back(app);
+        }
       }
+      size_t next_changed = 0;
+      std::vector<std::pair<size_t, JsonPtr>> all;
+      for (size_t i = 0; i < apps.size(); ++i) {
+        if (next_changed < changed.size() && changed[next_changed].first == i) {
+          all.push_back(std::move(changed[next_changed++]));
+          continue;
+        }
+        auto a = apps_.find(apps[i].name);
+        if (a != apps_.end() && a->second.appset == name && a->second.json == before[i]) continue;
+        all.emplace_back(i, snapshot(i));
+      }
+      changed = std::move(all);
+      before.assign(apps.size(), nullptr);  // nothing known about the current snapshots
     }
-    size_t next_changed = 0;
-    std::vector<std::pair<size_t, JsonPtr>> all;
-    for (size_t i = 0; i < apps.size(); ++i) {
-      if (next_changed < changed.size() && changed[next_changed].first == i) {
-        all.push_back(std::move(changed[next_changed++]));
-        continue;
-      }
+    // Apps this set published before and not now go away (StatusBoardTest.PublishReplacesSetsApps).
+    for (const std::string& old : gone) {
+      auto a = apps_.find(old);
+      if (a == apps_.end() || a->second.appset != name) continue;
+      RecordLocked(kApplications, old, a->second.json, nullptr);
+      DropAppLocked(old);
+    }
+    for (auto& [i, json] : changed) {
       auto a = apps_.find(apps[i].name);
-      if (a != apps_.end() && a->second.appset == name && a->second.json == before[i]) continue;
-      all.emplace_back(i, snapshot(i));
+      JsonPtr was = a != apps_.end() ? a->second.json : nullptr;
+      if (a != apps_.end() && a->second.appset != name) {  // the app moves between sets
+        previous_owners.insert(a->second.appset);
+        DropAppLocked(apps[i].name);
+      }
+      const std::string app(apps[i].name);
+      if (was && was == before[i]) {
+        feed_.Record(kApplications, ChangeType::kModified, app, json);  // compared in 2: differs
+      } else {
+        RecordLocked(kApplications, app, was, json);
+      }
+      SetAppLocked(name, app, std::move(json));
     }
-    changed = std::move(all);
-    before.assign(apps.size(), nullptr);  // nothing known about the current snapshots
-  }
-  // Apps this set published before and not now go away (StatusBoardTest.PublishReplacesSetsApps).
-  for (const std::string& old : gone) {
-    auto a = apps_.find(old);
-    if (a == apps_.end() || a->second.appset != name) continue;
-    RecordLocked(kApplications, old, a->second.json, nullptr);
-    DropAppLocked(old);
-  }
-  for (auto& [i, json] : changed) {
-    auto a = apps_.find(apps[i].name);
-    JsonPtr was = a != apps_.end() ? a->second.json : nullptr;
-    if (a != apps_.end() && a->second.appset != name) DropAppLocked(apps[i].name);  // moves sets
-    const std::string app(apps[i].name);
-    if (was && was == before[i]) {
-      feed_.Record(kApplications, ChangeType::kModified, app, json);  // compared in 2: differs
-    } else {
-      RecordLocked(kApplications, app, was, json);
+    auto old = appsets_.find(name);
+    JsonPtr was_set = old != appsets_.end() ? old->second : nullptr;
+    if (!set_json && was_set != old_set) {
+      set_json = std::make_shared<const engine::Json>(appset);  // replaced since 1 (rare)
     }
-    SetAppLocked(name, app, std::move(json));
+    if (set_json) {
+      RecordLocked(kAppSets, name, was_set, set_json);
+      appsets_[name] = std::move(set_json);
+    }
+    ++sequence_;
   }
-  auto old = appsets_.find(name);
-  JsonPtr was_set = old != appsets_.end() ? old->second : nullptr;
-  if (!set_json && was_set != old_set) {
-    set_json = std::make_shared<const engine::Json>(appset);  // replaced since 1 (rare)
-  }
-  if (set_json) {
-    RecordLocked(kAppSets, name, was_set, set_json);
-    appsets_[name] = std::move(set_json);
-  }
-  ++sequence_;
+  // 4. The rows and summaries of every set this publish changed.
+  RefreshViews(name);
+  for (const std::string& other : previous_owners) RefreshViews(other);
 }
 
 void StatusBoard::PublishApplication(const std::string& appset, const std::string& name,
                                      engine::Json application) {
   auto json = std::make_shared<const engine::Json>(std::move(application));
-  std::lock_guard<std::mutex> lock(mu_);
-  auto a = apps_.find(name);
-  JsonPtr before = a != apps_.end() ? a->second.json : nullptr;
-  if (a != apps_.end() && a->second.appset != appset) DropAppLocked(name);
-  RecordLocked(kApplications, name, before, json);
-  SetAppLocked(appset, name, std::move(json));
-  ++sequence_;
+  std::optional<std::string> previous_owner;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto a = apps_.find(name);
+    JsonPtr before = a != apps_.end() ? a->second.json : nullptr;
+    if (a != apps_.end() && a->second.appset != appset) {
+      previous_owner = a->second.appset;
+      DropAppLocked(name);
+    }
+    RecordLocked(kApplications, name, before, json);
+    SetAppLocked(appset, name, std::move(json));
+    ++sequence_;
+  }
+  RefreshViews(appset);
+  if (previous_owner) RefreshViews(*previous_owner);
 }
 
 void StatusBoard::RemoveAppSet(const std::string& name) {
@@ -194,6 +211,7 @@ void StatusBoard::RemoveAppSet(const std::string& name) {
     RecordLocked(kAppSets, name, set->second, nullptr);
     appsets_.erase(set);
   }
+  DropViewsLocked(name);
   ++sequence_;
 }
 
@@ -425,6 +443,10 @@ std::optional<std::vector<StatusBoard::JsonPtr>> StatusBoard::Snapshot(
     for (const auto& [_, json] : appsets_) out.push_back(json);
   } else if (collection == kApplications) {
     for (const auto& [_, entry] : apps_) out.push_back(entry.json);
+  } else if (collection == kRows) {
+    for (const auto& [_, row] : rows_) out.push_back(row.json);
+  } else if (collection == kSummaries) {
+    for (const auto& [_, json] : summaries_) out.push_back(json);
   } else if (collection == kWorkloads) {
     for (const auto& [_, json] : workloads_) out.push_back(json);
   } else if (collection == kClusters) {

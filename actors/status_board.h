@@ -13,6 +13,10 @@
 //  - the state store's health: while the store cannot be used, readiness is false with its
 //    error and the store's database is listed with the files, its error as the file's, so the
 //    API's `errors` says why (store/store_health.h);
+//  - the fleet view derived from them (engine/app_query.h, engine/appset_summary.h): per
+//    Application a small typed row (set, cluster, step, display status, health, sync, labels)
+//    and per set a summary (counts per step, a heat strip, the apps needing attention), kept
+//    current on every publish of the set, so a page or CLI at 20,000 apps reads kilobytes;
 //  - a sequence number that grows on every change;
 //  - a change feed (change_feed.h) of the collections the API lists: every object added,
 //    modified (its JSON differs from the last published) or deleted, for the ?watch=1 streams.
@@ -36,6 +40,7 @@
 #include <vector>
 
 #include "actors/change_feed.h"
+#include "engine/app_query.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::actors {
@@ -64,6 +69,11 @@ class StatusBoard {
   static constexpr const char* kApplications = "applications";
   static constexpr const char* kClusters = "clusters";
   static constexpr const char* kWorkloads = "workloads";
+  static constexpr const char* kRows = "rows";            // one engine::AppRowJson per app
+  static constexpr const char* kSummaries = "summaries";  // one engine::SummaryJson per set
+  // How many apps a set's summary lists by name (the rest are counted): what needs attention
+  // first, at a size a page loads at once.
+  static constexpr size_t kSummaryAttention = 50;
 
   // `feed_capacity` bounds each collection's ring of recent changes (how far a watcher may lag).
   // An ApplicationSet's JSON carries every app's status entry (megabytes at 2,000 apps) and
@@ -126,6 +136,17 @@ class StatusBoard {
                       const std::string& name);
   void RemoveWorkloadsOf(const std::string& cluster);  // the cluster left the configuration
   std::vector<JsonPtr> Workloads() const;
+
+  // A row as the fleet view filters it, with the JSON its lists and watches serve.
+  struct Row {
+    std::shared_ptr<const engine::AppRow> row;
+    JsonPtr json;
+  };
+  // Every app's row, sorted by name; with a set name, only that set's.
+  std::vector<Row> Rows() const;
+  std::vector<Row> RowsOf(const std::string& appset) const;
+  JsonPtr Summary(const std::string& appset) const;
+  std::vector<JsonPtr> Summaries() const;
 
   // Readers. Lists are sorted by name; a missing object is nullptr / nullopt.
   JsonPtr AppSet(const std::string& name) const;
@@ -192,6 +213,13 @@ class StatusBoard {
   static std::string WorkloadName(const WorkloadKey& key);
   void RecordLocked(const char* collection, const std::string& name, const JsonPtr& before,
                     const JsonPtr& after);
+  // Brings the set's rows and summary up to date with what is published now
+  // (status_board_views.cc): reads the set's pointers under the lock, derives outside it, and
+  // commits only if nothing changed the set meanwhile (the later change derives again). Call
+  // after every change to a set's JSON or apps, without holding mu_.
+  void RefreshViews(const std::string& appset);
+  // Drops the set's rows and summary (the set is gone). REQUIRES: mu_ held.
+  void DropViewsLocked(const std::string& appset);
 
   mutable std::mutex mu_;
   std::map<std::string, JsonPtr> appsets_;
@@ -206,6 +234,9 @@ class StatusBoard {
   std::string store_database_;
   std::optional<std::string> store_problem_;
   std::map<std::string, std::string> record_problems_;  // where -> error
+  std::map<std::string, Row, std::less<>> rows_;  // app name -> its row
+  std::map<std::string, std::set<std::string>> set_rows_;  // appset -> its rows' names
+  std::map<std::string, JsonPtr> summaries_;               // appset -> its summary
   uint64_t sequence_ = 0;
   ChangeFeed feed_;
 };

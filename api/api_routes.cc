@@ -4,6 +4,7 @@
 #include <iostream>
 #include <string_view>
 
+#include "api/fleet_routes.h"
 #include "api/web_view.h"
 
 namespace fleetwave::api {
@@ -271,6 +272,16 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
     return Mutate(request, s[4], s[3]);
   }
 
+  if (api && s[2] == "applicationsets" && n == 5 && !s[3].empty() && s[4] == "summary") {
+    if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
+    return SummaryRoute(board_, s[3]);
+  }
+
+  if (api && n == 3 && (s[2] == "rows" || s[2] == "summaries")) {
+    if (!IsGet(request)) return MethodNotAllowed(request, "GET, HEAD");
+    return s[2] == "rows" ? RowsRoute(board_, request) : SummariesRoute(board_, request);
+  }
+
   if (api && s[2] == "applicationsets" && (n == 3 || (n == 4 && !s[3].empty()))) {
     // DELETE of one set: authenticated like every mutation; the command handler decides
     // (202 for a set pending deletion, 409 while a file still defines it).
@@ -306,6 +317,7 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
       if (!app) return ApiError(404, "application \"" + s[3] + "\" not found");
       return JsonResponse(200, Dump(*app));
     }
+    if (HasFleetQuery(request.query)) return FilteredApplications(board_, request);
     if (WantsWatch(request.query)) return WatchOf(actors::StatusBoard::kApplications);
     return JsonResponse(200, ListBody("ApplicationList", board_.Applications()));
   }

@@ -11,6 +11,12 @@
 //   GET  /api/v1/workloads                   each watched workload's progress deadline state
 //   GET  <any list above>?watch=1            a watch stream of that list (api_watch.h): the
 //                                            router answers with `watch` set, the server streams
+//   GET  /api/v1/applications?FILTERS        filtered and paged (fleet_routes.h): appset, step,
+//                                            health, sync, rollout, status, cluster,
+//                                            labelSelector, search, limit, continue
+//   GET  /api/v1/rows?FILTERS[&watch=1]      one small row per app, filtered; a filtered watch
+//   GET  /api/v1/summaries[?appset=][&watch=1]  per set: counts per step, strip, attention
+//   GET  /api/v1/applicationsets/NAME/summary   one set's summary
 //   POST /api/v1/applications/NAME/sync      bearer token; optional {"revision": "..."}
 //   DELETE /api/v1/applicationsets/NAME      bearer token; a set pending deletion is deleted
 //                                            now (202); one a file still defines: 409
@@ -25,6 +31,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -52,6 +59,9 @@ struct ApiResponse {
   std::vector<std::pair<std::string, std::string>> headers;  // besides type and length
   // Non-empty: instead of `body`, stream this StatusBoard collection's watch (api_watch.h).
   std::string watch;
+  // Set: the watch streams only the objects this accepts (an object that stops matching is
+  // sent as DELETED, one that starts matching as ADDED, as Kubernetes filtered watches do).
+  std::shared_ptr<const std::function<bool(const engine::Json&)>> watch_filter;
 };
 
 // Whether the query asks for a watch stream: watch=1 or watch=true (ApiWatchTest.WatchQuery).

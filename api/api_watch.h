@@ -14,8 +14,12 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <functional>
+#include <memory>
+#include <set>
 #include <string>
 
+#include "actors/change_feed.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::api {
@@ -26,5 +30,29 @@ std::string WatchLine(const char* type, const engine::Json& object);
 
 // The BOOKMARK line that ends the snapshot and keeps a quiet stream alive.
 const std::string& BookmarkLine();
+
+// A filtered watch (`/api/v1/rows?status=Failed&watch=1`): which objects the reader holds, so
+// each change becomes the line a reader of only the matching objects needs, as a Kubernetes
+// watch with a selector does: ADDED when an object starts matching, MODIFIED while it matches,
+// DELETED (with its new state) when it stops matching or goes away, nothing otherwise
+// (ApiWatchTest.FilteredWatch*). One per stream; not thread-safe.
+class WatchSelection {
+ public:
+  using Filter = std::function<bool(const engine::Json&)>;
+  explicit WatchSelection(std::shared_ptr<const Filter> filter) : filter_(std::move(filter)) {}
+
+  // A snapshot item: whether to send it as ADDED (it is then held).
+  bool Admit(const engine::Json& object);
+  // A change of the object named `name`: the line's type, or nullptr to send nothing.
+  const char* Translate(actors::ChangeType type, const std::string& name,
+                        const engine::Json& object);
+
+  // The name a watch item is known by: metadata.name, else a top-level "name" (rows, clusters).
+  static std::string NameOf(const engine::Json& object);
+
+ private:
+  std::shared_ptr<const Filter> filter_;
+  std::set<std::string> held_;
+};
 
 }  // namespace fleetwave::api

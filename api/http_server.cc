@@ -21,6 +21,7 @@
 #include <unordered_map>
 
 #include "api/api_watch.h"
+#include "engine/url_query.h"
 
 namespace fleetwave::api {
 
@@ -54,31 +55,9 @@ bool ParsePort(const std::string& text, int* port) {
   return true;
 }
 
-// The path of a request target, %XX-decoded (an invalid escape stays as it is): the router
-// matches decoded segments.
-std::string DecodePath(std::string_view path) {
-  std::string out;
-  out.reserve(path.size());
-  auto hex = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  for (size_t i = 0; i < path.size(); ++i) {
-    if (path[i] == '%' && i + 2 < path.size()) {
-      const int hi = hex(path[i + 1]);
-      const int lo = hex(path[i + 2]);
-      if (hi >= 0 && lo >= 0) {
-        out += static_cast<char>(hi * 16 + lo);
-        i += 2;
-        continue;
-      }
-    }
-    out += path[i];
-  }
-  return out;
-}
+// The path of a request target, %XX-decoded (an invalid escape stays as it is; '+' is a plus
+// in a path): the router matches decoded segments.
+std::string DecodePath(std::string_view path) { return engine::PercentDecode(path, false); }
 
 // A file's identity for change detection: a rotated certificate is a new mtime or size.
 struct FileStamp {
@@ -478,7 +457,9 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       net::post(impl.io, [self = std::move(self), response = std::move(response)]() mutable {
         self->in_handler_ = false;
         if (self->closed_) return;
-        if (!response.watch.empty()) return self->StartWatch(response.watch);
+        if (!response.watch.empty()) {
+          return self->StartWatch(response.watch, std::move(response.watch_filter));
+        }
         self->Reply(std::move(response), !self->keep_alive_ || self->stop_);
       });
     });
@@ -509,7 +490,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
 
   // --- ?watch=1 streams -------------------------------------------------------------------
 
-  void StartWatch(const std::string& collection) {
+  void StartWatch(const std::string& collection,
+                  std::shared_ptr<const WatchSelection::Filter> filter) {
     Impl& impl = *impl_;
     const HttpServerOptions& o = impl.options;
     if (impl.board == nullptr) return Reply(ApiError(404, "no watch streams here"), true);
@@ -531,6 +513,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     snapshot_ = impl.board->Snapshot(collection, &cursor_);
     if (!snapshot_) return Reply(ApiError(404, "no watch of " + collection), true);
     collection_ = collection;
+    if (filter) selection_.emplace(std::move(filter));
     watching_ = true;
     chunked_ = version_ >= 11;
     ++impl.watches;
@@ -559,7 +542,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     if (!ending_ && !head_) {
       if (snapshot_) {
         while (next_item_ < snapshot_->size() && data.size() < batch) {
-          if (const auto& item = (*snapshot_)[next_item_]) data += WatchLine("ADDED", *item);
+          const auto& item = (*snapshot_)[next_item_];
+          if (item && (!selection_ || selection_->Admit(*item))) data += WatchLine("ADDED", *item);
           ++next_item_;
         }
         if (next_item_ >= snapshot_->size()) {
@@ -572,7 +556,10 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
             impl_->board->feed().Next(collection_, &cursor_, {}, impl_->stopping, &changes);
         if (read == actors::ChangeFeed::Read::kChanges) {
           for (const actors::Change& c : changes) {
-            if (c.object) data += WatchLine(actors::ChangeTypeName(c.type), *c.object);
+            if (!c.object) continue;
+            const char* type = selection_ ? selection_->Translate(c.type, c.name, *c.object)
+                                          : actors::ChangeTypeName(c.type);
+            if (type != nullptr) data += WatchLine(type, *c.object);
           }
         } else if (read == actors::ChangeFeed::Read::kBehind) {
           impl_->Log(impl_->options.name + ": watch of " + collection_ + " from " + caller_ +
@@ -705,6 +692,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   std::string collection_;
   uint64_t cursor_ = 0;
   std::optional<std::vector<actors::StatusBoard::JsonPtr>> snapshot_;
+  std::optional<WatchSelection> selection_;  // a filtered watch's held objects
   size_t next_item_ = 0;
   std::string out_;
   net::steady_timer keepalive_;
