@@ -5,21 +5,51 @@
 // (get_watch.h): redrawn in place on a terminal, one line per change on a pipe.
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <iostream>
+#include <utility>
 
+#include "engine/workload.h"
 #include "engine/yaml_json.h"
 #include "tools/fleetwave/commands.h"
 #include "tools/fleetwave/daemon_client.h"
 #include "tools/fleetwave/get_watch.h"
 #include "tools/fleetwave/rollout_view.h"
+#include "tools/fleetwave/summary_view.h"
 
 namespace fleetwave::cli {
 namespace {
 
 constexpr const char* kUsage =
     "usage: fleetwave get appsets|apps|clusters|workloads [NAME] [-o wide|json|yaml] [--watch]\n"
-    "                     [--server URL] [--token-file F]\n";
+    "                     [--all] [--status S[,S]] [--step N[,N]] [--cluster C[,C]] [-l SELECTOR]\n"
+    "                     [--appset A] [--server URL] [--token-file F]\n";
+
+// The filter flags and the API query parameter each becomes.
+constexpr std::pair<const char*, const char*> kFilterFlags[] = {
+    {"--status", "status"},          {"--step", "step"},
+    {"--cluster", "cluster"},        {"-l", "labelSelector"},
+    {"--selector", "labelSelector"}, {"--appset", "appset"}};
+
+// Percent-encodes a query value (selectors carry '=', '!', ' ', '(').
+std::string QueryEscape(const std::string& value) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : value) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~' || c == ',') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+// Page size of a one-shot list: bounds each answer, however large the fleet.
+constexpr int kPageSize = 500;
 
 engine::Time Now() {
   return std::chrono::time_point_cast<std::chrono::microseconds>(std::chrono::system_clock::now());
@@ -77,6 +107,10 @@ std::vector<std::string> CollectionsFor(GetRequest::Kind kind) {
     case GetRequest::Kind::kApps:
       // An app's step and rollout state live in its set; its cluster's name in the clusters.
       return {"applications", "applicationsets", "clusters"};
+    case GetRequest::Kind::kAppSetSummary:
+      return {"summaries", "rows"};
+    case GetRequest::Kind::kRows:
+      return {"rows"};
     case GetRequest::Kind::kClusters:
       return {"clusters"};
     case GetRequest::Kind::kWorkloads:
@@ -85,8 +119,24 @@ std::vector<std::string> CollectionsFor(GetRequest::Kind kind) {
   return {};
 }
 
+std::string PathFor(const GetRequest& request, const std::string& collection) {
+  const std::string path = "/api/v1/" + collection;
+  if (request.kind == GetRequest::Kind::kAppSetSummary &&
+      (collection == "summaries" || collection == "rows")) {
+    return path + "?appset=" + QueryEscape(request.name);
+  }
+  if (request.kind == GetRequest::Kind::kRows && collection == "rows") {
+    return path + "?" + request.rows_query;
+  }
+  return path;
+}
+
 View RenderGet(const GetRequest& request, const FleetState& state, const ViewOptions& options) {
   switch (request.kind) {
+    case GetRequest::Kind::kAppSetSummary:
+      return AppSetSummaryView(state, request.name, options);
+    case GetRequest::Kind::kRows:
+      return RowsView(state, options);
     case GetRequest::Kind::kAppSets:
       return AppSetsView(state, "", options);
     case GetRequest::Kind::kAppSetSteps:
@@ -105,7 +155,8 @@ int RunGet(const Argv& argv, std::ostream& out, std::ostream& err) {
   std::string error;
   std::set<std::string> flags = ClientFlags();
   flags.insert({"-o", "--output"});
-  auto args = ParseArgs(argv, flags, {"--watch", "-w"}, &error);
+  for (const auto& [flag, _] : kFilterFlags) flags.insert(flag);
+  auto args = ParseArgs(argv, flags, {"--watch", "-w", "--all"}, &error);
   if (args && (args->positional.empty() || args->positional.size() > 2)) {
     error = args->positional.empty() ? "what to get? appsets, apps, clusters or workloads"
                                      : "too many arguments";
@@ -142,6 +193,32 @@ int RunGet(const Argv& argv, std::ostream& out, std::ostream& err) {
   request.name = args->positional.size() == 2 ? args->positional[1] : "";
   request.kind = GetKindOf(request.collection, request.name);
   request.format = format;
+  // `get appset NAME`: the summary; --all the whole step view; filters (or `get apps` with
+  // filters) the matching rows.
+  std::string filters;
+  for (const auto& [flag, parameter] : kFilterFlags) {
+    if (auto value = args->Get(flag)) {
+      filters += std::string(filters.empty() ? "" : "&") + parameter + "=" + QueryEscape(*value);
+    }
+  }
+  const bool filtered = !filters.empty();
+  if (filtered && !(request.collection == "applications" ||
+                    (request.collection == "applicationsets" && !request.name.empty()))) {
+    err << "fleetwave get: filters (--status, --step, --cluster, -l, --appset) apply to apps and "
+           "to one appset\n"
+        << kUsage;
+    return 2;
+  }
+  if (request.kind == GetRequest::Kind::kAppSetSteps && !args->Has("--all")) {
+    request.kind = GetRequest::Kind::kAppSetSummary;
+  }
+  if (filtered && format != "json" && format != "yaml") {
+    request.kind = GetRequest::Kind::kRows;
+    request.rows_query =
+        (request.collection == "applicationsets" ? "appset=" + QueryEscape(request.name) + "&"
+                                                 : std::string()) +
+        filters;
+  }
   // Colour and in-place redraws only on a terminal; NO_COLOR (no-color.org) and TERM=dumb
   // keep a terminal plain.
   const bool tty = &out == &std::cout && ::isatty(STDOUT_FILENO) == 1;
@@ -193,25 +270,51 @@ int RunGet(const Argv& argv, std::ostream& out, std::ostream& err) {
 
   FleetState state;
   for (const std::string& c : CollectionsFor(request.kind)) {
-    const ApiReply reply = client->Get("/api/v1/" + c);
-    if (!reply.ok()) {
-      err << "fleetwave get: " << DescribeFailure(*settings, reply) << "\n";
-      return 1;
+    // Applications and rows come in pages, so no answer grows with the fleet.
+    const bool paged = c == "applications" || c == "rows";
+    const std::string base = PathFor(request, c);
+    engine::Json items = engine::Json::array();
+    std::string next;
+    for (bool first = true; first || !next.empty(); first = false) {
+      std::string path = base;
+      if (paged) {
+        path += std::string(base.find('?') == std::string::npos ? "?" : "&") +
+                "limit=" + std::to_string(kPageSize) +
+                (next.empty() ? "" : "&continue=" + QueryEscape(next));
+      }
+      const ApiReply reply = client->Get(path);
+      if (!reply.ok()) {
+        err << "fleetwave get: " << DescribeFailure(*settings, reply) << "\n";
+        return 1;
+      }
+      engine::Json page = engine::Json::parse(reply.body, nullptr, false);
+      next.clear();
+      if (!page.is_object()) break;
+      if (auto it = page.find("items"); it != page.end() && it->is_array()) {
+        for (auto& item : *it) items.push_back(std::move(item));
+      }
+      if (const engine::Json* token = engine::FieldAt(page, {"metadata", "continue"});
+          paged && token != nullptr && token->is_string()) {
+        next = token->get<std::string>();
+      }
     }
-    state.SetList(c, engine::Json::parse(reply.body, nullptr, false));
+    state.SetList(c, engine::Json{{"items", std::move(items)}});
   }
   ViewOptions options;
   options.wide = format == "wide";
   options.color = request.color;
   options.now = Now();
   const View view = RenderGet(request, state, options);
-  if (!request.name.empty() && view.lines.empty()) {
+  if (!request.name.empty() && view.lines.empty() && request.kind != GetRequest::Kind::kRows) {
     err << "fleetwave get: " << Singular(request.collection) << " \"" << request.name
         << "\" not found (fleetwave get " << ListWord(request.collection) << " lists them)\n";
     return 1;
   }
-  if (request.kind == GetRequest::Kind::kAppSetSteps &&
-      state.Of("applicationsets").count(request.name) == 0) {
+  const bool set_missing = (request.kind == GetRequest::Kind::kAppSetSteps &&
+                            state.Of("applicationsets").count(request.name) == 0) ||
+                           (request.kind == GetRequest::Kind::kAppSetSummary &&
+                            state.Of("summaries").count(request.name) == 0);
+  if (set_missing) {
     err << "fleetwave get: applicationset \"" << request.name
         << "\" not found (fleetwave get appsets lists them)\n";
     return 1;

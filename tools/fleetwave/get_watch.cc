@@ -67,13 +67,13 @@ class Updates {
 // One collection's stream, started again whenever it ends: its snapshot (the ADDED lines up
 // to the first BOOKMARK) becomes one kSnapshot update, then each event one kEvent.
 void Stream(DaemonClient& client, const ClientSettings& settings, const std::string& collection,
-            Updates& updates, const std::atomic<bool>& cancel) {
+            const std::string& path, Updates& updates, const std::atomic<bool>& cancel) {
   bool ever_started = false;
   while (!cancel.load()) {
     bool initial = true;
     Json items = Json::array();
     const ApiReply reply = client.Watch(
-        "/api/v1/" + collection,
+        path,
         [&](std::string_view line) {
           const Json event = Json::parse(line, nullptr, /*allow_exceptions=*/false);
           if (!event.is_object()) return true;
@@ -211,8 +211,8 @@ int WatchGet(DaemonClient& client, const ClientSettings& settings, const GetRequ
   std::atomic<bool> cancel{false};
   std::vector<std::thread> threads;
   for (const std::string& c : collections) {
-    threads.emplace_back([&client, &settings, &updates, &cancel, c] {
-      Stream(client, settings, c, updates, cancel);
+    threads.emplace_back([&client, &settings, &updates, &cancel, c, path = PathFor(request, c)] {
+      Stream(client, settings, c, path, updates, cancel);
     });
   }
   auto stop = [&](int code) {

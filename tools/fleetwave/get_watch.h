@@ -19,18 +19,23 @@
 namespace fleetwave::cli {
 
 struct GetRequest {
-  enum class Kind { kAppSets, kAppSetSteps, kApps, kClusters, kWorkloads };
+  // kAppSetSummary: `get appset NAME` (summary_view.h); kAppSetSteps: with --all; kRows: apps
+  // or a set's apps through filters (--status, --step, --cluster, -l, --appset).
+  enum class Kind { kAppSets, kAppSetSteps, kAppSetSummary, kApps, kRows, kClusters, kWorkloads };
   Kind kind = Kind::kAppSets;
   std::string collection;  // the resource asked for, as the API names it
   std::string name;        // "" = all
   std::string format;      // "", "wide", "json", "yaml"
   bool terminal = false;   // stdout is a terminal: redraw in place
   bool color = false;
+  std::string rows_query;  // kRows: the API's filter query ("appset=web&status=failed")
 };
 
 GetRequest::Kind GetKindOf(const std::string& collection, const std::string& name);
 // The collections a view reads (each one a watch stream).
 std::vector<std::string> CollectionsFor(GetRequest::Kind kind);
+// The API path a view reads a collection from: "/api/v1/<collection>", with the view's filter.
+std::string PathFor(const GetRequest& request, const std::string& collection);
 View RenderGet(const GetRequest& request, const FleetState& state, const ViewOptions& options);
 
 // The lines a watch on a pipe prints going from `before` to `after`: each key whose line is new

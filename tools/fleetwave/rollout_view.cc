@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "engine/appset_summary.h"
 #include "tools/fleetwave/table.h"
 
 namespace fleetwave::cli {
@@ -62,44 +63,6 @@ const Json& Array(const Json& j, std::initializer_list<const char*> path) {
 
 std::string Or(const std::string& s, const char* fallback) { return s.empty() ? fallback : s; }
 
-const char* HealthStyle(const std::string& h) {
-  if (h == "Healthy") return kGreen;
-  if (h == "Progressing") return kYellow;
-  if (h == "Degraded" || h == "Missing") return kRed;
-  if (h == "Suspended") return kMagenta;
-  return nullptr;
-}
-
-const char* SyncStyle(const std::string& s) {
-  if (s == "Synced") return kGreen;
-  if (s == "OutOfSync") return kYellow;
-  return nullptr;
-}
-
-const char* StateStyle(const std::string& s) {
-  if (s == "Complete" || s == "Healthy") return kGreen;
-  if (s == "Progressing" || s == "Pending") return kYellow;
-  if (s == "Paused") return kMagenta;
-  if (s == "Deadline exceeded" || s == "Invalid" || s == "Error") return kRed;
-  return nullptr;
-}
-
-// kubectl's selector text: "env in (qa,staging),region notin (eu)".
-std::string SelectorText(const Json& step) {
-  std::string out;
-  for (const Json& e : Array(step, {"matchExpressions"})) {
-    std::string values;
-    for (const Json& v : Array(e, {"values"})) {
-      if (!v.is_string()) continue;
-      values += (values.empty() ? "" : ",") + v.get<std::string>();
-    }
-    const std::string op = Str(e, {"operator"});
-    std::string word = op == "In" ? "in" : op == "NotIn" ? "notin" : op;
-    out += (out.empty() ? "" : ",") + Str(e, {"key"}) + " " + word + " (" + values + ")";
-  }
-  return out.empty() ? "<none>" : out;
-}
-
 struct Step {
   int number = 0;
   std::string selector;
@@ -126,32 +89,12 @@ struct SetInfo {
   std::set<std::string> skipped;
 };
 
-std::string StatusWord(const Json& set, std::string* message) {
-  std::string word;
-  for (const Json& c : Array(set, {"status", "conditions"})) {
-    const std::string type = Str(c, {"type"});
-    const bool is_true = Str(c, {"status"}) == "True";
-    if ((type == "InvalidRolloutConfig" || type == "ErrorOccurred") && is_true) {
-      *message = Str(c, {"message"});
-      return type == "ErrorOccurred" ? "Error" : "Invalid";
-    }
-    if (type != "RolloutProgressing") continue;
-    const std::string reason = Str(c, {"reason"});
-    *message = Str(c, {"message"});
-    if (reason == "ApplicationSetModified") word = "Progressing";
-    if (reason == "ApplicationSetRolloutComplete") word = "Complete";
-    if (reason == "ProgressDeadlineExceeded") word = "Deadline exceeded";
-    if (reason == "ApplicationSetPaused") word = "Paused";
-  }
-  return word.empty() ? "-" : word;
-}
-
 SetInfo Describe(const std::string& key, const Json& set) {
   SetInfo info;
   info.name = Or(Str(set, {"metadata", "name"}), key.c_str());
   info.strategy = Or(Str(set, {"spec", "strategy", "type"}), "-");
   info.file = Str(set, {"spec", "file"});
-  info.status = StatusWord(set, &info.message);
+  info.status = engine::RolloutStatusWord(set, &info.message);
   // AGE: the set has no creation time of its own; its ResourcesUpToDate condition changed
   // when its applications were first generated (else the earliest condition change).
   std::string earliest;
@@ -289,8 +232,46 @@ View Table(const std::vector<std::string>& headers, const std::vector<std::strin
 
 }  // namespace
 
+const char* HealthStyle(const std::string& h) {
+  if (h == "Healthy") return kGreen;
+  if (h == "Progressing") return kYellow;
+  if (h == "Degraded" || h == "Missing") return kRed;
+  if (h == "Suspended") return kMagenta;
+  return nullptr;
+}
+
+const char* SyncStyle(const std::string& s) {
+  if (s == "Synced") return kGreen;
+  if (s == "OutOfSync") return kYellow;
+  return nullptr;
+}
+
+const char* StateStyle(const std::string& s) {
+  if (s == "Complete" || s == "Healthy") return kGreen;
+  if (s == "Progressing" || s == "Pending") return kYellow;
+  if (s == "Paused") return kMagenta;
+  if (s == "Deadline exceeded" || s == "Invalid" || s == "Error") return kRed;
+  return nullptr;
+}
+
+// kubectl's selector text: "env in (qa,staging),region notin (eu)".
+std::string SelectorText(const Json& step) {
+  std::string out;
+  for (const Json& e : Array(step, {"matchExpressions"})) {
+    std::string values;
+    for (const Json& v : Array(e, {"values"})) {
+      if (!v.is_string()) continue;
+      values += (values.empty() ? "" : ",") + v.get<std::string>();
+    }
+    const std::string op = Str(e, {"operator"});
+    std::string word = op == "In" ? "in" : op == "NotIn" ? "notin" : op;
+    out += (out.empty() ? "" : ",") + Str(e, {"key"}) + " " + word + " (" + values + ")";
+  }
+  return out.empty() ? "<none>" : out;
+}
+
 std::string FleetState::KeyOf(const std::string& collection, const Json& object) {
-  if (collection == "clusters") return Str(object, {"name"});
+  if (collection == "clusters" || collection == "rows") return Str(object, {"name"});
   if (collection == "workloads") {
     const std::string name = Str(object, {"name"});
     if (name.empty()) return "";

@@ -53,9 +53,17 @@ View AppsView(const FleetState& state, const std::string& name, const ViewOption
 View ClustersView(const FleetState& state, const std::string& name, const ViewOptions& options);
 View WorkloadsView(const FleetState& state, const std::string& name, const ViewOptions& options);
 
-// `fleetwave get appset NAME`: the set's line, one row per step (selector, apps complete/total
-// beside a progress bar, maxUpdate, state), and the apps of the current step (health, sync,
-// cluster). The current step is highlighted when options.color.
+// SGR styles for a health ("Healthy" green, ...), a sync status and a rollout or step state;
+// nullptr for plain text.
+const char* HealthStyle(const std::string& health);
+const char* SyncStyle(const std::string& sync);
+const char* StateStyle(const std::string& state);
+// kubectl's text of a step's selector: "env in (qa,staging),region notin (eu)"; "<none>".
+std::string SelectorText(const engine::Json& step);
+
+// `fleetwave get appset NAME --all`: the set's line, one row per step (selector, apps
+// complete/total beside a progress bar, maxUpdate, state), and the apps of the current step
+// (health, sync, cluster). The current step is highlighted when options.color.
 View AppSetStepView(const FleetState& state, const std::string& name, const ViewOptions& options);
 
 }  // namespace fleetwave::cli
