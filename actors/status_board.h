@@ -71,6 +71,8 @@ class StatusBoard {
   static constexpr const char* kWorkloads = "workloads";
   static constexpr const char* kRows = "rows";            // one engine::AppRowJson per app
   static constexpr const char* kSummaries = "summaries";  // one engine::SummaryJson per set
+  static constexpr const char* kCollections[] = {kAppSets,   kApplications, kClusters,
+                                                 kWorkloads, kRows,         kSummaries};
   // How many apps a set's summary lists by name (the rest are counted): what needs attention
   // first, at a size a page loads at once.
   static constexpr size_t kSummaryAttention = 50;
@@ -233,8 +235,8 @@ class StatusBoard {
   Readiness readiness_{false, "starting"};
   std::string store_database_;
   std::optional<std::string> store_problem_;
-  std::map<std::string, std::string> record_problems_;  // where -> error
-  std::map<std::string, Row, std::less<>> rows_;  // app name -> its row
+  std::map<std::string, std::string> record_problems_;     // where -> error
+  std::map<std::string, Row, std::less<>> rows_;           // app name -> its row
   std::map<std::string, std::set<std::string>> set_rows_;  // appset -> its rows' names
   std::map<std::string, JsonPtr> summaries_;               // appset -> its summary
   uint64_t sequence_ = 0;

@@ -34,10 +34,6 @@ using beast::error_code;
 
 namespace {
 
-const char* const kWatchCollections[] = {
-    actors::StatusBoard::kAppSets, actors::StatusBoard::kApplications,
-    actors::StatusBoard::kClusters, actors::StatusBoard::kWorkloads};
-
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
@@ -821,7 +817,7 @@ std::optional<std::string> HttpServer::Start(const HttpServerOptions& options) {
   });
   if (board_ != nullptr) {
     // One waiter per collection wakes that collection's streams: no thread per stream.
-    for (const char* collection : kWatchCollections) {
+    for (const char* collection : actors::StatusBoard::kCollections) {
       // The cursor is taken here, before Start() returns: a change published right after it
       // wakes the streams even when this thread has not run yet.
       impl->feed_threads.emplace_back(

@@ -93,6 +93,9 @@ TEST_F(ClientCliTest, GetTablesAndFormats) {
 
   r = Run(RunGet, {"appset", "guestbook"});
   EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("NAME        STRATEGY    STEP   APPS   STATUS\n", 0), 0u) << r.out;
+  r = Run(RunGet, {"appset", "guestbook", "--all"});
+  EXPECT_EQ(r.rc, 0) << r.err;
   EXPECT_EQ(r.out.rfind("NAME        STRATEGY   STEP   APPS   STATUS   AGE\n", 0), 0u) << r.out;
 
   r = Run(RunGet, {"workloads"});
@@ -140,7 +143,9 @@ TEST_F(ClientCliTest, Errors) {
        2,
        "fleetwave get: unknown resource \"pods\" (one of appsets, apps, clusters, workloads)\n"
        "usage: fleetwave get appsets|apps|clusters|workloads [NAME] [-o wide|json|yaml] "
-       "[--watch]\n                     [--server URL] [--token-file F]\n"},
+       "[--watch]\n                     [--all] [--status S[,S]] [--step N[,N]] [--cluster "
+       "C[,C]] [-l SELECTOR]\n                     [--appset A] [--server URL] [--token-file "
+       "F]\n"},
       {"TokenMissing",
        RunSync,
        {"guestbook-dev"},

@@ -138,8 +138,8 @@ TEST(SummaryViewTest, TwoThousandAppsFitInFortyLinesWithTheFailuresFirst) {
                            "them)"),
             std::string::npos)
       << view.text;
-  EXPECT_NE(view.text.find("3      env in (wave3)   0/400   [----------]   10%         "
-                           "Progressing   1 failed, 399 progressing"),
+  EXPECT_NE(view.text.find("3      env in (wave3)   0/400     [----------]   10%         "
+                           "Progressing   1 failed, 399 progressing\n"),
             std::string::npos)
       << view.text;
 }
