@@ -367,8 +367,50 @@ void ArmWake(Self* self, std::optional<engine::Time> at) {
 
 // ---- subscriptions ----
 
+caf::actor ClusterActorOf(const ClusterMapPtr& clusters, const std::string& name) {
+  if (!clusters) return caf::actor();
+  auto it = clusters->find(name);
+  return it == clusters->end() ? caf::actor() : it->second;
+}
+
+// Makes the subscriptions at the cluster actors match `g`'s apps. A cluster whose actor changed
+// since the last call (its context changed, or it failed and was restarted) knows nothing of
+// this set: its subscriptions and kinds are sent again, and what the old actor reported stays in
+// the view until the new one answers. An app that left the set, or whose cluster left the
+// kubeconfig, is unsubscribed from the actor it was subscribed at, and its live objects go.
 void EnsureWatching(Self* self, const Gathered& g) {
   auto& st = self->state;
+  std::set<std::pair<std::string, std::string>> wanted;  // (cluster, app label)
+  for (const auto& app : g.generation->apps) {
+    if (!app.cluster.empty() && st.clusters->count(app.cluster) > 0) {
+      wanted.emplace(app.cluster, AppLabel(self, app.name));
+    }
+  }
+  auto replaced = [&](const std::string& cluster) {
+    return ClusterActorOf(st.watched_clusters, cluster) != ClusterActorOf(st.clusters, cluster);
+  };
+  for (auto it = st.subscribed.begin(); it != st.subscribed.end();) {
+    const auto& [cluster, label] = *it;
+    const bool still_wanted = wanted.count(*it) > 0;
+    if (still_wanted && !replaced(cluster)) {
+      ++it;
+      continue;
+    }
+    if (caf::actor was = ClusterActorOf(st.watched_clusters, cluster)) {
+      self->send(was, unsubscribe_atom::value, label, caf::actor(self));
+    }
+    if (!still_wanted) {
+      if (auto view = st.views.find(cluster); view != st.views.end())
+        view->second.apps.erase(label);
+    }
+    it = st.subscribed.erase(it);
+  }
+  for (auto it = st.kinds.begin(); it != st.kinds.end();) {
+    it = replaced(it->first) ? st.kinds.erase(it) : std::next(it);
+  }
+  for (auto it = st.views.begin(); it != st.views.end();) {
+    it = st.clusters->count(it->first) == 0 ? st.views.erase(it) : std::next(it);
+  }
   for (const auto& app : g.generation->apps) {
     if (app.cluster.empty()) continue;
     auto cluster = st.clusters->find(app.cluster);
@@ -1231,6 +1273,12 @@ void RolloutAction(Self* self, const std::string& what, const std::string& calle
 // ---- live data ----
 
 void OnClusterUpdate(Self* self, const ClusterUpdatePtr& update) {
+  // Only the actor the set is subscribed through speaks for its cluster: a replaced actor's last
+  // report, or a retired one's (its context left the kubeconfig), arriving after the new map
+  // would bring back what it replaced.
+  const caf::actor from = ClusterActorOf(self->state.watched_clusters, update->cluster);
+  const caf::strong_actor_ptr& sender = self->current_sender();
+  if (!from || !sender || sender->id() != from.id()) return;
   auto& view = self->state.views[update->cluster];
   const bool was_up = view.reachable && view.synced;
   view.reachable = update->reachable;

@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,14 @@ spec:
 )";
 }
 
+// The set generating only the dev app: web-qa leaves it.
+std::string DevOnlyAppSetYaml() {
+  std::string yaml = AppSetYaml();
+  const std::string qa = "          - {cluster: qa, env: qa}\n";
+  yaml.erase(yaml.find(qa), qa.size());
+  return yaml;
+}
+
 std::string Deployment(const std::string& image) {
   return "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  replicas: 1\n"
          "  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n"
@@ -92,6 +101,8 @@ struct FakeCluster {
   // True: apply commands are held unanswered in `held` until the test delivers them.
   bool hold_applies = false;
   std::vector<caf::response_promise> held;
+  // The labels subscribed at each of the cluster's actors (a replaced actor's stay listed).
+  std::map<caf::actor_id, std::set<std::string>> subscriptions;
 };
 
 using Clusters = std::map<std::string, std::shared_ptr<FakeCluster>>;
@@ -112,9 +123,17 @@ caf::behavior FakeClusterActor(caf::event_based_actor* self, std::string name,
       [=](subscribe_atom, const std::string& label, const caf::actor& who) {
         c->subscriber = who;
         c->label = label;
+        c->subscriptions[self->id()].insert(label);
         Push(self, name, *c);
       },
-      [=](unsubscribe_atom, const std::string&, const caf::actor&) {},
+      [=](unsubscribe_atom, const std::string& label, const caf::actor&) {
+        c->subscriptions[self->id()].erase(label);
+      },
+      // The test's cue to report the live state, as a real cluster actor does on a watch event:
+      // only to a set subscribed at this very actor.
+      [=](tick_atom) {
+        if (c->subscriptions[self->id()].count(c->label) > 0) Push(self, name, *c);
+      },
       // The test's cue to fail every held apply (a promise is delivered from inside its actor).
       [=](release_atom) {
         for (auto& promise : c->held)
@@ -422,6 +441,55 @@ TEST_F(AppSetActorTest, AnApplyThatFailsAfterANewCommitReplacedTheGenerationName
   for (const auto& line : log_)
     named |= line.find("cluster dev did not answer") != std::string::npos;
   EXPECT_TRUE(named) << "the failed attempt names the cluster it was sent to";
+}
+
+// Issue 31: a cluster actor replaced while the daemon runs (here its context's token changed;
+// a crash restart is the same message) starts with no subscribers. The set subscribes at the
+// new actor, whose reports then drive the rollout; without that, the set would decide on what
+// the stopped actor last said, forever.
+TEST_F(AppSetActorTest, AReplacedClusterActorIsSubscribedAtAndItsReportsDriveTheRollout) {
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+  const caf::actor old_dev = fakes_.at("dev");
+  const std::string label = clusters_["dev"]->label;
+
+  inputs_.cluster_configs.at(0).token = "rotated";
+  now_ += std::chrono::seconds(10);
+  caf::anon_send(coordinator_, reload_atom::value);
+  sched_->run();
+  const caf::actor new_dev = fakes_.at("dev");
+  ASSERT_NE(new_dev, old_dev) << "the changed context got a new actor";
+  EXPECT_EQ(clusters_["dev"]->subscriptions[new_dev.id()], std::set<std::string>{label})
+      << "the set never subscribed at the new actor";
+
+  // Only the new actor reports: dev turns Healthy and step 2 is applied.
+  for (auto& e : clusters_["dev"]->live) e.health.status = engine::HealthCode::kHealthy;
+  caf::anon_send(new_dev, tick_atom::value);
+  sched_->run();
+  EXPECT_EQ(AppStatus("web-dev"), "Healthy");
+  EXPECT_EQ(clusters_["qa"]->applies.size(), 1u) << "step 2 waits on a report that never comes";
+}
+
+// Issue 31: an app that leaves the set (its generator element went) is unsubscribed from its
+// cluster, which then stops sending its live objects to the set; one still generated keeps
+// its subscription.
+TEST_F(AppSetActorTest, AnAppThatLeavesTheSetIsUnsubscribedFromItsCluster) {
+  clusters_["dev"]->healthy_after_apply = true;
+  clusters_["qa"]->healthy_after_apply = true;
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["qa"]->applies.size(), 1u);
+  const std::string qa_label = clusters_["qa"]->label;
+  const std::string dev_label = clusters_["dev"]->label;
+  ASSERT_EQ(clusters_["qa"]->subscriptions[fakes_.at("qa").id()], std::set<std::string>{qa_label});
+
+  inputs_ = Inputs(DevOnlyAppSetYaml());
+  now_ += std::chrono::seconds(10);
+  caf::anon_send(coordinator_, reload_atom::value);
+  sched_->run();
+  EXPECT_TRUE(clusters_["qa"]->subscriptions[fakes_.at("qa").id()].empty())
+      << "web-qa left the set and is still subscribed at qa";
+  EXPECT_EQ(clusters_["dev"]->subscriptions[fakes_.at("dev").id()],
+            std::set<std::string>{dev_label});
 }
 
 TEST_F(AppSetActorTest, AnUnchangedRenderAtANewCommitAppliesNothing) {
