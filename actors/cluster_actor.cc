@@ -87,7 +87,9 @@ struct ClusterState {
   std::set<std::string> logged;                           // one-time messages already logged
   std::map<caf::actor_id, caf::actor_addr> subscribers;   // weak: no reference cycles
   bool tick_armed = false;
-  bool probe_pending = false;  // a probe request or its timer exists
+  // The probe timer in force: its generation (older timers are ignored) and when it fires.
+  std::uint64_t probe_timer_generation = 0;
+  std::optional<clients::SteadyTime> probe_timer_at;
   std::string last_failure;
   // Progress deadlines (ClusterActorConfig::workload_kinds).
   std::vector<std::shared_ptr<clients::Informer>> workload_informers;
@@ -139,35 +141,71 @@ void ArmTick(ClusterActor* self) {
   self->delayed_send(self, st.config.tick, tick_atom::value);
 }
 
+// Keeps a timer for the next probe the liveness plans (none while a probe is out). A timer
+// that is no longer the one in force is ignored when it fires.
 void ArmProbe(ClusterActor* self) {
   auto& st = self->state;
-  if (st.probe_pending || st.cache->reachable()) return;
-  st.probe_pending = true;
-  self->delayed_send(self, st.config.probe_interval, probe_atom::value);
+  const std::optional<clients::SteadyTime> at = st.cache->liveness().NextProbeAt();
+  if (!at || (st.probe_timer_at && *st.probe_timer_at <= *at)) return;
+  st.probe_timer_at = *at;
+  const clients::SteadyTime now = self->clock().now();
+  const auto delay = std::chrono::ceil<std::chrono::milliseconds>(
+      *at > now ? *at - now : clients::Duration::zero());
+  self->delayed_send(self, delay, probe_atom::value, ++st.probe_timer_generation);
 }
 
-// Counts one request's outcome towards reachability (ClusterCache::Record) and logs a change.
-void NoteResult(ClusterActor* self, const Result& r, const std::string& what) {
+// After an outcome was counted: logs a change of reachability, plans the probe, arms the tick.
+void AfterOutcome(ClusterActor* self, bool was_up, bool was_down) {
+  auto& st = self->state;
+  if (!was_up && st.cache->reachable()) {
+    st.Log("reachable");
+  } else if (!was_down && st.cache->down()) {
+    st.Log(st.cache->liveness().hung()
+               ? "unreachable: a request or watch made no progress; last: " + st.last_failure
+               : "unreachable after " + std::to_string(st.cache->failures_in_a_row()) +
+                     " consecutive failures; last: " + st.last_failure);
+  }
+  ArmProbe(self);
+  ArmTick(self);
+}
+
+// Counts one outcome towards reachability (clients::Liveness) and logs a change.
+void NoteResult(ClusterActor* self, const Result& r, const std::string& what,
+                clients::Liveness::Source source = clients::Liveness::Source::kRequest) {
   auto& st = self->state;
   const bool was_up = st.cache->reachable();
   const bool was_down = st.cache->down();
   if (ClusterFailure(r)) st.last_failure = what + ": " + r.ToString();
-  st.cache->Record(r);
-  if (!was_up && st.cache->reachable()) {
-    st.Log("reachable");
-  } else if (!was_down && st.cache->down()) {
-    st.Log("unreachable after " + std::to_string(st.cache->failures_in_a_row()) +
-           " consecutive failures; last: " + st.last_failure);
-  }
-  if (!st.cache->reachable()) ArmProbe(self);
-  ArmTick(self);
+  st.cache->Record(r, self->clock().now(), source);
+  AfterOutcome(self, was_up, was_down);
 }
 
 void SendProbe(ClusterActor* self) {
-  self->state.client->ServerVersion([self](Result r) {
-    self->state.probe_pending = false;
-    NoteResult(self, r, "GET /version");
+  auto& st = self->state;
+  st.cache->liveness().ProbeSent();
+  clients::RawRequest probe;
+  probe.path = "/version";
+  probe.idempotent = false;  // one attempt: the liveness schedules the next
+  probe.progress_timeout = st.cache->liveness().policy().probe_timeout;
+  st.client->Request(std::move(probe), [self](Result r) {
+    auto& st = self->state;
+    const bool was_up = st.cache->reachable();
+    const bool was_down = st.cache->down();
+    if (ClusterFailure(r)) st.last_failure = "GET /version: " + r.ToString();
+    st.cache->liveness().RecordProbe(r, self->clock().now());
+    AfterOutcome(self, was_up, was_down);
   });
+}
+
+void OnProbeTimer(ClusterActor* self, std::uint64_t generation) {
+  auto& st = self->state;
+  if (generation != st.probe_timer_generation) return;  // replaced by an earlier one
+  st.probe_timer_at.reset();
+  if (st.cache->liveness().ProbeDue(self->clock().now())) {
+    SendProbe(self);
+  } else {
+    ArmProbe(self);
+  }
 }
 
 void SendUpdate(ClusterActor* self, SubscriberId id, ClusterUpdate update) {
@@ -218,7 +256,7 @@ void OnUpsert(ClusterActor* self, const clients::Projection& p) {
     st.labelled_workloads.erase(ref);
     st.cache->Upsert(e->label, std::move(e->entry));
   }
-  NoteResult(self, Result{}, "watch");  // an event is a working watch
+  NoteResult(self, Result{}, "watch", clients::Liveness::Source::kWatchEvent);
 }
 
 void OnDelete(ClusterActor* self, const clients::Projection& p) {
@@ -226,7 +264,7 @@ void OnDelete(ClusterActor* self, const clients::Projection& p) {
   if (!e) return;
   self->state.labelled_workloads.erase(e->entry.object.ref);
   self->state.cache->Remove(e->entry.object.ref);
-  NoteResult(self, Result{}, "watch");
+  NoteResult(self, Result{}, "watch", clients::Liveness::Source::kWatchEvent);
 }
 
 // ---- Progress deadlines: one workload actor per watched workload with a deadline ----
@@ -393,7 +431,7 @@ void WatchWorkloadKind(ClusterActor* self, const std::string& kind,
           return;
         }
         NoteResult(self, r, "discovery of " + kind);
-        RunLater(self, st.config.probe_interval,
+        RunLater(self, st.config.discovery_retry_interval,
                  [self, kind, versions] { WatchWorkloadKind(self, kind, versions); });
       });
 }
@@ -499,8 +537,8 @@ void WatchKind(ClusterActor* self, const std::string& api_version, const std::st
         }
         st.LogOnce("discovery " + key,
                    "discovery of " + key + " failed (" + r.ToString() + "); retrying");
-        self->delayed_send(self, st.config.probe_interval, watch_kind_atom::value, api_version,
-                           kind);
+        self->delayed_send(self, st.config.discovery_retry_interval, watch_kind_atom::value,
+                           api_version, kind);
       });
 }
 
@@ -739,7 +777,8 @@ caf::result<DeleteReplyPtr> StartDelete(ClusterActor* self, const DeleteCommandP
 caf::behavior ClusterBehavior(ClusterActor* self, ClusterActorConfig config) {
   auto& st = self->state;
   st.config = std::move(config);
-  st.cache = std::make_unique<ClusterCache>(st.config.cluster.name, st.config.down_after);
+  st.cache = std::make_unique<ClusterCache>(st.config.cluster.name, st.config.liveness,
+                                            st.config.options.seed);
   st.executor = std::make_shared<ActorExecutor>(caf::actor_cast<caf::actor>(self));
   clients::ClientOptions options = st.config.options;
   if (!options.log) {
@@ -775,7 +814,6 @@ caf::behavior ClusterBehavior(ClusterActor* self, ClusterActorConfig config) {
     self->state.cache->RemoveSubscriber(id);
     self->state.subscribers.erase(id);
   });
-  st.probe_pending = true;
   SendProbe(self);
   StartWorkloadWatches(self);
   return {
@@ -806,7 +844,7 @@ caf::behavior ClusterBehavior(ClusterActor* self, ClusterActorConfig config) {
         st.tick_armed = false;
         for (auto& [id, update] : st.cache->Flush()) SendUpdate(self, id, std::move(update));
       },
-      [self](probe_atom) { SendProbe(self); },
+      [self](probe_atom, std::uint64_t generation) { OnProbeTimer(self, generation); },
       [self](apply_atom, const ApplyCommandPtr& cmd) { return StartApply(self, cmd); },
       [self](delete_atom, const DeleteCommandPtr& cmd) { return StartDelete(self, cmd); },
       [self](deadline_atom, const WorkloadViewPtr& view) { OnDeadlineView(self, view); },

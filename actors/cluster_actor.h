@@ -15,7 +15,8 @@
 //
 // Every client and informer callback comes back through an ActorExecutor into this actor's
 // mailbox, and every request is asynchronous on the transport: no handler blocks, so a hung
-// cluster never delays another cluster's actor. On exit the informers stop, later callbacks
+// cluster never delays another cluster's actor. Reachability is clients::Liveness: the actor
+// feeds it every outcome and sends the probes it plans. On exit the informers stop, later callbacks
 // are dropped, and the client is released on the transport's loop once its last request ended.
 #pragma once
 
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "cluster-clients/cluster_client.h"
+#include "cluster-clients/liveness.h"
 
 namespace fleetwave::actors {
 struct Services;
@@ -38,11 +40,13 @@ struct ClusterActorConfig {
   clients::Transport* transport = nullptr;     // outlives the actor system's actors
   clients::ExecRunner* exec_runner = nullptr;  // for exec credential plugins; may be null
   clients::ClientOptions options;
-  int down_after = 3;  // consecutive failed requests, lists or watches
+  // When the cluster is down (consecutive failures, or one request or watch that made no
+  // progress) and how it is probed (GET /version) while up and, with backoff, while down.
+  clients::LivenessPolicy liveness;
   std::chrono::milliseconds tick{50};
-  // While the cluster is not known to be up: how often to ask GET /version, and to retry the
-  // discovery of a watched kind that failed for a reason other than "unknown kind".
-  std::chrono::milliseconds probe_interval{2000};
+  // How often to retry the discovery of a watched kind that failed for a reason other than
+  // "unknown kind".
+  std::chrono::milliseconds discovery_retry_interval{2000};
   // One line per message; nullptr = stderr. Called from the actor and from the transport's loop
   // thread (the client's warnings): thread-safe, and it must outlive the transport.
   std::function<void(const std::string&)> log;

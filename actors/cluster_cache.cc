@@ -2,29 +2,20 @@
 
 namespace fleetwave::actors {
 
-bool ClusterFailure(const clients::Result& result) {
-  using clients::Outcome;
-  using clients::Problem;
-  if (result.ok()) return false;
-  if (result.outcome == Outcome::kTransient) return true;
-  switch (result.problem) {
-    case Problem::kTls:
-    case Problem::kUnauthorized:
-    case Problem::kTimeout:
-    case Problem::kConnectionRefused:
-    case Problem::kDns:
-    case Problem::kConnection:
-    case Problem::kThrottled:
-    case Problem::kServerError:
-    case Problem::kCredentials:
-      return true;
-    default:
-      return false;
-  }
+namespace {
+clients::LivenessPolicy DownAfter(int down_after) {
+  clients::LivenessPolicy p;
+  p.down_after = down_after;
+  return p;
 }
+}  // namespace
 
 ClusterCache::ClusterCache(std::string cluster, int down_after)
-    : cluster_(std::move(cluster)), down_after_(down_after < 1 ? 1 : down_after) {}
+    : ClusterCache(std::move(cluster), DownAfter(down_after)) {}
+
+ClusterCache::ClusterCache(std::string cluster, clients::LivenessPolicy liveness,
+                           std::uint64_t seed)
+    : cluster_(std::move(cluster)), liveness_(liveness, seed) {}
 
 void ClusterCache::Upsert(const std::string& label, LiveEntry entry) {
   const engine::ObjectRef ref = entry.object.ref;
@@ -58,23 +49,16 @@ std::vector<LiveEntry> ClusterCache::Entries(const std::string& label) const {
   return out;
 }
 
-bool ClusterCache::RecordSuccess() {
-  failures_ = 0;
-  const bool changed = state_ != State::kUp;
-  state_ = State::kUp;
-  return changed;
-}
+bool ClusterCache::RecordSuccess() { return Record(clients::Result{}); }
 
 bool ClusterCache::RecordFailure() {
-  ++failures_;
-  if (failures_ < down_after_ || state_ == State::kDown) return false;
-  const bool changed = state_ == State::kUp;
-  state_ = State::kDown;
-  return changed;
+  return Record(
+      clients::ErrorResult(clients::Outcome::kTransient, clients::Problem::kConnection, "failure"));
 }
 
-bool ClusterCache::Record(const clients::Result& result) {
-  return ClusterFailure(result) ? RecordFailure() : RecordSuccess();
+bool ClusterCache::Record(const clients::Result& result, clients::SteadyTime now,
+                          clients::Liveness::Source source) {
+  return liveness_.Record(result, now, source);
 }
 
 void ClusterCache::WatchStarted(const std::string& key) { watches_.emplace(key, false); }

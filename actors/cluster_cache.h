@@ -7,9 +7,9 @@
 // update when reachable or synced changed (possibly with no apps). A new subscription is
 // answered at once with that label's entries (cluster_cache_test.cc pins each rule).
 //
-// Reachability: unknown until the first request, up on the first success, down after
-// `down_after` consecutive failures; only failures of the connection or the server count
-// (ClusterFailure), an answer such as 404 or 422 proves the server is there.
+// Reachability is clients::Liveness (cluster-clients/liveness.h): unknown until the first
+// request, up on the first answer, down after `down_after` consecutive failures of the
+// connection or the server (ClusterFailure) or at once on one that made no progress (a hang).
 //
 // Not thread-safe: the cluster actor owns one.
 #pragma once
@@ -22,20 +22,19 @@
 #include <vector>
 
 #include "actors/protocol.h"
+#include "cluster-clients/liveness.h"
 #include "cluster-clients/result.h"
 
 namespace fleetwave::actors {
 
 using SubscriberId = std::uint64_t;
 
-// Whether a request's result says the cluster cannot be used right now (connection, TLS, DNS,
-// timeout, 5xx, 429 after retries, credentials refused), as opposed to an answer about the
-// request itself.
-bool ClusterFailure(const clients::Result& result);
+using clients::ClusterFailure;
 
 class ClusterCache {
  public:
   ClusterCache(std::string cluster, int down_after);
+  ClusterCache(std::string cluster, clients::LivenessPolicy liveness, std::uint64_t seed = 0);
 
   // Live entries, keyed by the object's identity; an object whose label changed moves.
   void Upsert(const std::string& label, LiveEntry entry);
@@ -43,14 +42,17 @@ class ClusterCache {
   std::vector<LiveEntry> Entries(const std::string& label) const;  // by identity
   std::size_t size() const { return label_of_.size(); }
 
-  // Reachability. Record() counts a result by ClusterFailure. Each returns whether `reachable`
-  // changed.
+  // Reachability. Record() counts a result at `now` (Liveness::Record). Each returns whether
+  // up/down changed.
   bool RecordSuccess();
   bool RecordFailure();
-  bool Record(const clients::Result& result);
-  bool reachable() const { return state_ == State::kUp; }
-  bool down() const { return state_ == State::kDown; }
-  int failures_in_a_row() const { return failures_; }
+  bool Record(const clients::Result& result, clients::SteadyTime now = {},
+              clients::Liveness::Source source = clients::Liveness::Source::kRequest);
+  bool reachable() const { return liveness_.up(); }
+  bool down() const { return liveness_.down(); }
+  int failures_in_a_row() const { return liveness_.failures_in_a_row(); }
+  // The probe schedule (the cluster actor sends the probes).
+  clients::Liveness& liveness() { return liveness_; }
 
   // Watches: synced once every started watch has listed (and at least one was started).
   void WatchStarted(const std::string& key);
@@ -71,15 +73,11 @@ class ClusterCache {
   std::vector<std::pair<SubscriberId, ClusterUpdate>> Flush();
 
  private:
-  enum class State { kUnknown, kUp, kDown };
-
   ClusterUpdate Status() const;
   bool StatusChanged() const;
 
   const std::string cluster_;
-  const int down_after_;
-  State state_ = State::kUnknown;
-  int failures_ = 0;
+  clients::Liveness liveness_;
   std::map<std::string, bool> watches_;  // key -> listed
   bool sent_reachable_ = false;
   bool sent_synced_ = false;

@@ -105,7 +105,9 @@ struct ClusterClient::WatchState : WatchHandle, std::enable_shared_from_this<Wat
   RequestId request = 0;
   TimerId stall_timer = 0;
   SteadyTime last_data{};
-  Duration stall_timeout{};
+  Duration stall_timeout{};   // between bytes once the response headers came
+  Duration header_timeout{};  // until they come (ClientOptions::progress_timeout)
+  bool headers_seen = false;
   WatchDecoder decoder;
   std::string cluster;                           // its name, for messages
   std::function<void(const std::string&)> warn;  // the client's log
@@ -138,18 +140,27 @@ struct ClusterClient::WatchState : WatchHandle, std::enable_shared_from_this<Wat
     if (auto again = RunGuarded([&] { End(InternalError(What(), *exception)); }); again && warn)
       warn(What() + ": reporting the internal error failed too: " + *again);
   }
+  // The bound on silence: short until the response headers come (a hung server answers a
+  // new watch with nothing at all), long afterwards (an idle watch hears a bookmark a minute).
+  Duration Bound() const {
+    return headers_seen || header_timeout <= Duration::zero() ? stall_timeout : header_timeout;
+  }
   void ArmStallTimer() {
-    stall_timer = transport->RunAt(last_data + stall_timeout, [self = shared_from_this()] {
+    stall_timer = transport->RunAt(last_data + Bound(), [self = shared_from_this()] {
       self->Guarded([&] {
         self->stall_timer = 0;
         if (self->ended || self->canceled) return;
-        if (self->transport->Now() - self->last_data >= self->stall_timeout) {
-          self->End(
-              ErrorResult(Outcome::kTransient, Problem::kTimeout,
-                          "watch stalled: nothing received for " + Seconds(self->stall_timeout)));
-        } else {
+        if (self->transport->Now() - self->last_data < self->Bound()) {
           self->ArmStallTimer();
+          return;
         }
+        const std::string what = self->What() + " on cluster " + self->cluster;
+        self->End(ErrorResult(Outcome::kTransient, Problem::kNoProgress,
+                              self->headers_seen
+                                  ? "no progress: " + what + " stalled: nothing received for " +
+                                        Seconds(self->stall_timeout)
+                                  : "no progress: " + what + ": no response within " +
+                                        Seconds(self->header_timeout)));
       });
     });
   }
@@ -273,6 +284,9 @@ Result ClusterClient::FromNetError(const HttpResponse& response) {
     case NetError::kTimeout:
       return ErrorResult(Outcome::kTransient, Problem::kTimeout,
                          "timeout: no answer from " + server + detail);
+    case NetError::kNoProgress:
+      return ErrorResult(Outcome::kTransient, Problem::kNoProgress,
+                         "no progress: " + server + " took the request and sent nothing" + detail);
     case NetError::kConnectRefused:
       return ErrorResult(Outcome::kTransient, Problem::kConnectionRefused,
                          "connection refused: " + server + detail);
@@ -354,6 +368,7 @@ void ClusterClient::SendWithCredential(std::shared_ptr<Call> call,
   req.headers = Headers(cred.get(), call->request.content_type, "application/json");
   req.body = call->request.body;
   req.timeout = call->request.timeout.value_or(options_.request_timeout);
+  req.progress_timeout = call->request.progress_timeout.value_or(options_.progress_timeout);
   req.max_body_bytes = options_.max_response_bytes;
   ++call->attempts;
   ++requests_sent_;
@@ -398,8 +413,10 @@ void ClusterClient::FinishCall(std::shared_ptr<Call> call, std::shared_ptr<const
     StartCall(call);
     return;
   }
-  if (result.outcome == Outcome::kTransient && call->request.idempotent &&
-      call->attempts < options_.max_attempts) {
+  // A request that made no progress is not retried: the server is presumed hung, and the
+  // caller (the cluster's liveness) hears it now rather than after every attempt's bound.
+  if (result.outcome == Outcome::kTransient && result.problem != Problem::kNoProgress &&
+      call->request.idempotent && call->attempts < options_.max_attempts) {
     std::optional<Duration> retry_after;
     if (result.retry_after) retry_after = *result.retry_after;
     const Duration delay = call->backoff.Next(retry_after);
@@ -701,7 +718,10 @@ void ClusterClient::OpenWatch(const std::shared_ptr<WatchState>& state,
   // (cluster_client_test.cc, ThrowingWatchHandlerEndsOnlyThatWatch).
   HttpHandlers h;
   h.on_headers = [state](int) {
-    state->Guarded([&] { state->last_data = state->transport->Now(); });
+    state->Guarded([&] {
+      state->last_data = state->transport->Now();
+      state->headers_seen = true;
+    });
   };
   h.on_data = [state](std::string_view chunk) {
     state->Guarded([&] {
@@ -755,6 +775,7 @@ std::shared_ptr<WatchHandle> ClusterClient::WatchOnLoop(const ResourceRef& r, Wa
   state->on_event = std::move(on_event);
   state->on_end = std::move(on_end);
   state->stall_timeout = options_.watch_stall_timeout;
+  state->header_timeout = options_.progress_timeout;
   StartWatch(state);
   return state;
 }
@@ -768,6 +789,7 @@ std::shared_ptr<WatchHandle> ClusterClient::Watch(const ResourceRef& r, WatchOpt
   state->ref = r;
   state->options = std::move(options);
   state->stall_timeout = options_.watch_stall_timeout;
+  state->header_timeout = options_.progress_timeout;
   // The wrappers hold the state weakly (no cycle); each queued callback holds it strongly, so
   // a callback queued before the request finished still runs (unless cancelled).
   std::weak_ptr<WatchState> weak = state;

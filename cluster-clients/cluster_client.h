@@ -58,8 +58,14 @@ struct ClientOptions {
   RateLimit rate_limit;
   BackoffPolicy backoff;
   int max_attempts = 5;  // per request, including the first; transient failures only
-  Duration request_timeout = seconds(30);
+  // The whole request, retries aside. Above the API server's own 60 s default, so a slow
+  // request the server still works on ends there first.
+  Duration request_timeout = seconds(60);
   Duration connect_timeout = seconds(5);
+  // A request whose response sends no byte for this long, or a watch whose response headers
+  // do not arrive within it, fails with Problem::kNoProgress (a hung server) and is not
+  // retried: the caller hears at once. Above the 30 s an admission webhook may take.
+  Duration progress_timeout = seconds(30);
   bool http2 = false;  // kubesim speaks HTTP/1.1 only; see stack-notes
   std::string user_agent = "fleetwave/0.1.0";
   // Watches end after a random timeoutSeconds in [min, max], as client-go's reflector does,
@@ -92,6 +98,7 @@ struct RawRequest {
   std::string content_type;
   bool idempotent = true;  // retried on transient failures
   std::optional<Duration> timeout;
+  std::optional<Duration> progress_timeout;  // default: ClientOptions::progress_timeout
 };
 
 struct ListOptions {

@@ -54,7 +54,9 @@ struct Req {
   bool headers_reported = false;
   bool canceled = false;
   bool added = false;
-  bool too_large = false;       // the body passed its cap; the transfer was stopped
+  bool too_large = false;      // the body passed its cap; the transfer was stopped
+  SteadyTime last_progress{};  // start, then each response byte (HttpRequest::progress_timeout)
+  TimerId progress_timer = 0;
   std::string handler_failure;  // set when one of its handlers threw
   CurlTransport::Impl* owner = nullptr;
   char errbuf[CURL_ERROR_SIZE] = {0};
@@ -169,6 +171,7 @@ struct CurlTransport::Impl {
     Impl* self = r->owner;
     const size_t len = size * n;
     if (r->canceled || !r->handler_failure.empty()) return 0;
+    r->last_progress = std::chrono::steady_clock::now();
     long code = 0;
     curl_easy_getinfo(r->easy, CURLINFO_RESPONSE_CODE, &code);
     if (r->request.stream && code >= 200 && code < 300) {
@@ -194,6 +197,7 @@ struct CurlTransport::Impl {
     Req* r = static_cast<Req*>(user);
     Impl* self = r->owner;
     const size_t len = size * n;
+    r->last_progress = std::chrono::steady_clock::now();
     std::string_view line(data, len);
     if (line.rfind("HTTP/", 0) == 0) {
       r->response.retry_after.clear();  // a new response (after 100 Continue or a proxy)
@@ -362,6 +366,8 @@ struct CurlTransport::Impl {
   }
 
   void Release(Req* r) {
+    if (r->progress_timer) CancelTimer(r->progress_timer);
+    r->progress_timer = 0;
     if (r->added) curl_multi_remove_handle(multi, r->easy);
     if (r->easy) curl_easy_cleanup(r->easy);
     if (r->headers) curl_slist_free_all(r->headers);
@@ -400,6 +406,10 @@ struct CurlTransport::Impl {
       Setup(r);
       if (curl_multi_add_handle(multi, r->easy) == CURLM_OK) {
         r->added = true;
+        if (r->request.progress_timeout > Duration::zero()) {
+          r->last_progress = std::chrono::steady_clock::now();
+          ArmProgress(r);
+        }
       } else {
         HttpResponse resp;
         resp.error = NetError::kOther;
@@ -441,6 +451,48 @@ struct CurlTransport::Impl {
       }
       Finish(it, std::move(resp));
     }
+  }
+
+  // HttpRequest::progress_timeout: a timer at the last byte plus the bound. When it fires with
+  // nothing arrived since, the request ends here (a timer runs outside libcurl's callbacks, so
+  // its handle may be removed) with kNoProgress; else it moves to the new last byte.
+  void ArmProgress(Req* r) {
+    const RequestId id = r->id;
+    r->progress_timer =
+        RunAt(r->last_progress + r->request.progress_timeout, [this, id] { CheckProgress(id); });
+  }
+
+  void CheckProgress(RequestId id) {
+    auto it = requests.find(id);
+    if (it == requests.end()) return;
+    Req* r = it->second.get();
+    r->progress_timer = 0;
+    if (r->canceled) return;
+    const SteadyTime now = std::chrono::steady_clock::now();
+    if (now - r->last_progress < r->request.progress_timeout) {
+      ArmProgress(r);
+      return;
+    }
+    HttpResponse resp;
+    resp.error = NetError::kNoProgress;
+    resp.error_message = "no response byte for " +
+                         std::to_string(ToMillis(r->request.progress_timeout)) +
+                         " ms (progress timeout)";
+    Finish(it, std::move(resp));
+  }
+
+  TimerId RunAt(SteadyTime when, std::function<void()> fn) {
+    const TimerId id = next_timer++;
+    timers.emplace(std::make_pair(when, id), std::move(fn));
+    timer_index[id] = when;
+    return id;
+  }
+
+  void CancelTimer(TimerId id) {
+    auto it = timer_index.find(id);
+    if (it == timer_index.end()) return;
+    timers.erase({it->second, id});
+    timer_index.erase(it);
   }
 
   void RunPosted() {
@@ -590,18 +642,10 @@ void CurlTransport::Post(std::function<void()> fn) {
 }
 
 TimerId CurlTransport::RunAt(SteadyTime when, std::function<void()> fn) {
-  const TimerId id = impl_->next_timer++;
-  impl_->timers.emplace(std::make_pair(when, id), std::move(fn));
-  impl_->timer_index[id] = when;
-  return id;
+  return impl_->RunAt(when, std::move(fn));
 }
 
-void CurlTransport::CancelTimer(TimerId id) {
-  auto it = impl_->timer_index.find(id);
-  if (it == impl_->timer_index.end()) return;
-  impl_->timers.erase({it->second, id});
-  impl_->timer_index.erase(it);
-}
+void CurlTransport::CancelTimer(TimerId id) { impl_->CancelTimer(id); }
 
 RequestId CurlTransport::Start(HttpRequest request, HttpHandlers handlers) {
   auto r = std::make_unique<Req>();

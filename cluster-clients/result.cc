@@ -34,6 +34,8 @@ const char* ProblemName(Problem p) {
       return "forbidden";
     case Problem::kTimeout:
       return "timeout";
+    case Problem::kNoProgress:
+      return "no progress";
     case Problem::kConnectionRefused:
       return "connection refused";
     case Problem::kDns:

@@ -30,6 +30,7 @@ enum class Problem {
   kUnauthorized,       // 401
   kForbidden,          // 403
   kTimeout,            // no answer in time
+  kNoProgress,         // the server took the request and went silent (a hung server or path)
   kConnectionRefused,  // nothing listens
   kDns,                // host name does not resolve
   kConnection,         // connection reset / closed mid-request

@@ -50,6 +50,9 @@ enum class NetError {
   // The response body grew past HttpRequest::max_body_bytes: the transfer was stopped and
   // what arrived released. Permanent: the same request would bring the same body.
   kTooLarge,
+  // No byte of the response arrived within HttpRequest::progress_timeout: the server (or the
+  // path to it) accepted the request and went silent. The transfer was stopped.
+  kNoProgress,
 };
 
 struct HttpRequest {
@@ -59,6 +62,10 @@ struct HttpRequest {
   std::vector<std::string> headers;  // "Name: value"
   std::string body;
   Duration timeout = seconds(30);  // whole request; zero = none
+  // The longest wait for the next byte of the response (headers or body), counted from the
+  // start and then from each byte that arrives; zero = none. Past it the request ends with
+  // NetError::kNoProgress. Unlike `timeout` it never cuts a response that keeps arriving.
+  Duration progress_timeout = Duration::zero();
   // Streams deliver a 2xx body to `on_data` as it arrives instead of collecting it.
   bool stream = false;
   // The most body bytes collected (a stream's 2xx body is not collected); 0 = the

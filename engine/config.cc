@@ -74,6 +74,35 @@ class Reader {
   Issues& issues_;
 };
 
+// ---- liveness: (issue 31) ----
+
+void DecodeLiveness(Reader& r, const YAML::Node& l, LivenessConfig& out) {
+  struct Key {
+    const char* name;
+    long long LivenessConfig::*field;
+  };
+  static const Key keys[] = {
+      {"probeInterval", &LivenessConfig::probe_interval_seconds},
+      {"probeTimeout", &LivenessConfig::probe_timeout_seconds},
+      {"progressTimeout", &LivenessConfig::progress_timeout_seconds},
+      {"maxProbeBackoff", &LivenessConfig::max_probe_backoff_seconds},
+  };
+  std::set<std::string> allowed;
+  for (const Key& k : keys) allowed.insert(k.name);
+  r.Keys(l, "liveness", allowed);
+  for (const Key& k : keys) {
+    const YAML::Node n = l[k.name];
+    const std::string path = std::string("liveness.") + k.name;
+    long long seconds = out.*k.field;
+    r.Duration(n, path, seconds);
+    if (n && seconds < 1) {
+      r.Add(n, path, "must be at least 1s");
+    } else {
+      out.*k.field = seconds;
+    }
+  }
+}
+
 // ---- limits: (issue 30) ----
 
 // "4194304", "512Ki", "4Mi", "1G": a Kubernetes quantity of bytes without fractions or
@@ -207,7 +236,8 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
   if (!r.Is(doc, "", "object")) return out;
   r.Keys(doc, "",
          {"kubeconfig", "clusters", "applicationSets", "progressiveSyncs", "state", "listen",
-          "apiTokenFile", "apiReadTokenFile", "tls", "git", "deletion", "workloads", "limits"});
+          "apiTokenFile", "apiReadTokenFile", "tls", "git", "deletion", "workloads", "liveness",
+          "limits"});
   if (const YAML::Node k = doc["kubeconfig"]) {
     if (k.IsSequence()) {
       c.kubeconfig = r.StrList(k, "kubeconfig");
@@ -323,6 +353,9 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
       c.workload_kinds = list;
     }
     if (w["namespaces"]) c.workload_namespaces = r.StrList(w["namespaces"], "workloads.namespaces");
+  }
+  if (const YAML::Node l = doc["liveness"]; l && r.Is(l, "liveness", "object")) {
+    DecodeLiveness(r, l, c.liveness);
   }
   if (const YAML::Node l = doc["limits"]; l && r.Is(l, "limits", "object")) {
     DecodeLimits(r, l, c.limits);

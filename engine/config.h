@@ -29,6 +29,15 @@ struct TlsConfig {
   std::string client_ca_file;  // empty: no client certificates
 };
 
+// `liveness:` when a cluster counts as down and how it is probed, in seconds (read at start;
+// cluster-clients' LivenessPolicy and ClientOptions::progress_timeout carry them out).
+struct LivenessConfig {
+  long long probe_interval_seconds = 10;     // while up: GET /version after this long unasked
+  long long probe_timeout_seconds = 10;      // a probe without an answer this long: down
+  long long progress_timeout_seconds = 30;   // any request or new watch silent this long: down
+  long long max_probe_backoff_seconds = 30;  // while down: the longest wait between probes
+};
+
 struct Config {
   std::vector<std::string> kubeconfig = {"/etc/fleetwave/kubeconfig"};
   std::vector<ClusterLabels> clusters;
@@ -50,6 +59,7 @@ struct Config {
   long long deletion_grace_period_seconds = 600;
   std::vector<std::string> workload_kinds = {"CloneSet", "Deployment", "StatefulSet", "DaemonSet"};
   std::vector<std::string> workload_namespaces;  // empty = all
+  LivenessConfig liveness;
   // `limits:` the budgets on what one input may cost (sizes in bytes: integers or quantities
   // such as 4Mi); the defaults are InputLimits' own.
   InputLimits limits;

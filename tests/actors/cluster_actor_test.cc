@@ -103,6 +103,7 @@ class ClusterActorTest : public ::testing::Test {
     config.options.seed = 7;
     config.options.rate_limit = {0, 1};
     config.options.max_attempts = 1;  // every failure reaches the actor
+    config.liveness = liveness_;
     // The token tells when the client is gone: once the actor is, only the client's copy of
     // the log sink holds it.
     auto token = std::make_shared<int>(0);
@@ -141,6 +142,9 @@ class ClusterActorTest : public ::testing::Test {
             fake_.Fail(id, NetError::kConnectRefused);
           } else {
             watches_[path.substr(0, path.find('?'))] = id;
+            // An API server sends a watch's headers at once (a watch without them past the
+            // client's progress bound is a hang).
+            if (!fake_.Get(id).headers_sent) fake_.Feed(id, "");
             continue;
           }
         } else if (held && held(r)) {
@@ -154,6 +158,16 @@ class ClusterActorTest : public ::testing::Test {
         answered = true;
         break;
       }
+    }
+  }
+
+  // Moves the transport's time on in steps, the server answering between them as a live or
+  // refusing one does at once (a request left unanswered past its bound would be a hang).
+  void AdvanceServing(clients::Duration d) {
+    for (clients::Duration done{}; done < d; done += std::chrono::seconds(5)) {
+      fake_.Advance(std::chrono::seconds(5));
+      Pump();
+      Serve();
     }
   }
 
@@ -238,6 +252,13 @@ class ClusterActorTest : public ::testing::Test {
   std::vector<Json> listed_;
   std::map<std::string, RequestId> watches_;  // path -> open watch
   std::weak_ptr<int> client_alive_;           // expires with the last spawned actor's client
+  // No probes while up unless a test asks (they would be due at every Tick, which fires every
+  // timer); probes of a down cluster back off from 1 s as in production.
+  clients::LivenessPolicy liveness_ = [] {
+    clients::LivenessPolicy p;
+    p.probe_interval = clients::Duration::zero();
+    return p;
+  }();
   bool down_ = false;
   int rv_ = 500;
 };
@@ -315,14 +336,17 @@ TEST_F(ClusterActorTest, DownAfterThreeConsecutiveFailuresAndUpOnTheFirstSuccess
   caf::actor cluster = WatchingDeployments();
   auto got = Subscribe(cluster, "A");
   ASSERT_TRUE(got->back()->reachable);
+  // The list's entries (listed before anyone subscribed) go out first, so the status change
+  // below carries none however soon it comes.
+  caf::anon_send(cluster, tick_atom::value);
+  Pump();
 
   down_ = true;
   fake_.Fail(watches_["/apis/apps/v1/deployments"], NetError::kConnection);
   Pump();
   for (int i = 0; i < 20 && got->back()->reachable; ++i) {
     Serve();
-    fake_.Advance(std::chrono::seconds(60));  // the informer's backoff
-    Pump();
+    AdvanceServing(std::chrono::seconds(60));  // the informer's backoff
     Tick();
   }
   ASSERT_FALSE(got->back()->reachable);
@@ -350,8 +374,63 @@ TEST_F(ClusterActorTest, DownAfterThreeConsecutiveFailuresAndUpOnTheFirstSuccess
   for (int i = 0; i < 20 && !got->back()->reachable; ++i) {
     Tick();
     Serve();
-    fake_.Advance(std::chrono::seconds(60));
-    Pump();
+    AdvanceServing(std::chrono::seconds(60));
+  }
+  EXPECT_TRUE(got->back()->reachable);
+}
+
+// A hang: the probe due 10 s after the last answer goes out and makes no progress. The
+// cluster is down at once (not after three failures), an apply is answered at once, a watch
+// event of the hung server's old watch does not bring it back; the next probe's answer does.
+TEST_F(ClusterActorTest, AProbeThatMadeNoProgressMarksDownAtOnceUntilAProbeIsAnswered) {
+  liveness_.probe_interval = std::chrono::seconds(10);
+  listed_ = {DeploymentJson("web", "A", 2, "90")};
+  caf::actor cluster = WatchingDeployments();
+  auto got = Subscribe(cluster, "A");
+  ASSERT_TRUE(got->back()->reachable);
+  ASSERT_TRUE(OutstandingWith("GET").size() == 1u) << "only the watch is open";
+
+  Tick();  // the probe timer (and any tick) fires: GET /version goes out
+  std::vector<RequestId> probes;
+  for (RequestId id : OutstandingWith("GET")) {
+    if (PathOf(fake_.Get(id).request) == "/version") probes.push_back(id);
+  }
+  ASSERT_EQ(probes.size(), 1u);
+  EXPECT_EQ(fake_.Get(probes[0]).request.progress_timeout, liveness_.probe_timeout);
+  fake_.Fail(probes[0], NetError::kNoProgress, "no response byte for 10000 ms (progress timeout)");
+  Pump();
+  Tick();
+  ASSERT_FALSE(got->back()->reachable) << "one request without progress is a hang";
+  bool logged = false;
+  for (const auto& line : logs_) logged |= line.find("made no progress") != std::string::npos;
+  EXPECT_TRUE(logged);
+
+  // The hung server's old watch still streams: the cluster stays down.
+  fake_.Feed(watches_["/apis/apps/v1/deployments"],
+             Event("MODIFIED", DeploymentJson("web", "A", 1, "95")));
+  Pump();
+  caf::anon_send(cluster, tick_atom::value);
+  Pump();
+  EXPECT_FALSE(got->back()->reachable);
+
+  auto cmd = std::make_shared<ApplyCommand>();
+  cmd->operation_id = "op-h";
+  cmd->objects.push_back(
+      {{"apps", "Deployment", "shop", "web"}, "", "", DeploymentJson("web", "A", 0, "")});
+  auto reply = std::make_shared<ApplyReplyPtr>();
+  spawned_.push_back(system_.spawn(Requester<apply_atom, ApplyCommandPtr, ApplyReplyPtr>, cluster,
+                                   ApplyCommandPtr(cmd), reply));
+  Pump();
+  ASSERT_TRUE(*reply);
+  ASSERT_TRUE((*reply)->error) << "a down cluster answers an apply at once";
+  EXPECT_NE((*reply)->error->find("no progress"), std::string::npos) << *(*reply)->error;
+  EXPECT_TRUE(OutstandingWith("PATCH").empty());
+
+  // The next probe (after the backoff) is answered: up again.
+  for (int i = 0; i < 5 && !got->back()->reachable; ++i) {
+    Tick();
+    Serve();
+    Tick();
   }
   EXPECT_TRUE(got->back()->reachable);
 }

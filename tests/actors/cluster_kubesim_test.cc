@@ -48,9 +48,9 @@ struct Inbox {
   }
   // Waits until `pred` (called under the lock) holds, or the deadline passes.
   template <typename Pred>
-  bool WaitFor(Pred pred) {
+  bool WaitFor(Pred pred, Clock::duration deadline = kDeadline) {
     std::unique_lock<std::mutex> lock(mu);
-    return cv.wait_until(lock, Clock::now() + kDeadline, [&] { return pred(*this); });
+    return cv.wait_until(lock, Clock::now() + deadline, [&] { return pred(*this); });
   }
 };
 
@@ -134,7 +134,8 @@ TEST(ClusterKubesimTest, AppliesWatchesReportsHealthAndReachability) {
     config.options.max_attempts = 2;
     config.options.backoff.initial = std::chrono::milliseconds(50);
     config.options.backoff.cap = std::chrono::milliseconds(200);
-    config.probe_interval = std::chrono::milliseconds(300);
+    config.liveness.down_backoff.initial = std::chrono::milliseconds(300);
+    config.liveness.down_backoff.cap = std::chrono::milliseconds(300);
     config.log = [&](const std::string& line) {
       std::lock_guard<std::mutex> lock(log_mu);
       logs.push_back(line);
@@ -229,7 +230,9 @@ TEST(ClusterKubesimTest, AppliesWatchesReportsHealthAndReachability) {
 
 // A hung cluster (kubesim's `hang` fault: connections accepted, never answered) holds only its
 // own requests: another cluster's actor on the same transport and scheduler applies at once,
-// and the hung cluster's actor itself still answers messages.
+// and the hung cluster's actor itself still answers messages. With the default liveness it is
+// marked down within 30 s of the fault (its probe makes no progress) while the other stays up,
+// and up again once the fault is cleared.
 TEST(ClusterKubesimTest, AHungClusterNeverDelaysAnother) {
   clients::testing::KubesimProcess sim;
   std::string error;
@@ -279,6 +282,7 @@ TEST(ClusterKubesimTest, AHungClusterNeverDelaysAnother) {
     hang.content_type = "application/json";
     hang.idempotent = false;
     ASSERT_TRUE(Await<clients::Result>([&](auto done) { admin->Request(hang, done); }).ok());
+    const auto hung_at = Clock::now();
 
     const engine::RenderResult rendered = RenderGuestbook(app);
     auto cmd = std::make_shared<ApplyCommand>();
@@ -304,6 +308,22 @@ TEST(ClusterKubesimTest, AHungClusterNeverDelaysAnother) {
     actors.push_back(system.spawn(Subscriber, late));
     caf::anon_send(hung, subscribe_atom::value, label, actors.back());
     EXPECT_TRUE(late->WaitFor([](Inbox& i) { return i.updates > 0; }));
+
+    EXPECT_TRUE(
+        inboxes[0]->WaitFor([](Inbox& i) { return !i.reachable; }, std::chrono::seconds(40)))
+        << "the hung cluster is marked down";
+    EXPECT_LT(Clock::now() - hung_at, std::chrono::seconds(30)) << "within 30 s of the hang";
+    {
+      std::lock_guard<std::mutex> lock(inboxes[1]->mu);
+      EXPECT_TRUE(inboxes[1]->reachable) << "the other cluster stays up";
+    }
+    clients::RawRequest clear;
+    clear.method = "DELETE";
+    clear.path = "/kubesim/faults";
+    clear.idempotent = false;
+    ASSERT_TRUE(Await<clients::Result>([&](auto done) { admin->Request(clear, done); }).ok());
+    EXPECT_TRUE(inboxes[0]->WaitFor([](Inbox& i) { return i.reachable; }, std::chrono::seconds(60)))
+        << "up again once the hang is cleared";
 
     for (const auto& a : actors) self->send_exit(a, caf::exit_reason::user_shutdown);
     for (const auto& a : actors) self->wait_for(a);

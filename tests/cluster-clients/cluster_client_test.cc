@@ -393,7 +393,7 @@ TEST_F(ClientTest, SilentWatchIsDeclaredStalled) {
       DeploymentsResource(), {}, [](WatchEvent) {}, [&](Result r) { ended = r; });
   t_.RunUntilIdle();
   const RequestId id = t_.Oldest();
-  t_.Advance(seconds(100));
+  t_.Advance(seconds(20));  // within the progress bound for the headers
   t_.Feed(id, R"({"type":"BOOKMARK","object":{"metadata":{"resourceVersion":"9"}}})"
               "\n");
   t_.Advance(seconds(149));  // 149 s since the bookmark: alive
@@ -401,9 +401,64 @@ TEST_F(ClientTest, SilentWatchIsDeclaredStalled) {
   t_.Advance(seconds(2));
   ASSERT_TRUE(ended.has_value());
   EXPECT_EQ(ended->outcome, Outcome::kTransient);
-  EXPECT_EQ(ended->problem, Problem::kTimeout);
+  EXPECT_EQ(ended->problem, Problem::kNoProgress);
   EXPECT_THAT(ended->message, HasSubstr("stalled"));
+  EXPECT_THAT(ended->message, HasSubstr("on cluster c1"));
   EXPECT_TRUE(t_.Outstanding().empty());  // the dead request was cancelled
+}
+
+// A hung server answers a new watch with nothing at all: past the progress bound (not the
+// long stall bound an idle watch between bookmarks needs) it ends as no progress.
+TEST_F(ClientTest, AWatchWithoutHeadersWithinTheProgressBoundMadeNoProgress) {
+  options_.progress_timeout = seconds(30);
+  options_.watch_stall_timeout = seconds(150);
+  auto c = Make();
+  std::optional<Result> ended;
+  auto h = c->Watch(
+      DeploymentsResource(), {}, [](WatchEvent) {}, [&](Result r) { ended = r; });
+  t_.RunUntilIdle();
+  ASSERT_EQ(t_.Outstanding().size(), 1u);
+  EXPECT_EQ(t_.Get(t_.Oldest()).request.progress_timeout, Duration::zero())
+      << "a stream's bytes are the client's to judge: an idle watch is silent for a minute";
+  t_.Advance(seconds(29));
+  EXPECT_FALSE(ended.has_value());
+  t_.Advance(seconds(2));
+  ASSERT_TRUE(ended.has_value());
+  EXPECT_EQ(ended->outcome, Outcome::kTransient);
+  EXPECT_EQ(ended->problem, Problem::kNoProgress);
+  EXPECT_THAT(ended->message, HasSubstr("watch deployments on cluster c1: no response within 30s"));
+  EXPECT_TRUE(t_.Outstanding().empty());
+}
+
+// A request that made no progress (the transport's bound) is reported at once, typed, and not
+// retried: the cluster's liveness decides what a hang means, not max_attempts bounds in a row.
+TEST_F(ClientTest, ARequestThatMadeNoProgressIsReportedAtOnceNotRetried) {
+  options_.progress_timeout = seconds(30);
+  options_.max_attempts = 5;
+  auto c = Make();
+  std::optional<Result> got;
+  c->Get(NamespacesResource(), "", "x", [&](Result r) { got = r; });
+  t_.RunUntilIdle();
+  ASSERT_EQ(t_.Outstanding().size(), 1u);
+  EXPECT_EQ(t_.Get(t_.Oldest()).request.progress_timeout, seconds(30));
+  t_.Fail(t_.Oldest(), NetError::kNoProgress, "no response byte for 30000 ms (progress timeout)");
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->outcome, Outcome::kTransient);
+  EXPECT_EQ(got->problem, Problem::kNoProgress);
+  EXPECT_THAT(got->message, HasSubstr("no progress: https://c1.example.test"));
+  EXPECT_THAT(got->message, HasSubstr("30000 ms"));
+  EXPECT_TRUE(t_.Outstanding().empty());
+  EXPECT_FALSE(t_.NextTimerIn().has_value()) << "no retry planned";
+  EXPECT_EQ(c->retries(), 0);
+
+  // A request may carry its own bound (the liveness probe's).
+  RawRequest probe;
+  probe.path = "/version";
+  probe.progress_timeout = seconds(10);
+  c->Request(probe, [](Result) {});
+  t_.RunUntilIdle();
+  ASSERT_EQ(t_.Outstanding().size(), 1u);
+  EXPECT_EQ(t_.Get(t_.Oldest()).request.progress_timeout, seconds(10));
 }
 
 TEST_F(ClientTest, CancelledWatchCallsNothing) {

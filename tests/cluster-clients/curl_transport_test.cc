@@ -5,9 +5,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <future>
 #include <mutex>
 #include <stdexcept>
+
+#include <nlohmann/json.hpp>
 
 #include "cluster-clients/curl_transport.h"
 #include "cluster-clients/kubeconfig.h"
@@ -24,7 +27,7 @@ class CurlTransportTest : public ::testing::Test {
  protected:
   void SetUp() override {
     std::string error;
-    ASSERT_TRUE(sim_.Start(1, {}, &error)) << error;
+    ASSERT_TRUE(sim_.Start(1, sim_args_, &error)) << error;
     KubeconfigSet set = LoadKubeconfigs({sim_.kubeconfig()});
     ASSERT_EQ(set.clusters.size(), 1u);
     config_ = set.clusters[0];
@@ -79,6 +82,7 @@ class CurlTransportTest : public ::testing::Test {
     return log_;
   }
 
+  std::vector<std::string> sim_args_;
   testing::KubesimProcess sim_;
   ClusterConfig config_;
   std::shared_ptr<const Endpoint> endpoint_;
@@ -165,6 +169,75 @@ TEST_F(CurlTransportTest, ThrowingTimerAndTaskAreDroppedAndTheLoopGoesOn) {
   ASSERT_EQ(log.size(), 2u);
   EXPECT_THAT(log[0], HasSubstr("posted task threw: task"));
   EXPECT_THAT(log[1], HasSubstr("timer threw: timer"));
+}
+
+}  // namespace
+}  // namespace fleetwave::clients
+
+namespace fleetwave::clients {
+namespace {
+
+// HttpRequest::progress_timeout against kubesim: a hung cluster (its `hang` fault: the request
+// is read and never answered) ends the request as kNoProgress at the bound, not at the whole
+// request's timeout; a response whose bytes keep coming (a watch hearing a bookmark every
+// second) is never cut by it.
+class CurlProgressTest : public CurlTransportTest {
+ protected:
+  CurlProgressTest() { sim_args_ = {"--bookmark-interval", "1s"}; }
+
+  void Fault(const nlohmann::json& body) {
+    HttpRequest q;
+    q.endpoint = endpoint_;
+    q.method = "POST";
+    q.url = sim_.base_url() + "/kubesim/faults";
+    q.headers = {"Content-Type: application/json"};
+    q.body = body.dump();
+    HttpResponse r = Run(std::move(q));
+    ASSERT_EQ(r.status, 200) << r.error_message << r.body;
+  }
+};
+
+TEST_F(CurlProgressTest, ARequestToAHungServerEndsAsNoProgressAtItsBound) {
+  Fault({{"cluster", config_.name}, {"hang", true}});
+  HttpRequest q = Get("/version");
+  q.timeout = seconds(15);
+  q.progress_timeout = milliseconds(1500);
+  const auto start = std::chrono::steady_clock::now();
+  HttpResponse r = Run(std::move(q));
+  const auto took = std::chrono::steady_clock::now() - start;
+  EXPECT_EQ(r.error, NetError::kNoProgress) << r.error_message;
+  EXPECT_THAT(r.error_message, HasSubstr("1500 ms (progress timeout)"));
+  EXPECT_GE(took, milliseconds(1500));
+  EXPECT_LT(took, seconds(6)) << "ended by the progress bound, not the request's 15 s";
+  EXPECT_EQ(transport_->InFlight(), 0u);
+
+  // Cleared, the same request is answered: the bound cut only the hung one.
+  HttpRequest clear;
+  clear.endpoint = endpoint_;
+  clear.method = "DELETE";
+  clear.url = sim_.base_url() + "/kubesim/faults";
+  ASSERT_EQ(Run(std::move(clear)).status, 200);
+  HttpRequest again = Get("/version");
+  again.progress_timeout = milliseconds(1500);
+  HttpResponse ok = Run(std::move(again));
+  EXPECT_EQ(ok.error, NetError::kNone) << ok.error_message;
+  EXPECT_EQ(ok.status, 200);
+}
+
+TEST_F(CurlProgressTest, AResponseWhoseBytesKeepComingIsNeverCut) {
+  // A 5 s watch with a bookmark each second, under a 2.5 s bound: it ends as the server ends
+  // it, normally.
+  HttpRequest q = Get("/api/v1/namespaces?watch=1&allowWatchBookmarks=true&timeoutSeconds=5", true);
+  q.progress_timeout = milliseconds(2500);
+  auto bytes = std::make_shared<std::atomic<std::size_t>>(0);
+  HttpHandlers h;
+  h.on_data = [bytes](std::string_view chunk) { *bytes += chunk.size(); };
+  const auto start = std::chrono::steady_clock::now();
+  HttpResponse r = Run(std::move(q), std::move(h));
+  EXPECT_EQ(r.error, NetError::kNone) << r.error_message;
+  EXPECT_EQ(r.status, 200);
+  EXPECT_GE(std::chrono::steady_clock::now() - start, seconds(4));
+  EXPECT_GT(bytes->load(), 0u) << "bookmarks arrived";
 }
 
 }  // namespace

@@ -6,6 +6,12 @@ The image is then fixed in git, the daemon syncs the new revision, the CloneSet 
 available and the alert resolves. `promtool check metrics` passes on live scrapes of the daemon
 taken during that rollout.
 
+A second daemon (issue 31) hangs one of two clusters with kubesim's `hang` fault (requests read,
+never answered) under the default liveness of fleetwave.yaml: within 30 s the API says the
+cluster is down, `fleetwave_cluster_up` is 0 and its app Unknown, while the other cluster stays
+up; FleetwaveClusterDown fires for it alone. Cleared, the cluster is up again and the alert
+resolves.
+
 tests/metrics/prometheus_alert_test.cc pins the rules against a Metrics object fed by hand; this
 one pins the whole chain: kubesim's status, the workload actor's deadline timer, the metric, the
 scrape and the rule. Without /usr/bin/prometheus it fails and says so: never skipped.
@@ -193,6 +199,76 @@ class ProgressDeadlineAlert(unittest.TestCase):
         for text in (scrapes[0], scrapes[-1]):
             check = promtool_check_metrics(text)
             self.assertEqual(check.returncode, 0, check.stdout + check.stderr)
+
+
+def cluster_up(env, name):
+    """The API's `up` of cluster `name`, or None when the API does not list it."""
+    body = env.get("/api/v1/clusters") or {}
+    for c in body.get("items") or []:
+        if c.get("name") == name:
+            return c.get("up")
+    return None
+
+
+def health_of(env, app):
+    body = env.application(app) or {}
+    return ((body.get("status") or {}).get("health") or {}).get("status")
+
+
+class ClusterDownAlert(unittest.TestCase):
+    def test_a_hung_cluster_is_down_within_30s_fires_the_alert_and_recovers(self):
+        env = DaemonEnv(clusters=2)
+        self.addCleanup(env.close)
+        env.write_appset("live.yaml", appset_yaml(
+            "live", env.elements(["dev", "prod"]), strategy="AllAtOnce",
+            sync_policy={"automated": {}}, repo_url=env.repo_url))
+        env.start()  # fleetwave.yaml has no `liveness:`: the defaults are under test
+        wait_for(lambda: health_of(env, "sim-0-live") == "Healthy"
+                 and health_of(env, "sim-1-live") == "Healthy", timeout=60,
+                 what=lambda: "both apps Healthy\n" + env.log_tail())
+
+        with open(os.path.join(SOURCE_DIR, "examples", "prometheus", "alerts.yaml")) as f:
+            rules = re.sub(r"for: \d+[smh]", "for: 2s", f.read())
+        prom = Prometheus(env.dir, env.metrics_port(), rules)
+        self.addCleanup(prom.stop)
+        wait_for(prom.target_up, timeout=60, interval=0.2,
+                 what=lambda: "prometheus scraping the daemon\n" + prom.log())
+        hung = {"cluster": "sim-1"}
+
+        env.fault("sim-1", hang=True)
+        hung_at = time.monotonic()
+
+        def marked_down():
+            return (cluster_up(env, "sim-1") is False and series_value(
+                env.metrics_text(), "fleetwave_cluster_up", hung) == 0.0)
+        wait_for(marked_down, timeout=45, interval=0.2,
+                 what=lambda: "sim-1 down in the API and fleetwave_cluster_up 0\n%s\n%s"
+                 % (env.get("/api/v1/clusters"), env.log_tail()))
+        took = time.monotonic() - hung_at
+        self.assertLess(took, 30.0, "the hang was noticed after %.1f s" % took)
+        self.assertIs(cluster_up(env, "sim-0"), True, "the other cluster stays up")
+        self.assertEqual(series_value(env.metrics_text(), "fleetwave_cluster_up",
+                                      {"cluster": "sim-0"}), 1.0)
+        wait_for(lambda: health_of(env, "sim-1-live") == "Unknown", timeout=10,
+                 what=lambda: "the hung cluster's app Unknown: %s" % env.application("sim-1-live"))
+        self.assertEqual(health_of(env, "sim-0-live"), "Healthy")
+
+        wait_for(lambda: prom.alert_state("FleetwaveClusterDown", hung) == "firing", timeout=40,
+                 interval=0.2, what=lambda: "FleetwaveClusterDown firing: %s\n%s"
+                 % (prom.api("alerts"), prom.log()))
+        self.assertEqual(prom.alert_state("FleetwaveClusterDown", {"cluster": "sim-0"}), "")
+
+        # Recovery: the next probe of the down cluster (with backoff) is answered.
+        env.clear_faults("sim-1")
+        wait_for(lambda: cluster_up(env, "sim-1") is True and series_value(
+            env.metrics_text(), "fleetwave_cluster_up", hung) == 1.0, timeout=90, interval=0.2,
+            what=lambda: "sim-1 up again\n%s\n%s" % (env.get("/api/v1/clusters"),
+                                                      env.log_tail()))
+        wait_for(lambda: health_of(env, "sim-1-live") == "Healthy", timeout=30,
+                 what=lambda: "the app Healthy again: %s" % env.application("sim-1-live"))
+        wait_for(lambda: prom.alert_state("FleetwaveClusterDown", hung) == "", timeout=40,
+                 interval=0.2, what=lambda: "FleetwaveClusterDown resolved: %s"
+                 % prom.api("alerts"))
 
 
 if __name__ == "__main__":

@@ -400,6 +400,15 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     // What a cluster may make the daemon hold: the limits fleetwave.yaml had at start.
     c.options.max_watch_event_bytes = config.limits.max_watch_event_bytes;
     c.options.max_response_bytes = config.limits.max_response_bytes;
+    // When the cluster is down and how it is probed: the liveness fleetwave.yaml had at start.
+    const engine::LivenessConfig& live = config.liveness;
+    c.options.progress_timeout = std::chrono::seconds(live.progress_timeout_seconds);
+    c.liveness.probe_interval = std::chrono::seconds(live.probe_interval_seconds);
+    c.liveness.probe_timeout = std::chrono::seconds(live.probe_timeout_seconds);
+    c.liveness.down_backoff.cap = std::chrono::seconds(live.max_probe_backoff_seconds);
+    if (c.liveness.down_backoff.initial > c.liveness.down_backoff.cap) {
+      c.liveness.down_backoff.initial = c.liveness.down_backoff.cap;
+    }
     c.options.log = [log_fn, name = cluster.name](const std::string& line) {
       log_fn("cluster=" + name + " " + line);
     };

@@ -65,6 +65,9 @@ std::string ProblemLine(const Result& r, const std::string& what) {
       // 504 comes from the server or a proxy in front of it.
       if (starts_with("timeout:")) return r.message;
       return "timeout: the server or a proxy gave up on " + what + http + detail;
+    case Problem::kNoProgress:
+      // The client's own words: "no progress: <server> accepted ... and sent nothing for N s".
+      return r.message;
     case Problem::kConnectionRefused:
       if (starts_with("connection refused:")) return r.message;
       return "connection refused: nothing answers for " + what + detail;

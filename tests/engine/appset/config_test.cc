@@ -23,6 +23,10 @@ TEST(Config, EmptyFileGivesEveryDefault) {
   EXPECT_EQ(r.config.deletion_grace_period_seconds, 600);
   EXPECT_EQ(r.config.workload_kinds.size(), 4u);
   EXPECT_TRUE(r.config.workload_namespaces.empty());
+  EXPECT_EQ(r.config.liveness.probe_interval_seconds, 10);
+  EXPECT_EQ(r.config.liveness.probe_timeout_seconds, 10);
+  EXPECT_EQ(r.config.liveness.progress_timeout_seconds, 30);
+  EXPECT_EQ(r.config.liveness.max_probe_backoff_seconds, 30);
 }
 
 TEST(Config, EveryFieldIsDecoded) {
@@ -40,6 +44,7 @@ tls: {certFile: /c, keyFile: /k, clientCAFile: /ca}
 git: {pollInterval: 1m30s}
 deletion: {gracePeriod: 1h}
 workloads: {kinds: [CloneSet], namespaces: [web]}
+liveness: {probeInterval: 5s, probeTimeout: 3s, progressTimeout: 1m, maxProbeBackoff: 2m}
 )");
   ASSERT_TRUE(r.issues.empty()) << FormatIssue(r.issues[0]);
   const Config& c = r.config;
@@ -60,6 +65,10 @@ workloads: {kinds: [CloneSet], namespaces: [web]}
   EXPECT_EQ(c.deletion_grace_period_seconds, 3600);
   EXPECT_EQ(c.workload_kinds, (std::vector<std::string>{"CloneSet"}));
   EXPECT_EQ(c.workload_namespaces, (std::vector<std::string>{"web"}));
+  EXPECT_EQ(c.liveness.probe_interval_seconds, 5);
+  EXPECT_EQ(c.liveness.probe_timeout_seconds, 3);
+  EXPECT_EQ(c.liveness.progress_timeout_seconds, 60);
+  EXPECT_EQ(c.liveness.max_probe_backoff_seconds, 120);
 }
 
 struct ErrorCase {
@@ -104,6 +113,10 @@ INSTANTIATE_TEST_SUITE_P(
                   "is optional)"},
         ErrorCase{"TlsFileMustBeAString", "tls: {certFile: [/c], keyFile: /k}\n",
                   "fleetwave.yaml:1:17: tls.certFile: wrong type: expected string, got array"},
+        ErrorCase{"LivenessBoundOfZero", "liveness: {probeTimeout: 0s}\n",
+                  "fleetwave.yaml:1:26: liveness.probeTimeout: must be at least 1s"},
+        ErrorCase{"UnknownLivenessKey", "liveness: {timeout: 5s}\n",
+                  "fleetwave.yaml:1:12: liveness.timeout: unknown field \"timeout\""},
         ErrorCase{"AllowedHostWithPort", "listen: {allowedHosts: [a.example:80]}\n",
                   "fleetwave.yaml:1:25: listen.allowedHosts[0]: \"a.example:80\" is not a host "
                   "name (a DNS name without port, or \"*\" for any)"}),
