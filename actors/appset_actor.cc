@@ -11,6 +11,7 @@
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
 #include "engine/appset_reconcile.h"
+#include "engine/operator_command.h"
 #include "engine/rollout_state.h"
 #include "engine/rollout_status.h"
 #include "engine/strategy_json.h"
@@ -84,6 +85,10 @@ struct Persisted {
   bool deletions_changed = false;          // a deletion mark stored or cancelled: tell the deleter
   bool reconcile_after = false;            // a set's mark was cancelled: reconcile as before
   Json pending_deletions = Json::array();  // status.pendingDeletions: this set's marked apps
+  // An operator's command committed by this batch: answered once it landed (accepted) or
+  // failed (kUnavailable with the store's error).
+  std::optional<caf::response_promise> answer;
+  engine::CommandAnswer accepted;
 };
 using PersistedPtr = std::shared_ptr<Persisted>;
 
@@ -175,6 +180,8 @@ struct AppSetState {
   // Operator actions (manual sync, pause, resume, skip) that arrived while a decision was in
   // flight, in arrival order.
   std::vector<std::function<void()>> deferred;
+  // Operator commands stored and accepted, answered when the next decision has been published.
+  std::vector<std::pair<caf::response_promise, engine::CommandAnswer>> answer_after_publish;
   uint64_t wake_generation = 0;
   std::chrono::steady_clock::time_point reconcile_started;
   std::optional<engine::Time> wake_at;
@@ -332,7 +339,17 @@ void Reconcile(Self* self, bool regather, bool poll = false);
 void RunDueAttempts(Self* self);
 void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous);
 void ManualSync(Self* self, const std::string& app, const std::string& revision,
-                const std::string& caller);
+                const std::string& caller, caf::response_promise answer);
+
+// The accepted operator commands waiting for a publication get their answer (they are stored
+// whatever became of the decision after them).
+void DeliverAnswers(Self* self) {
+  auto answers = std::move(self->state.answer_after_publish);
+  self->state.answer_after_publish.clear();
+  for (auto& [promise, answer] : answers) {
+    if (promise.pending()) promise.deliver(answer);
+  }
+}
 
 // After a decision landed: queued operator actions first, then a reconcile if events came in.
 void AfterDecision(Self* self) {
@@ -347,6 +364,8 @@ void AfterDecision(Self* self) {
     st.dirty = false;
     Reconcile(self, false);  // a pending regather request is kept in st.regather
   }
+  // No decision in flight that would publish: accepted commands are answered now.
+  if (!st.busy) DeliverAnswers(self);
 }
 
 // ---- timers ----
@@ -721,7 +740,9 @@ void OnGathered(Self* self, GatheredPtr g) {
     // the set's file in the API until a gather succeeds.
     Log(self, g->failed + "; the last decision stays in force, retrying at the next poll");
     if (publish.degraded) publish.degraded("set");
-    if (publish.file) publish.file(st.spec->appset.file, {g->failed});
+    // Shown under the set's file while one defines it: a removed file's entry has left the API
+    // (the coordinator removed it) and must not come back with this error.
+    if (publish.file && st.spec->defined) publish.file(st.spec->appset.file, {g->failed});
     st.gather_failed = true;
     st.busy = false;
     st.regather = true;
@@ -756,6 +777,7 @@ void OnGathered(Self* self, GatheredPtr g) {
     st.stored_problem = problem;
     st.busy = false;
     ArmWake(self, st.services->now() + std::chrono::seconds(5));
+    DeliverAnswers(self);
     return;
   }
   if (!st.stored_problem.empty()) {
@@ -771,6 +793,7 @@ void OnGathered(Self* self, GatheredPtr g) {
   }
   if (HandleSetDeletion(self, g)) {
     st.regather = true;
+    DeliverAnswers(self);
     return;
   }
   if (!g->generation->errors.empty()) {
@@ -923,6 +946,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
     Log(self, "cannot commit the reconcile to the state store: " + p->error + "; retrying in 5s");
     st.unchanged = false;  // the retry must decide: nothing of this decision is in force
     ArmWake(self, st.services->now() + std::chrono::seconds(5));
+    DeliverAnswers(self);
     return;
   }
   if (p->deletions_changed && st.deleter) self->send(st.deleter, reconcile_atom::value);
@@ -953,6 +977,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
     st.services->publish.appset(st.spec->appset.name, summary, std::move(result.applications),
                                 clusters);
   }
+  DeliverAnswers(self);
   // New commits are found by polling: the next reconcile comes at the latest one poll interval
   // from now (sooner when the engine asked for a wake-up).
   std::optional<engine::Time> wake = st.services->now() + st.spec->poll_interval;
@@ -1189,20 +1214,29 @@ void RunDueAttempts(Self* self) {
 
 // ---- manual sync ----
 
+// Tells the caller of an operator command what happens, and logs it with the set's name.
+void Answer(Self* self, caf::response_promise& promise, const engine::CommandAnswer& answer) {
+  Log(self, answer.message);
+  if (promise.pending()) promise.deliver(answer);
+}
+
+engine::SetCommandContext CommandContext(Self* self) {
+  auto& st = self->state;
+  return {st.spec->appset.name, st.last != nullptr && st.mirror.has_value(), st.deleting};
+}
+
 void ManualSync(Self* self, const std::string& app, const std::string& revision,
-                const std::string& caller) {
+                const std::string& caller, caf::response_promise answer) {
   auto& st = self->state;
   if (st.busy) {  // one decision in flight at a time, so the mirror stays the store's image
-    st.deferred.push_back([=] { ManualSync(self, app, revision, caller); });
+    st.deferred.push_back([=] { ManualSync(self, app, revision, caller, answer); });
     return;
   }
-  if (!st.last || !st.mirror) {
-    Log(self, "app=" + app + " manual sync by " + caller + " refused: the set is still loading");
-    return;
-  }
-  const engine::GeneratedApplication* generated = FindApp(*st.last, app);
-  if (generated == nullptr) {
-    Log(self, "app=" + app + " manual sync by " + caller + " refused: no such application");
+  const std::string what = "manual sync by " + caller;
+  const engine::GeneratedApplication* generated = st.last ? FindApp(*st.last, app) : nullptr;
+  if (auto refused =
+          engine::RefuseSetCommand(CommandContext(self), what, app, generated != nullptr)) {
+    Answer(self, answer, *refused);
     return;
   }
   const engine::ObservedApp observed = Observe(self, *st.last, *generated);
@@ -1226,7 +1260,8 @@ void ManualSync(Self* self, const std::string& app, const std::string& revision,
       observed, stored, pinned,
       revision.empty() ? std::nullopt : std::optional<std::string>(revision), caller, Now(self));
   if (!decision.start) {
-    Log(self, "app=" + app + " manual sync by " + caller + " refused: " + decision.error);
+    Answer(self, answer,
+           {decision.refusal, what + " of application " + app + " refused: " + decision.error});
     return;
   }
   auto persisted = std::make_shared<Persisted>();
@@ -1235,34 +1270,61 @@ void ManualSync(Self* self, const std::string& app, const std::string& revision,
   persisted->result.log.push_back("app=" + app + " manual sync by " + caller + " (operation " +
                                   decision.start->record.id + ")");
   persisted->result.status = Json::object();
+  persisted->answer = std::move(answer);
+  persisted->accepted = {
+      engine::CommandOutcome::kAccepted,
+      "sync of application " + app + " started (operation " + decision.start->record.id + ")"};
   store::StateBatch batch;
   batch.PutOperation(st.spec->appset.name, app, record);
   st.busy = true;  // the commit below is this actor's decision in flight
+  // The next decision publishes the Running operation, so the API shows it until it ends.
+  st.dirty = true;
   CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, persisted_atom::value);
 }
 
 // ---- pause, resume, skip ----
 
 // Changes the stored rollout state (durable, RollingSync §7) and reconciles with it.
-void RolloutAction(Self* self, const std::string& what, const std::string& caller,
-                   const std::function<bool(engine::RolloutState&, engine::Time)>& change) {
+void RolloutAction(Self* self, engine::RolloutCommand command, const std::string& app,
+                   const std::string& reason, const std::string& caller,
+                   caf::response_promise answer) {
   auto& st = self->state;
-  if (st.busy || !st.mirror) {
+  if (st.busy || (!st.mirror && !st.deleting)) {
     if (!st.mirror && !st.busy) Reconcile(self, true);
-    st.deferred.push_back([=] { RolloutAction(self, what, caller, change); });
+    st.deferred.push_back([=] { RolloutAction(self, command, app, reason, caller, answer); });
+    return;
+  }
+  const std::string what = command == engine::RolloutCommand::kPause    ? "pause by " + caller
+                           : command == engine::RolloutCommand::kResume ? "resume by " + caller
+                                                                        : "skip by " + caller;
+  // A skip names an app of the last generation; before one is known, any name is taken.
+  const bool generated = !app.empty() && (!st.last || FindApp(*st.last, app) != nullptr);
+  engine::SetCommandContext context = CommandContext(self);
+  context.loaded = st.mirror.has_value();  // a rollout command needs only the stored state
+  if (auto refused = engine::RefuseSetCommand(context, what, app, generated)) {
+    Answer(self, answer, *refused);
     return;
   }
   engine::Issues issues;
   engine::RolloutState state =
       engine::DecodeRolloutState(st.mirror->rollout.value_or(Json::object()), issues);
-  if (!change(state, Now(self))) {
-    Log(self, what + " by " + caller + ": nothing to change");
+  engine::CommandAnswer outcome =
+      engine::ApplyRolloutCommand(state, command, st.spec->appset.name, app, reason, Now(self));
+  outcome.message = what + ": " + outcome.message;
+  if (outcome.outcome != engine::CommandOutcome::kAccepted) {
+    Answer(self, answer, outcome);
     return;
   }
   auto persisted = std::make_shared<Persisted>();
   const Json rollout = engine::EncodeRolloutState(state);
   persisted->change.rollout = rollout;
-  persisted->result.log.push_back(what + " by " + caller);
+  persisted->result.log.push_back(command == engine::RolloutCommand::kPause
+                                      ? "rollout paused by " + caller
+                                  : command == engine::RolloutCommand::kResume
+                                      ? "rollout resumed by " + caller
+                                      : "app=" + app + " skipped (" + reason + ") by " + caller);
+  persisted->answer = std::move(answer);
+  persisted->accepted = std::move(outcome);
   store::StateBatch batch;
   batch.PutRollout(st.spec->appset.name, rollout);
   st.busy = true;
@@ -1325,10 +1387,19 @@ caf::behavior AppSetBehavior(Self* self, caf::actor coordinator, AppSetActorConf
           self->state.busy = false;
           self->state.unchanged = false;  // its operation shows in the next decision
           if (!p->error.empty()) {
-            Log(self, "cannot commit the manual sync: " + p->error);
+            Log(self, "cannot commit the operator's command: " + p->error);
+            if (p->answer && p->answer->pending()) {
+              p->answer->deliver(engine::CommandAnswer{engine::CommandOutcome::kUnavailable,
+                                                       p->accepted.message +
+                                                           " could not be stored: " + p->error +
+                                                           "; nothing was done"});
+            }
           } else {
             ApplyChange(self, std::move(p->change));
             for (const auto& line : p->result.log) Log(self, line);
+            // Answered once the decision that follows (st.dirty) is published: a caller told
+            // 202 finds the operation (or the paused rollout) in the API at once.
+            if (p->answer) self->state.answer_after_publish.emplace_back(*p->answer, p->accepted);
             RunDueAttempts(self);
           }
           AfterDecision(self);
@@ -1347,31 +1418,26 @@ caf::behavior AppSetBehavior(Self* self, caf::actor coordinator, AppSetActorConf
       },
       [=](marked_atom, PersistedPtr p) { OnSetMarkPersisted(self, std::move(p)); },
       [=](sync_atom, const std::string& app, const std::string& revision,
-          const std::string& caller) { ManualSync(self, app, revision, caller); },
-      [=](pause_atom, const std::string& caller) {
-        RolloutAction(self, "rollout paused", caller,
-                      [](engine::RolloutState& r, engine::Time now) {
-                        if (r.paused) return false;
-                        engine::PauseRollout(r, now);
-                        return true;
-                      });
+          const std::string& caller) -> caf::result<engine::CommandAnswer> {
+        auto promise = self->make_response_promise();
+        ManualSync(self, app, revision, caller, promise);
+        return promise;
       },
-      [=](resume_atom, const std::string& caller) {
-        RolloutAction(self, "rollout resumed", caller,
-                      [](engine::RolloutState& r, engine::Time now) {
-                        if (!r.paused) return false;
-                        engine::ResumeRollout(r, now);
-                        return true;
-                      });
+      [=](pause_atom, const std::string& caller) -> caf::result<engine::CommandAnswer> {
+        auto promise = self->make_response_promise();
+        RolloutAction(self, engine::RolloutCommand::kPause, "", "", caller, promise);
+        return promise;
       },
-      [=](skip_atom, const std::string& app, const std::string& reason, const std::string& caller) {
-        RolloutAction(self, "app=" + app + " skipped (" + reason + ")", caller,
-                      [app, reason](engine::RolloutState& r, engine::Time) {
-                        auto it = r.skipped.find(app);
-                        if (it != r.skipped.end() && it->second == reason) return false;
-                        engine::SkipApplication(r, app, reason);
-                        return true;
-                      });
+      [=](resume_atom, const std::string& caller) -> caf::result<engine::CommandAnswer> {
+        auto promise = self->make_response_promise();
+        RolloutAction(self, engine::RolloutCommand::kResume, "", "", caller, promise);
+        return promise;
+      },
+      [=](skip_atom, const std::string& app, const std::string& reason,
+          const std::string& caller) -> caf::result<engine::CommandAnswer> {
+        auto promise = self->make_response_promise();
+        RolloutAction(self, engine::RolloutCommand::kSkip, app, reason, caller, promise);
+        return promise;
       },
   };
 }

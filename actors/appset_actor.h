@@ -8,7 +8,11 @@
 // Messages (atoms.h):
 //   (live_atom, ClusterUpdatePtr)                 from cluster actors
 //   (spec_atom, AppSetSpecPtr)                    from the coordinator on reload
-//   (sync_atom, app, revision ("" = pinned), caller)  a manual sync (API)
+//   (sync_atom, app, revision ("" = pinned), caller) -> engine::CommandAnswer  a manual sync
+//   (pause_atom | resume_atom, caller) -> engine::CommandAnswer                 (API)
+//   (skip_atom, app, reason, caller) -> engine::CommandAnswer
+//       answered once the command's record is committed (kAccepted: it will be carried out,
+//       and the operation shows in the API until it ends) or with why it cannot be now
 //   (reconcile_atom)                              wake up
 //   -> deleter (reconcile_atom)                   a deletion mark was stored or cancelled
 #pragma once

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "actors/protocol.h"
+#include "engine/operator_command.h"
 
 namespace fleetwave::actors {
 
@@ -57,3 +58,5 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::DeleteCommandPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::DeleteReplyPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::ClusterUpdatePtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::RunClosure)
+// The answer to an operator's command (sync, pause, resume, skip, delete, refresh).
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::engine::CommandAnswer)

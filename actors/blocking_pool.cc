@@ -25,10 +25,12 @@ BlockingPool::BlockingPool(std::size_t threads, Log log, std::function<void()> o
                            std::function<void()> on_job_failed)
     : log_(std::move(log)), on_job_failed_(std::move(on_job_failed)), inline_(threads == 0) {
   threads_.reserve(threads);
+  running_.resize(threads);
+  working_ = threads;
   for (std::size_t i = 0; i < threads; ++i) {
-    threads_.emplace_back([this, on_start] {
+    threads_.emplace_back([this, on_start, i] {
       if (on_start) on_start();
-      Work();
+      Work(i);
     });
   }
 }
@@ -68,20 +70,46 @@ void BlockingPool::Stop() {
   threads_.clear();
 }
 
+std::vector<std::string> BlockingPool::Stop(std::chrono::steady_clock::time_point deadline) {
+  std::vector<std::string> still_running;
+  {
+    std::unique_lock<std::mutex> lock(mu_);
+    stop_ = true;
+    queue_.clear();
+    cv_.notify_all();
+    if (!ended_.wait_until(lock, deadline, [this] { return working_ == 0; })) {
+      for (const auto& object : running_) {
+        if (object) still_running.push_back(object->empty() ? "(unnamed job)" : *object);
+      }
+      // A thread between two jobs leaves at once: one still counted runs a job or is starting.
+      if (still_running.empty()) still_running.push_back("(a thread starting)");
+      return still_running;
+    }
+  }
+  Stop();  // every thread left Work(): the joins return at once
+  return still_running;
+}
+
 std::size_t BlockingPool::queued() const {
   std::lock_guard<std::mutex> lock(mu_);
   return queue_.size();
 }
 
-void BlockingPool::Work() {
+void BlockingPool::Work(std::size_t index) {
   for (;;) {
     Job job;
     {
       std::unique_lock<std::mutex> lock(mu_);
+      running_[index].reset();
       cv_.wait(lock, [this] { return stop_ || !queue_.empty(); });
-      if (stop_) return;
+      if (stop_) {
+        --working_;
+        ended_.notify_all();
+        return;
+      }
       job = std::move(queue_.front());
       queue_.pop_front();
+      running_[index] = job.object;
     }
     RunGuarded(job);
   }

@@ -11,6 +11,7 @@
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
 #include "actors/deletion_actor.h"
+#include "engine/operator_command.h"
 
 namespace fleetwave::actors {
 namespace {
@@ -43,7 +44,8 @@ struct CoordinatorState {
   DaemonInputs inputs;
   std::map<std::string, std::vector<engine::ApplicationSet>> good_files;
   std::map<std::string, std::vector<std::string>> file_errors;  // what was reported last
-  std::vector<std::string> config_errors;                       // the same, of fleetwave.yaml
+  std::set<std::string> files_seen;  // the ApplicationSet files of the last load that read them
+  std::vector<std::string> config_errors;  // the same, of fleetwave.yaml
 
   std::map<std::string, caf::actor> clusters;  // context -> cluster actor
   // Contexts that left the kubeconfig, kept running while a pending deletion needs them (the
@@ -284,16 +286,16 @@ void Merge(Self* self, const DaemonInputs& fresh, bool first) {
   const bool directory_empty = !fresh.directory_error && fresh.files.empty();
   st.trusted = fresh.config_errors.empty() && !fresh.directory_error && !directory_empty;
   if (!fresh.directory_error) {
-    // A file that left the directory takes its error with it (the API lists it no more).
-    for (auto it = st.file_errors.begin(); it != st.file_errors.end();) {
-      if (fresh.files.count(it->first) > 0) {
-        ++it;
-        continue;
-      }
-      Log(self, it->first + ": removed; its error is gone");
-      if (publish.file) publish.file(it->first, {});
-      it = st.file_errors.erase(it);
+    // A file that left the directory takes every error shown under it with it, its load's
+    // and those its sets' actors published (a gather that failed): the API lists it no more.
+    for (const auto& path : st.files_seen) {
+      if (fresh.files.count(path) > 0) continue;
+      if (st.file_errors.erase(path) > 0) Log(self, path + ": removed; its error is gone");
+      if (publish.file) publish.file(path, {});
+      if (publish.file_removed) publish.file_removed(path);
     }
+    st.files_seen.clear();
+    for (const auto& [path, file] : fresh.files) st.files_seen.insert(path);
   }
   if (fresh.directory_error) {
     Log(self,
@@ -473,6 +475,26 @@ void OnDown(Self* self, const caf::down_msg& down) {
   SpawnAppSet(self, who);
 }
 
+// An operator's command for a set goes to its actor, which answers the caller itself (once the
+// command is stored, or with why it cannot be carried out now).
+template <typename... Ts>
+caf::result<engine::CommandAnswer> Forward(Self* self, const std::string& appset,
+                                           const std::string& what, Ts&&... xs) {
+  auto& st = self->state;
+  if (st.stopping) {
+    return engine::CommandAnswer{engine::CommandOutcome::kUnavailable,
+                                 what + " refused: the daemon is stopping"};
+  }
+  auto it = st.appsets.find(appset);
+  if (it == st.appsets.end()) {
+    return engine::CommandAnswer{engine::CommandOutcome::kNotFound,
+                                 what + " refused: no applicationset " + appset};
+  }
+  auto promise = self->make_response_promise();
+  promise.delegate(it->second.actor, std::forward<Ts>(xs)...);
+  return promise;
+}
+
 caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
   auto& st = self->state;
   st.config = std::move(config);
@@ -530,40 +552,33 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
         GrantSlots(self);
       },
       [=](sync_atom, const std::string& appset, const std::string& app, const std::string& revision,
-          const std::string& caller) {
-        auto it = self->state.appsets.find(appset);
-        if (it == self->state.appsets.end()) {
-          Log(self, "manual sync of " + app + " by " + caller + ": no ApplicationSet " + appset);
-          return;
-        }
-        self->send(it->second.actor, sync_atom::value, app, revision, caller);
+          const std::string& caller) -> caf::result<engine::CommandAnswer> {
+        return Forward(self, appset, "sync of application " + app, sync_atom::value, app, revision,
+                       caller);
       },
-      [=](refresh_atom, const std::string& caller) {
+      [=](refresh_atom, const std::string& caller) -> engine::CommandAnswer {
         // An operator's refresh: every set reconciles now (resolving its revisions again)
         // instead of at its next poll.
         Log(self, "refresh of every ApplicationSet requested by " + caller);
         for (auto& [name, entry] : self->state.appsets) {
           self->send(entry.actor, reconcile_atom::value);
         }
+        return {engine::CommandOutcome::kAccepted, "refresh of " +
+                                                       std::to_string(self->state.appsets.size()) +
+                                                       " applicationset(s) started"};
       },
-      [=](pause_atom, const std::string& appset, const std::string& caller) {
-        auto it = self->state.appsets.find(appset);
-        if (it != self->state.appsets.end()) {
-          self->send(it->second.actor, pause_atom::value, caller);
-        }
+      [=](pause_atom, const std::string& appset,
+          const std::string& caller) -> caf::result<engine::CommandAnswer> {
+        return Forward(self, appset, "pause", pause_atom::value, caller);
       },
-      [=](resume_atom, const std::string& appset, const std::string& caller) {
-        auto it = self->state.appsets.find(appset);
-        if (it != self->state.appsets.end()) {
-          self->send(it->second.actor, resume_atom::value, caller);
-        }
+      [=](resume_atom, const std::string& appset,
+          const std::string& caller) -> caf::result<engine::CommandAnswer> {
+        return Forward(self, appset, "resume", resume_atom::value, caller);
       },
       [=](skip_atom, const std::string& appset, const std::string& app, const std::string& reason,
-          const std::string& caller) {
-        auto it = self->state.appsets.find(appset);
-        if (it != self->state.appsets.end()) {
-          self->send(it->second.actor, skip_atom::value, app, reason, caller);
-        }
+          const std::string& caller) -> caf::result<engine::CommandAnswer> {
+        return Forward(self, appset, "skip of application " + app, skip_atom::value, app, reason,
+                       caller);
       },
       [=](deleted_atom, const std::string& appset) { OnSetDeleted(self, appset); },
       [=](reconcile_atom) { self->send(self->state.deleter, reconcile_atom::value); },
@@ -572,14 +587,29 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
         SweepRetired(self);
       },
       [=](sweep_atom) { SweepRetired(self); },
-      [=](delete_atom, const std::string& appset, const std::string& caller) {
-        auto it = self->state.appsets.find(appset);
-        if (it != self->state.appsets.end() && it->second.defined) {
+      [=](delete_atom, const std::string& appset,
+          const std::string& caller) -> caf::result<engine::CommandAnswer> {
+        auto& s = self->state;
+        const std::string what = "deletion of applicationset " + appset + " by " + caller;
+        auto it = s.appsets.find(appset);
+        if (it == s.appsets.end()) {
+          return engine::CommandAnswer{engine::CommandOutcome::kNotFound,
+                                       what + " refused: no applicationset " + appset};
+        }
+        if (it->second.defined) {
+          // Files are the source of truth: a set still defined would be re-created on the next
+          // reload.
           Log(self, "appset=" + appset + " deletion requested by " + caller +
                         " refused: " + it->second.file + " still defines it; remove the file");
-          return;
+          return engine::CommandAnswer{
+              engine::CommandOutcome::kConflict,
+              "applicationset " + appset + " is defined by " + it->second.file +
+                  "; remove that file to delete it (files are the source of truth: a set still "
+                  "defined would be re-created on the next reload)"};
         }
-        self->send(self->state.deleter, delete_atom::value, appset, caller);
+        auto promise = self->make_response_promise();
+        promise.delegate(s.deleter, delete_atom::value, appset, caller);
+        return promise;
       },
       [=](stop_atom) {
         auto& s = self->state;

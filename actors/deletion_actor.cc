@@ -9,11 +9,14 @@
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
 #include "engine/deletion_state.h"
+#include "engine/operator_command.h"
 #include "engine/tracking.h"
 #include "store/state.h"
 
 namespace fleetwave::actors {
 namespace {
+
+using retry_atom = caf::atom_constant<caf::atom("retry")>;
 
 using engine::Json;
 
@@ -522,6 +525,41 @@ void OnClusters(Self* self, ClusterMapPtr clusters, bool trusted) {
   Advance(self);
 }
 
+// The API's DELETE of a set pending deletion: deleting starts now, without waiting for the rest
+// of its grace period. The answer says what happens.
+engine::CommandAnswer ExpediteSet(Self* self, const std::string& appset,
+                                  const std::string& caller) {
+  auto& s = self->state;
+  const std::string what = "deletion of applicationset " + appset + " requested by " + caller;
+  auto it = s.records.find({appset, ""});
+  if (it == s.records.end()) {
+    Log(self, "appset=" + appset + " deletion requested by " + caller +
+                  ": the set is not pending deletion");
+    return {engine::CommandOutcome::kConflict, what + " refused: the set is not pending deletion"};
+  }
+  if (it->second.record.phase != engine::DeletionPhase::kPendingDeletion) {
+    Log(self, "appset=" + appset + " deletion requested by " + caller + ": already Deleting");
+    return {engine::CommandOutcome::kUnchanged, "applicationset " + appset + " is being deleted"};
+  }
+  if (s.busy) {
+    // One commit at a time: ask again once the round in flight landed.
+    self->delayed_send(self, std::chrono::milliseconds(20), delete_atom::value, appset, caller,
+                       retry_atom::value);
+    return {engine::CommandOutcome::kAccepted,
+            "applicationset " + appset + " is deleted now, without waiting for its grace period"};
+  }
+  engine::DeletionRecord r = it->second.record;
+  engine::ExpediteDeletion(r, Now(self), caller);
+  auto round = std::make_shared<Round>();
+  round->batch.PutDeletion(appset, "", engine::EncodeDeletionRecord(r), it->second.revision);
+  round->records[{appset, ""}] = r;
+  round->log.push_back("appset=" + appset + " deletion requested by " + caller +
+                       ": deleting now, without waiting for the grace period");
+  Commit(self, round);
+  return {engine::CommandOutcome::kAccepted,
+          "applicationset " + appset + " is deleted now, without waiting for its grace period"};
+}
+
 caf::behavior DeletionBehavior(Self* self, caf::actor coordinator, DeletionActorConfig config) {
   auto& st = self->state;
   st.config = std::move(config);
@@ -549,32 +587,11 @@ caf::behavior DeletionBehavior(Self* self, caf::actor coordinator, DeletionActor
         for (const auto& [label, entries] : update->apps) view.apps[label] = entries;
         Advance(self);
       },
-      [=](delete_atom, const std::string& appset, const std::string& caller) {
-        auto& s = self->state;
-        auto it = s.records.find({appset, ""});
-        if (it == s.records.end()) {
-          Log(self, "appset=" + appset + " deletion requested by " + caller +
-                        ": the set is not pending deletion");
-          return;
-        }
-        if (it->second.record.phase != engine::DeletionPhase::kPendingDeletion) {
-          Log(self, "appset=" + appset + " deletion requested by " + caller + ": already Deleting");
-          return;
-        }
-        if (s.busy) {
-          // One commit at a time: ask again once the round in flight landed.
-          self->delayed_send(self, std::chrono::milliseconds(20), delete_atom::value, appset,
-                             caller);
-          return;
-        }
-        engine::DeletionRecord r = it->second.record;
-        engine::ExpediteDeletion(r, Now(self), caller);
-        auto round = std::make_shared<Round>();
-        round->batch.PutDeletion(appset, "", engine::EncodeDeletionRecord(r), it->second.revision);
-        round->records[{appset, ""}] = r;
-        round->log.push_back("appset=" + appset + " deletion requested by " + caller +
-                             ": deleting now, without waiting for the grace period");
-        Commit(self, round);
+      [=](delete_atom, const std::string& appset, const std::string& caller)
+          -> engine::CommandAnswer { return ExpediteSet(self, appset, caller); },
+      // A request that found a round in flight, asked again (the caller has its answer).
+      [=](delete_atom, const std::string& appset, const std::string& caller, retry_atom) {
+        ExpediteSet(self, appset, caller);
       },
   };
 }

@@ -44,6 +44,9 @@ struct Publisher {
   // An input file's problems (empty: it loaded); `in_force` says whether a last good version
   // is still used.
   std::function<void(const std::string& file, const std::vector<std::string>& errors)> file;
+  // An input file left the directory: it and every error shown under it (its load's, its sets'
+  // gathers') leave the API and the metrics. Called after `file` with no errors.
+  std::function<void(const std::string& file)> file_removed;
   // Something went wrong that the daemon survived, on an object: reason is one of "file",
   // "set", "cluster", "store", "internal" (a job threw); fleetwave_degraded_total{reason}.
   std::function<void(const std::string& reason)> degraded;

@@ -1,12 +1,14 @@
 // A mutation the HTTP API accepted (authenticated, well-formed, naming an object on the board),
-// handed to the daemon's command handler. The handler runs on an HTTP thread: it must not block
-// (it checks the board and forwards a message to the owning actor), and its result becomes the
-// response.
+// handed to the daemon's command handler. The handler runs on an HTTP thread: it asks the actor
+// that carries the command out and waits for its answer a bounded time (issue 31: the answer is
+// what will happen, never a guess), and its result becomes the response.
 #pragma once
 
 #include <functional>
 #include <optional>
 #include <string>
+
+#include "engine/operator_command.h"
 
 namespace fleetwave::api {
 
@@ -24,6 +26,10 @@ struct ApiCommandResult {
   int http_status = 202;  // 202 when accepted; 404/409/503... when refused
   std::string message;
 };
+
+// The status an actor's answer is given: accepted 202, unchanged 200 (nothing to do), invalid
+// 400, not found 404, conflict 409, unavailable (not now) 503.
+int HttpStatusOf(engine::CommandOutcome outcome);
 
 using ApiCommandHandler = std::function<ApiCommandResult(const ApiCommand&)>;
 

@@ -174,6 +174,24 @@ ApiResponse WatchOf(const std::string& collection) {
 
 }  // namespace
 
+int HttpStatusOf(engine::CommandOutcome outcome) {
+  switch (outcome) {
+    case engine::CommandOutcome::kAccepted:
+      return 202;
+    case engine::CommandOutcome::kUnchanged:
+      return 200;
+    case engine::CommandOutcome::kInvalid:
+      return 400;
+    case engine::CommandOutcome::kNotFound:
+      return 404;
+    case engine::CommandOutcome::kConflict:
+      return 409;
+    case engine::CommandOutcome::kUnavailable:
+      return 503;
+  }
+  return 500;
+}
+
 ApiResponse ApiError(int status, const std::string& message) {
   return JsonResponse(status, Dump(Json{{"code", status}, {"message", message}}));
 }

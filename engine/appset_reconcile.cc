@@ -725,21 +725,25 @@ ManualSyncDecision StartManualSync(const ObservedApp& app, const std::optional<S
   ManualSyncDecision out;
   if (stored && stored->operation && stored->operation->phase == OperationPhase::kRunning) {
     out.error = "an operation is already running (" + stored->operation->id + ")";
+    out.refusal = CommandOutcome::kConflict;
     return out;
   }
   if (!app.reachable) {
     out.error = "cluster " + app.desired.cluster + " is unreachable";
+    out.refusal = CommandOutcome::kUnavailable;
     return out;
   }
   const Json& spec = stored && stored->spec ? *stored->spec : DesiredSpecOf(app.desired);
   const std::vector<std::string>& at = pinned.empty() ? app.revisions : pinned;
   if (!revision && at.empty()) {
     out.error = "no revision is known for this application yet";
+    out.refusal = CommandOutcome::kUnavailable;
     return out;
   }
   ManualSync m = BuildManualSyncOperation(spec, at, IsMultiSourceSpec(spec), revision, caller);
   if (!m.error.empty()) {
     out.error = std::move(m.error);
+    out.refusal = CommandOutcome::kInvalid;
     return out;
   }
   std::vector<std::string> revisions = revision ? std::vector<std::string>{*revision} : at;

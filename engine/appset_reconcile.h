@@ -22,6 +22,7 @@
 #include "engine/health.h"
 #include "engine/live_object.h"
 #include "engine/operation_record.h"
+#include "engine/operator_command.h"
 #include "engine/read_after_write.h"
 #include "engine/render.h"
 #include "engine/rollout_plan.h"
@@ -154,10 +155,13 @@ struct AppSetReconcileResult {
 AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input);
 
 // A manual sync (API/CLI): any app, any step; at the app's pinned revisions unless `revision`.
-// `error` set: nothing starts (the message says why).
+// `error` set: nothing starts (the message says why, `refusal` what kind of no it is: an
+// operation running is kConflict, an unreachable cluster or no revision known yet
+// kUnavailable, a revision a multi-source app cannot take kInvalid).
 struct ManualSyncDecision {
   std::optional<SyncStart> start;
   std::string error;
+  CommandOutcome refusal = CommandOutcome::kAccepted;
 };
 ManualSyncDecision StartManualSync(const ObservedApp& app, const std::optional<StoredApp>& stored,
                                    const std::vector<std::string>& pinned,

@@ -11,6 +11,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "engine/appset.h"
 #include "engine/live_object.h"
 #include "engine/operation_record.h"
+#include "engine/operator_command.h"
 #include "engine/yaml_json.h"
 #include "sources/fake_source.h"
 #include "store/memory_store.h"
@@ -179,9 +181,12 @@ class AppSetActorTest : public ::testing::Test {
     services_.pool = &pool_;
     services_.now = [this] { return now_; };
     services_.log = [this](const std::string& line) { log_.push_back(line); };
-    services_.publish.appset =
-        [this](const std::string&, const Json& summary, std::vector<std::shared_ptr<const Json>>,
-               const std::map<std::string, std::string>&) { status_ = summary["status"]; };
+    services_.publish.appset = [this](const std::string&, const Json& summary,
+                                      std::vector<std::shared_ptr<const Json>> apps,
+                                      const std::map<std::string, std::string>&) {
+      status_ = summary["status"];
+      for (const auto& app : apps) apps_[(*app)["metadata"]["name"].get<std::string>()] = *app;
+    };
     clusters_["dev"] = std::make_shared<FakeCluster>();
     clusters_["qa"] = std::make_shared<FakeCluster>();
     cfg_.set("scheduler.policy", caf::atom("testing"));
@@ -248,7 +253,28 @@ class AppSetActorTest : public ::testing::Test {
   engine::Time now_ = engine::FromUnixSeconds(1'800'000'000);
   Services services_;
   std::vector<std::string> log_;
+  // An operator's command as the API sends it (a request to the coordinator) and the answer
+  // the deciding actor gave, once every actor has run.
+  template <typename... Ts>
+  std::optional<engine::CommandAnswer> Ask(Ts... xs) {
+    auto out = std::make_shared<std::optional<engine::CommandAnswer>>();
+    caf::actor coordinator = coordinator_;
+    system_->spawn([=](caf::event_based_actor* self) -> caf::behavior {
+      self->request(coordinator, caf::infinite, xs...)
+          .then(
+              [=](const engine::CommandAnswer& a) {
+                *out = a;
+                self->quit();
+              },
+              [=](caf::error&) { self->quit(); });
+      return {[](int) {}};
+    });
+    sched_->run();
+    return *out;
+  }
+
   Json status_;
+  std::map<std::string, Json> apps_;  // the Applications last published, by name
   Clusters clusters_;
   std::map<std::string, caf::actor> fakes_;
   DaemonInputs inputs_;
@@ -659,6 +685,88 @@ TEST_F(AppSetActorTest, AnUndecodableStoredDeletionIsSaidOnceNotAtEveryPoll) {
     }
   }
   EXPECT_EQ(said, 1) << ::testing::PrintToString(log_);
+}
+
+// Issue 31: an operator's command is answered by the actor that decides, with what will happen.
+// A sync that is accepted shows as a Running operation until it ends; one the set cannot carry
+// out now is refused with the reason (an operation running, an unreachable cluster, an app the
+// set does not generate, a set that does not exist).
+TEST_F(AppSetActorTest, ASyncIsAnsweredWithWhatHappensAndTheAcceptedOperationShowsUntilItEnds) {
+  using engine::CommandOutcome;
+  Start(AppSetYaml());
+  BecomeHealthy("dev");
+  clusters_["dev"]->hold_applies = true;
+  // A sync at another revision has objects to apply (one at the synced revision finishes at
+  // once: the live objects carry its hash).
+  source_.SetRevision(kRepo, "v2", kSha2);
+  source_.SetFiles(kRepo, kSha2, {{"web/deploy.yaml", Deployment("web:2")}});
+  const std::string web("web"), dev("web-dev"), qa("web-qa"), none(""), alice("alice");
+
+  auto accepted = Ask(sync_atom::value, web, dev, std::string("v2"), alice);
+  ASSERT_TRUE(accepted);
+  EXPECT_EQ(accepted->outcome, CommandOutcome::kAccepted) << accepted->message;
+  const Json& op = apps_[dev]["status"]["operationState"];
+  ASSERT_TRUE(op.is_object()) << apps_[dev].dump(2);
+  EXPECT_EQ(op["phase"], "Running");
+  EXPECT_NE(accepted->message.find(op["id"].get<std::string>()), std::string::npos)
+      << accepted->message << " does not name the operation " << op.dump();
+  ASSERT_EQ(clusters_["dev"]->held.size(), 1u) << "the accepted sync was never attempted";
+
+  auto running = Ask(sync_atom::value, web, dev, none, alice);
+  ASSERT_TRUE(running);
+  EXPECT_EQ(running->outcome, CommandOutcome::kConflict) << running->message;
+  EXPECT_NE(running->message.find("already running"), std::string::npos) << running->message;
+
+  // The qa cluster stops answering: a sync there cannot be carried out now.
+  clusters_["qa"]->listed = false;
+  BecomeHealthy("qa");
+  auto unreachable = Ask(sync_atom::value, web, qa, none, alice);
+  ASSERT_TRUE(unreachable);
+  EXPECT_EQ(unreachable->outcome, CommandOutcome::kUnavailable) << unreachable->message;
+  EXPECT_NE(unreachable->message.find("cluster qa is unreachable"), std::string::npos)
+      << unreachable->message;
+
+  auto not_generated = Ask(sync_atom::value, web, std::string("web-prod"), none, alice);
+  ASSERT_TRUE(not_generated);
+  EXPECT_EQ(not_generated->outcome, CommandOutcome::kNotFound) << not_generated->message;
+  auto no_set = Ask(sync_atom::value, std::string("shop"), dev, none, alice);
+  ASSERT_TRUE(no_set);
+  EXPECT_EQ(no_set->outcome, CommandOutcome::kNotFound) << no_set->message;
+}
+
+TEST_F(AppSetActorTest, PauseResumeAndSkipSayWhetherTheyChangedTheRollout) {
+  using engine::CommandOutcome;
+  Start(AppSetYaml());
+  const std::string web("web"), test("test");
+  auto paused = Ask(pause_atom::value, web, test);
+  ASSERT_TRUE(paused);
+  EXPECT_EQ(paused->outcome, CommandOutcome::kAccepted) << paused->message;
+  EXPECT_EQ(status_["rollout"]["paused"], true) << status_.dump(2);
+  auto again = Ask(pause_atom::value, web, test);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->outcome, CommandOutcome::kUnchanged) << again->message;
+  auto resumed = Ask(resume_atom::value, web, test);
+  ASSERT_TRUE(resumed);
+  EXPECT_EQ(resumed->outcome, CommandOutcome::kAccepted) << resumed->message;
+  auto skipped = Ask(skip_atom::value, web, std::string("web-qa"), std::string("rebuilt"), test);
+  ASSERT_TRUE(skipped);
+  EXPECT_EQ(skipped->outcome, CommandOutcome::kAccepted) << skipped->message;
+  EXPECT_EQ(status_["rollout"]["skipped"]["web-qa"], "rebuilt");
+  auto unknown_app = Ask(skip_atom::value, web, std::string("web-prod"), std::string("x"), test);
+  ASSERT_TRUE(unknown_app);
+  EXPECT_EQ(unknown_app->outcome, CommandOutcome::kNotFound) << unknown_app->message;
+}
+
+// The API's DELETE: a set a file still defines is refused with that file named.
+TEST_F(AppSetActorTest, DeletingASetAFileStillDefinesIsAConflictNamingTheFile) {
+  Start(AppSetYaml());
+  auto refused = Ask(delete_atom::value, std::string("web"), std::string("test"));
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->outcome, engine::CommandOutcome::kConflict) << refused->message;
+  EXPECT_NE(refused->message.find("web.yaml"), std::string::npos) << refused->message;
+  auto missing = Ask(delete_atom::value, std::string("shop"), std::string("test"));
+  ASSERT_TRUE(missing);
+  EXPECT_EQ(missing->outcome, engine::CommandOutcome::kNotFound) << missing->message;
 }
 
 }  // namespace

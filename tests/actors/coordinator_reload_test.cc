@@ -18,6 +18,8 @@
 #include "actors/blocking_pool.h"
 #include "actors/coordinator.h"
 #include "actors/services.h"
+#include "engine/appset.h"
+#include "engine/yaml_json.h"
 #include "sources/fake_source.h"
 #include "store/memory_store.h"
 
@@ -25,6 +27,42 @@ namespace fleetwave::actors {
 namespace {
 
 constexpr const char* kConfig = "/etc/fleetwave/fleetwave.yaml";
+
+// A git source whose every resolve throws, as a library bug would: the gather of every set
+// fails, and its error is shown under the set's file (issue 30).
+class ThrowingSource final : public sources::Source {
+ public:
+  std::optional<sources::SourceError> Fetch(const std::string&) override {
+    throw std::runtime_error("libgit2 bug");
+  }
+  sources::Resolution Resolve(const std::string&, const std::string&) override {
+    throw std::runtime_error("libgit2 bug");
+  }
+  sources::ReadResult Read(const sources::Snapshot&, const std::string&) override {
+    throw std::runtime_error("libgit2 bug");
+  }
+};
+
+// One ApplicationSet with a git generator-free list of one element, defined in `file`.
+engine::ApplicationSet SetOf(const std::string& file) {
+  const std::string yaml = R"(apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: web}
+spec:
+  goTemplate: true
+  generators: [{list: {elements: [{cluster: dev}]}}]
+  template:
+    metadata: {name: 'web-{{.cluster}}'}
+    spec:
+      project: default
+      source: {repoURL: file:///repo.git, targetRevision: main, path: web}
+      destination: {name: '{{.cluster}}', namespace: shop}
+)";
+  engine::LoadedDocuments docs = engine::LoadYamlDocuments(yaml, file);
+  engine::DecodedApplicationSet d = engine::DecodeApplicationSet(docs.documents.at(0), file);
+  EXPECT_TRUE(d.issues.empty());
+  return *d.appset;
+}
 
 DaemonInputs Inputs(std::map<std::string, AppSetFile> files) {
   DaemonInputs in;
@@ -88,6 +126,7 @@ class CoordinatorReloadTest : public ::testing::Test {
   caf::scheduler::test_coordinator* sched_ = nullptr;
   store::MemoryStore store_;
   sources::FakeSource source_;
+  ThrowingSource throwing_source_;
   // The daemon counts a job that threw as degraded{reason="internal"}.
   BlockingPool pool_{0, nullptr, nullptr, [this] { ++degraded_["internal"]; }};
   Services services_;
@@ -141,6 +180,35 @@ TEST_F(CoordinatorReloadTest, AFileThatStaysBadIsCountedOnceAndReloadsGoOn) {
   ASSERT_EQ(reloads_.size(), 3u);
   EXPECT_EQ(reloads_.back(), std::make_pair(uint64_t{3}, false));
   EXPECT_EQ(degraded_["file"], 1);
+}
+
+// Issue 31: a removed file takes every error shown under it out of the API, the one its set's
+// failed gather published too, and the set's actor (kept to mark the set PendingDeletion) does
+// not bring it back at its next failed gather.
+TEST_F(CoordinatorReloadTest, ARemovedFilesSetErrorLeavesTheApiAndStaysGone) {
+  services_.source = &throwing_source_;
+  std::vector<std::string> removed;
+  services_.publish.file_removed = [&removed](const std::string& file) { removed.push_back(file); };
+  AppSetFile web;
+  web.appsets.push_back(SetOf("/a/web.yaml"));
+  DaemonInputs initial = Inputs({{"/a/web.yaml", web}, {"/a/other.yaml", AppSetFile{}}});
+  initial.clusters = {{"dev", "https://dev.example", {}}};
+  Start(initial);
+  ASSERT_EQ(ErrorFiles(), std::vector<std::string>{"/a/web.yaml"})
+      << "the failed gather is not shown under its file; log: " << ::testing::PrintToString(log_);
+
+  load_ = [] {
+    DaemonInputs in = Inputs({{"/a/other.yaml", AppSetFile{}}});
+    in.clusters = {{"dev", "https://dev.example", {}}};
+    return in;
+  };
+  Reload(1);
+  EXPECT_TRUE(ErrorFiles().empty()) << "still in errors: " << ErrorFiles().at(0);
+  EXPECT_EQ(removed, std::vector<std::string>{"/a/web.yaml"});
+  // The set's actor gathers again (a refresh, its poll): the error is logged, not shown.
+  caf::anon_send(coordinator_, refresh_atom::value, std::string("test"));
+  sched_->run();
+  EXPECT_TRUE(ErrorFiles().empty()) << "back in errors: " << ErrorFiles().at(0);
 }
 
 }  // namespace

@@ -216,7 +216,9 @@ class DaemonEnv:
 
     # --- the daemon -------------------------------------------------------------------------
 
-    def start(self, ready_timeout=30.0):
+    def start(self, ready_timeout=30.0, env=None):
+        """`env`: the daemon's environment instead of this process's (e.g. a PATH with a fake
+        kubectl)."""
         assert self.proc is None or self.proc.poll() is not None
         self.starts += 1
         self.api = None
@@ -224,7 +226,8 @@ class DaemonEnv:
         log.write("=== start %d ===\n" % self.starts)
         log.flush()
         self.proc = subprocess.Popen([FLEETWAVE, "run", "--config", self.config_path],
-                                     stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+                                     stdout=log, stderr=log, stdin=subprocess.DEVNULL,
+                                     env=env)
         log.close()
         wait_for(lambda: self._ready(), timeout=ready_timeout, interval=0.05,
                  what=lambda: "the daemon's /readyz; log:\n" + self.log_tail())

@@ -23,6 +23,7 @@
 #include <iostream>
 #include <mutex>
 #include <ostream>
+#include <thread>
 
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
@@ -44,6 +45,7 @@
 #include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"
 #include "tools/fleetwave/daemon_loader.h"
+#include "tools/fleetwave/operator_commands.h"
 #include "tools/fleetwave/service_heartbeat.h"
 #include "tools/fleetwave/service_log.h"
 #include "tools/fleetwave/service_notify.h"
@@ -57,6 +59,8 @@ namespace fs = std::filesystem;
 constexpr const char* kUsage = "usage: fleetwave run [--config F] [--accept-empty-state]\n";
 constexpr const char* kDefaultConfig = "/etc/fleetwave/fleetwave.yaml";
 constexpr int kSchedulerThreads = 2;
+// SIGTERM to exit, whatever runs (docs/guide.md; fleetwave.service's TimeoutStopSec is 20 s).
+constexpr std::chrono::seconds kStopBudget{9};
 
 std::string Resolve(const std::string& path, const std::string& config_path) {
   if (path.empty() || path[0] == '/') return path;
@@ -146,65 +150,6 @@ class Events {
   int signal_fd_ = -1;
   int inotify_fd_ = -1;
 };
-
-// DELETE /api/v1/applicationsets/NAME. Files are the source of truth: a set a file still
-// defines would be re-created by the next reload, so deleting it is refused (409) naming the
-// file to remove; a set pending deletion (its board entry carries status.deletion) is deleted
-// at once, without waiting for the rest of its grace period.
-api::ApiCommandResult RouteDelete(const actors::StatusBoard& board, const caf::actor& coordinator,
-                                  const api::ApiCommand& command) {
-  const actors::StatusBoard::JsonPtr set = board.AppSet(command.target);
-  if (!set) return api::ApiCommandResult{404, "applicationset " + command.target + " not found"};
-  const engine::Json& status = set->contains("status") ? (*set)["status"] : engine::Json();
-  const bool pending = status.is_object() && status.contains("deletion");
-  if (!pending) {
-    std::string file;
-    const engine::Json& spec = set->contains("spec") ? (*set)["spec"] : engine::Json();
-    if (spec.is_object() && spec.contains("file") && spec["file"].is_string()) {
-      file = spec["file"].get<std::string>();
-    }
-    return api::ApiCommandResult{
-        409, "applicationset " + command.target + " is defined by " +
-                 (file.empty() ? std::string("a file in the ApplicationSet directory") : file) +
-                 "; remove that file to delete it (files are the source of truth: a set still "
-                 "defined would be re-created on the next reload)"};
-  }
-  caf::anon_send(coordinator, actors::delete_atom::value, command.target, command.caller);
-  return api::ApiCommandResult{202, "deletion of " + command.target + " requested"};
-}
-
-// An authenticated API mutation, as a message to the coordinator (never a blocking call: this
-// runs on an HTTP worker thread). Application commands go to the set the board says owns the app.
-api::ApiCommandResult RouteApiCommand(const actors::StatusBoard& board,
-                                      const caf::actor& coordinator,
-                                      const api::ApiCommand& command) {
-  if (command.kind == "pause" || command.kind == "resume") {
-    if (command.kind == "pause") {
-      caf::anon_send(coordinator, actors::pause_atom::value, command.target, command.caller);
-    } else {
-      caf::anon_send(coordinator, actors::resume_atom::value, command.target, command.caller);
-    }
-    return api::ApiCommandResult{202, command.kind + " of " + command.target + " requested"};
-  }
-  if (command.kind == "refresh") {
-    caf::anon_send(coordinator, actors::refresh_atom::value, command.caller);
-    return api::ApiCommandResult{202, "refresh of every applicationset requested"};
-  }
-  if (command.kind == "delete") return RouteDelete(board, coordinator, command);
-  if (command.kind != "sync" && command.kind != "skip") {
-    return api::ApiCommandResult{400, "unknown command"};
-  }
-  const std::optional<std::string> owner = board.ApplicationOwner(command.target);
-  if (!owner) return api::ApiCommandResult{404, "application " + command.target + " not found"};
-  if (command.kind == "skip") {
-    caf::anon_send(coordinator, actors::skip_atom::value, *owner, command.target,
-                   command.reason.value_or(""), command.caller);
-  } else {
-    caf::anon_send(coordinator, actors::sync_atom::value, *owner, command.target,
-                   command.revision.value_or(""), command.caller);
-  }
-  return api::ApiCommandResult{202, command.kind + " of " + command.target + " requested"};
-}
 
 }  // namespace
 
@@ -299,8 +244,11 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
                                  services.now(), clusters);
     board.PublishReconcile(name, summary, std::move(apps));
   };
-  services.publish.appset_removed = [&board, &metrics](const std::string& name) {
+  services.publish.appset_removed = [&board, &metrics,
+                                     db = opened.database](const std::string& name) {
     board.RemoveAppSet(name);
+    // A problem of its stored records goes with the records (the deletion removed them).
+    board.SetStoredRecordProblem(db + ":" + store::keys::AppSetPrefix(name), std::nullopt);
     metrics.AppSetRemoved(name);
   };
   services.publish.pending_deletions = [&metrics](const std::string& name, int count) {
@@ -356,6 +304,10 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
                                              const std::vector<std::string>& e) {
     metrics.ConfigReload(file, e.empty());
     board.SetFileStatus(file, e.empty() ? std::nullopt : std::optional<std::string>(JoinLines(e)));
+  };
+  services.publish.file_removed = [&board, &metrics](const std::string& file) {
+    board.RemoveFile(file);
+    metrics.ConfigFileRemoved(file);
   };
   services.publish.degraded = [&metrics](const std::string& reason) { metrics.Degraded(reason); };
   services.publish.ready = [&board, &lifecycle](bool ready) {
@@ -417,9 +369,8 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   };
   caf::actor coordinator = actors::SpawnCoordinator(system, std::move(coordinator_config));
 
-  api::ApiServer api(board, [&board, coordinator](const api::ApiCommand& command) {
-    return RouteApiCommand(board, coordinator, command);
-  });
+  // Mutations are answered by the actor that decides (operator_commands.h).
+  api::ApiServer api(board, MakeOperatorCommandHandler(system, coordinator, board));
   api::ApiServerOptions api_options;
   api_options.listen = config.listen_api;
   api_options.token_file = Resolve(config.api_token_file, config_path);
@@ -520,21 +471,40 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     }
   }
 
+  // One deadline for the whole stop (systemd's TimeoutStopSec is 20 s): whatever still runs
+  // at it is abandoned and the process exits without running destructors. Nothing acknowledged
+  // is lost that way: every decision is on disk before it is acted on (write-ahead), and a
+  // store commit in flight is one SQLite transaction, complete or absent after the exit.
+  const auto stop_deadline = std::chrono::steady_clock::now() + kStopBudget;
   log("fleetwave run: stopping");
   lifecycle.Stopping();
   heartbeat.reset();
   wedge.reset();  // a wedged scheduler could not stop the actors
   api.Stop();
+  metrics_server.Stop();
   caf::anon_send(coordinator, actors::stop_atom::value);
-  auto done = std::async(std::launch::async, [&system] { system.await_all_actors_done(); });
-  if (done.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
-    // Every decision is already on disk (write-ahead): abandoning in-flight requests loses
-    // nothing acknowledged.
-    log("fleetwave run: in-flight work did not finish within 10 s; abandoning it");
+  // Detached (not a std::async future, whose destructor would wait for it).
+  auto actors_done = std::make_shared<std::promise<void>>();
+  std::future<void> done = actors_done->get_future();
+  std::thread([&system, actors_done] {
+    system.await_all_actors_done();
+    actors_done->set_value();
+  }).detach();
+  if (done.wait_until(stop_deadline) != std::future_status::ready) {
+    log("fleetwave run: in-flight work did not finish within " +
+        std::to_string(kStopBudget.count()) + " s; abandoning it");
     std::_Exit(0);
   }
-  pool.Stop();
-  metrics_server.Stop();
+  // A blocking job (a git fetch, the render of a large set, a kustomize child) may run for
+  // minutes and cannot be interrupted: it is abandoned at the deadline.
+  const std::vector<std::string> abandoned = pool.Stop(stop_deadline);
+  if (!abandoned.empty()) {
+    std::string names;
+    for (const auto& a : abandoned) names += (names.empty() ? "" : ", ") + a;
+    log("fleetwave run: " + std::to_string(abandoned.size()) +
+        " blocking job(s) still running at the stop deadline, abandoned: " + names);
+    std::_Exit(0);
+  }
   log("fleetwave run: stopped");
   return 0;
 }

@@ -669,18 +669,44 @@ TEST(AppSetReconcileTest, ManualSync) {
     std::vector<std::string> pinned;
     std::optional<std::string> revision;
     std::vector<std::string> revisions;  // empty: refused
+    CommandOutcome refusal = CommandOutcome::kAccepted;
   };
+  ObservedApp unreachable = o;
+  unreachable.reachable = false;
+  ObservedApp unrendered = o;
+  unrendered.revisions.clear();
   const std::vector<Case> cases = {
       {"at the pin", o, idle, {"r1"}, std::nullopt, {"r1"}},
       {"at --revision", o, idle, {"r1"}, "r3", {"r3"}},
       {"first sight, no pin: the current revision", o, std::nullopt, {}, std::nullopt, {"r2"}},
-      {"refused while an operation runs", o, running, {"r1"}, std::nullopt, {}},
-      {"--revision refused for a multi-source app",
+      {"refused while an operation runs: a conflict",
+       o,
+       running,
+       {"r1"},
+       std::nullopt,
+       {},
+       CommandOutcome::kConflict},
+      {"refused while the cluster is unreachable: not now",
+       unreachable,
+       idle,
+       {"r1"},
+       std::nullopt,
+       {},
+       CommandOutcome::kUnavailable},
+      {"refused with no revision known yet: not now",
+       unrendered,
+       std::nullopt,
+       {},
+       std::nullopt,
+       {},
+       CommandOutcome::kUnavailable},
+      {"--revision refused for a multi-source app: invalid",
        Observe(multi_app),
        std::nullopt,
        {"r1"},
        "r3",
-       {}},
+       {},
+       CommandOutcome::kInvalid},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -688,9 +714,11 @@ TEST(AppSetReconcileTest, ManualSync) {
     if (c.revisions.empty()) {
       EXPECT_FALSE(d.start);
       EXPECT_FALSE(d.error.empty());
+      EXPECT_EQ(CommandOutcomeName(d.refusal), std::string(CommandOutcomeName(c.refusal)));
       continue;
     }
     ASSERT_TRUE(d.start) << d.error;
+    EXPECT_EQ(d.refusal, CommandOutcome::kAccepted);
     EXPECT_EQ(d.start->trigger, SyncStartTrigger::kManual);
     EXPECT_EQ(d.start->record.revisions, c.revisions);
     EXPECT_EQ(d.start->record.operation["initiatedBy"]["username"], "alice");

@@ -1,0 +1,74 @@
+#include "engine/operator_command.h"
+
+namespace fleetwave::engine {
+
+const char* CommandOutcomeName(CommandOutcome outcome) {
+  switch (outcome) {
+    case CommandOutcome::kAccepted:
+      return "Accepted";
+    case CommandOutcome::kUnchanged:
+      return "Unchanged";
+    case CommandOutcome::kInvalid:
+      return "Invalid";
+    case CommandOutcome::kNotFound:
+      return "NotFound";
+    case CommandOutcome::kConflict:
+      return "Conflict";
+    case CommandOutcome::kUnavailable:
+      return "Unavailable";
+  }
+  return "Unknown";
+}
+
+std::optional<CommandAnswer> RefuseSetCommand(const SetCommandContext& set, const std::string& what,
+                                              const std::string& app, bool app_generated) {
+  const std::string object = app.empty() ? "applicationset " + set.appset : "application " + app;
+  if (set.deleting) {
+    return CommandAnswer{CommandOutcome::kConflict, what + " of " + object +
+                                                        " refused: applicationset " + set.appset +
+                                                        " is pending deletion or being deleted"};
+  }
+  if (!set.loaded) {
+    return CommandAnswer{CommandOutcome::kUnavailable,
+                         what + " of " + object + " refused: applicationset " + set.appset +
+                             " is still loading (its first reconcile has not finished); "
+                             "try again shortly"};
+  }
+  if (!app.empty() && !app_generated) {
+    return CommandAnswer{CommandOutcome::kNotFound, what + " of " + object +
+                                                        " refused: applicationset " + set.appset +
+                                                        " no longer generates it"};
+  }
+  return std::nullopt;
+}
+
+CommandAnswer ApplyRolloutCommand(RolloutState& state, RolloutCommand command,
+                                  const std::string& appset, const std::string& app,
+                                  const std::string& reason, Time now) {
+  switch (command) {
+    case RolloutCommand::kPause:
+      if (state.paused) {
+        return {CommandOutcome::kUnchanged, "the rollout of " + appset + " is already paused"};
+      }
+      PauseRollout(state, now);
+      return {CommandOutcome::kAccepted, "the rollout of " + appset + " is paused"};
+    case RolloutCommand::kResume:
+      if (!state.paused) {
+        return {CommandOutcome::kUnchanged, "the rollout of " + appset + " is not paused"};
+      }
+      ResumeRollout(state, now);
+      return {CommandOutcome::kAccepted, "the rollout of " + appset + " is resumed"};
+    case RolloutCommand::kSkip: {
+      auto it = state.skipped.find(app);
+      if (it != state.skipped.end() && it->second == reason) {
+        return {CommandOutcome::kUnchanged, app + " is already skipped for that reason"};
+      }
+      SkipApplication(state, app, reason);
+      return {CommandOutcome::kAccepted,
+              app + " is skipped (" + reason + "): the rollout no longer waits for it"};
+    }
+  }
+  return {CommandOutcome::kInvalid, "unknown rollout command"};
+}
+
+}  // namespace fleetwave::engine

@@ -1,0 +1,104 @@
+// Which operator commands a set carries out now, and what the caller is told (issue 31: the API
+// answers from these decisions).
+#include "engine/operator_command.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fleetwave::engine {
+namespace {
+
+const Time kT0 = Time{} + std::chrono::hours(24 * 365 * 56);
+
+TEST(OperatorCommandTest, SetStateRefusesBeforeAnythingElse) {
+  struct Case {
+    const char* name;
+    SetCommandContext set;
+    std::string app;
+    bool generated;
+    std::optional<CommandOutcome> refusal;  // nullopt: the command goes on
+    std::string says;                       // a part of the message
+  };
+  const std::vector<Case> cases = {
+      {"a loaded set, a generated app", {"web", true, false}, "web-dev", true, std::nullopt, ""},
+      {"a loaded set, no app (pause)", {"web", true, false}, "", false, std::nullopt, ""},
+      {"still loading: not now",
+       {"web", false, false},
+       "web-dev",
+       true,
+       CommandOutcome::kUnavailable,
+       "still loading"},
+      {"being deleted: a conflict, even while loading",
+       {"web", false, true},
+       "",
+       false,
+       CommandOutcome::kConflict,
+       "pending deletion"},
+      {"an app no longer generated",
+       {"web", true, false},
+       "web-old",
+       false,
+       CommandOutcome::kNotFound,
+       "no longer generates"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const auto answer = RefuseSetCommand(c.set, "sync", c.app, c.generated);
+    ASSERT_EQ(answer.has_value(), c.refusal.has_value());
+    if (!answer) continue;
+    EXPECT_EQ(CommandOutcomeName(answer->outcome), std::string(CommandOutcomeName(*c.refusal)));
+    EXPECT_NE(answer->message.find(c.says), std::string::npos) << answer->message;
+    EXPECT_NE(answer->message.find(c.app.empty() ? "web" : c.app), std::string::npos);
+  }
+}
+
+TEST(OperatorCommandTest, RolloutCommandsSayWhetherTheyChangedAnything) {
+  RolloutState running;
+  RolloutState paused;
+  PauseRollout(paused, kT0);
+  RolloutState skipped;
+  SkipApplication(skipped, "web-qa", "rebuilt");
+  struct Case {
+    const char* name;
+    RolloutState state;
+    RolloutCommand command;
+    std::string reason;
+    CommandOutcome outcome;
+    bool paused_after;
+  };
+  const std::vector<Case> cases = {
+      {"pause a running rollout", running, RolloutCommand::kPause, "", CommandOutcome::kAccepted,
+       true},
+      {"pause a paused one", paused, RolloutCommand::kPause, "", CommandOutcome::kUnchanged, true},
+      {"resume a paused one", paused, RolloutCommand::kResume, "", CommandOutcome::kAccepted,
+       false},
+      {"resume a running one", running, RolloutCommand::kResume, "", CommandOutcome::kUnchanged,
+       false},
+      {"skip", running, RolloutCommand::kSkip, "rebuilt", CommandOutcome::kAccepted, false},
+      {"skip again, same reason", skipped, RolloutCommand::kSkip, "rebuilt",
+       CommandOutcome::kUnchanged, false},
+      {"skip again, another reason", skipped, RolloutCommand::kSkip, "gone",
+       CommandOutcome::kAccepted, false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    RolloutState state = c.state;
+    const CommandAnswer a = ApplyRolloutCommand(state, c.command, "web", "web-qa", c.reason,
+                                                kT0 + std::chrono::seconds(5));
+    EXPECT_EQ(CommandOutcomeName(a.outcome), std::string(CommandOutcomeName(c.outcome)));
+    EXPECT_FALSE(a.message.empty());
+    EXPECT_EQ(state.paused, c.paused_after);
+    if (c.outcome == CommandOutcome::kUnchanged) {
+      EXPECT_EQ(state, c.state);
+    }
+    if (c.command == RolloutCommand::kSkip) {
+      EXPECT_EQ(state.skipped["web-qa"], c.reason);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace fleetwave::engine
