@@ -66,7 +66,7 @@ LiveObject ProjectLiveObject(const Json& object) {
       live.managed_values["metadata"][key] = *v;
     }
   }
-  if (ObjectRef secret = live.ref; secret.group.empty() && secret.kind == "Secret") {
+  if (live.ref.group.empty() && live.ref.kind == "Secret") {
     // Who owns a Secret's keys depends on whether data or stringData was applied; all of data
     // is compared, by hash (no Secret value is ever kept).
     if (const Json* data = Member(&object, "data")) live.managed_values["data"] = *data;
