@@ -1,5 +1,6 @@
 #include "engine/live_object.h"
 
+#include "engine/drift.h"
 #include "engine/managed_fields.h"
 
 namespace fleetwave::engine {
@@ -29,7 +30,7 @@ bool LiveObject::IsTrackedBy(const AppIdentity& app) const {
   return !id.empty() && id == TrackingId(app, ref);
 }
 
-LiveObject ProjectLiveObject(const Json& object, std::string_view field_manager) {
+LiveObject ProjectLiveObject(const Json& object) {
   LiveObject live;
   live.ref = RefOf(object);
   const Json* meta = Member(&object, "metadata");
@@ -44,10 +45,33 @@ LiveObject ProjectLiveObject(const Json& object, std::string_view field_manager)
     const std::string value = AnnotationOf(object, key);
     if (!value.empty()) live.annotations[key] = value;
   }
-  live.managed_fields = ManagedFieldsOf(object, field_manager);
-  live.managed_values = live.managed_fields.is_null()
-                            ? Json::object()
-                            : RestrictToFields(live.managed_fields, object);
+  live.managed_fields = AllManagedFields(object);
+  if (live.managed_fields.is_null()) {
+    // Nobody's fields are recorded (no managedFields): compare against the whole object.
+    live.managed_values = object;
+    if (live.managed_values.is_object()) {
+      live.managed_values.erase("status");
+      if (auto m = live.managed_values.find("metadata");
+          m != live.managed_values.end() && m->is_object()) {
+        m->erase("managedFields");
+      }
+    }
+  } else {
+    live.managed_values = RestrictToFields(live.managed_fields, object);
+    live.managed_values.erase("status");
+  }
+  // Identity is never in a field set, but the desired object states it.
+  for (const char* key : {"name", "namespace"}) {
+    if (const Json* v = Member(meta, key); v != nullptr && v->is_string()) {
+      live.managed_values["metadata"][key] = *v;
+    }
+  }
+  if (live.ref.group.empty() && live.ref.kind == "Secret") {
+    // Who owns a Secret's keys depends on whether data or stringData was applied; all of data
+    // is compared, by hash (no Secret value is ever kept).
+    if (const Json* data = Member(&object, "data")) live.managed_values["data"] = *data;
+    HashSecretData(live.ref, live.managed_values);
+  }
   return live;
 }
 

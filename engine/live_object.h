@@ -1,7 +1,8 @@
 // A live object as fleetwave's sync decisions see it: a *projection* of what the cluster's
 // watch delivers (identity, resourceVersion and generations, the annotations fleetwave reads,
-// and only the fields fleetwave's field manager owns with their live values) — never the
-// whole object, so a cluster actor can cache thousands of them. ProjectLiveObject is the
+// and the fields some manager set, with their live values — whoever set them, so drift made
+// by another tool is seen; Secret values only as hashes) — never server defaults or status,
+// so a cluster actor can cache thousands of them. ProjectLiveObject is the
 // projector the cluster actor runs on each watched object.
 #pragma once
 
@@ -27,8 +28,13 @@ struct LiveObject {
   // Only the annotations sync decisions read (tracking id, applied hash, adopt, allow-delete,
   // both sync-options forms).
   std::map<std::string, std::string> annotations;
-  Json managed_fields;  // fieldsV1 of fleetwave's Apply entry; null when fleetwave owns nothing
-  Json managed_values;  // the object restricted to those fields
+  // The union of every manager's fieldsV1 (engine/managed_fields.h AllManagedFields); null
+  // when the object records none.
+  Json managed_fields;
+  // The object restricted to those fields (the whole object but status when there are none),
+  // with metadata.name/namespace and a Secret's data hashed (engine/drift.h). Null when nothing
+  // is known of the live values (a hand-made LiveObject): then only the applied hash decides.
+  Json managed_values;
 
   std::string Annotation(const std::string& key) const {
     auto it = annotations.find(key);
@@ -43,6 +49,6 @@ struct LiveObject {
 };
 
 // Projects a whole object (as a list or watch returns it).
-LiveObject ProjectLiveObject(const Json& object, std::string_view field_manager = kFieldManager);
+LiveObject ProjectLiveObject(const Json& object);
 
 }  // namespace fleetwave::engine

@@ -92,81 +92,6 @@ const Json* Member(const Json* object, const std::string& name) {
   return it == object->end() ? nullptr : &*it;
 }
 
-const Json* Item(const Json* list, std::optional<size_t> index) {
-  if (list == nullptr || !index || !list->is_array() || *index >= list->size()) return nullptr;
-  return &(*list)[*index];
-}
-
-bool StartsWithPointer(const std::string& pointer, const std::string& prefix) {
-  return pointer == prefix ||
-         (pointer.size() > prefix.size() && pointer.compare(0, prefix.size(), prefix) == 0 &&
-          pointer[prefix.size()] == '/');
-}
-
-// `pointer` is the field's JSON pointer; Walk appends each child's token to it and takes it
-// off again, so a walk builds no string per field (the daemon walks every live object's owned
-// fields on each reconcile: bench/reconcile_bench.cc).
-void Walk(const Json& fields, const Json* desired, const Json* live, std::string& pointer,
-          const std::vector<std::string>& ignored, std::vector<FieldDrift>& out) {
-  for (const auto& p : ignored) {
-    if (StartsWithPointer(pointer, p)) return;  // the field or an ancestor is ignored
-  }
-  if (IsLeaf(fields)) {
-    if (desired == nullptr) return;
-    if (live == nullptr) {
-      out.push_back({pointer});
-      return;
-    }
-    // Parts of the value ignored: compare copies without them; otherwise the values themselves.
-    bool ignored_inside = false;
-    for (const auto& p : ignored) {
-      if (StartsWithPointer(p, pointer) && p != pointer) ignored_inside = true;
-    }
-    if (!ignored_inside) {
-      if (*desired != *live) out.push_back({pointer});
-      return;
-    }
-    Json d = *desired;
-    Json l = *live;
-    for (const auto& p : ignored) {
-      if (StartsWithPointer(p, pointer) && p != pointer) {
-        RemovePointer(d, std::string_view(p).substr(pointer.size()));
-        RemovePointer(l, std::string_view(p).substr(pointer.size()));
-      }
-    }
-    if (d != l) out.push_back({pointer});
-    return;
-  }
-  const size_t length = pointer.size();
-  for (auto it = fields.begin(); it != fields.end(); ++it) {
-    const std::string& key = it.key();
-    if (key == "." || key.size() < 2 || key[1] != ':') continue;
-    if (key[0] == 'f') {
-      const std::string name = key.substr(2);
-      pointer += '/';
-      AppendEscaped(pointer, name);
-      Walk(it.value(), Member(desired, name), Member(live, name), pointer, ignored, out);
-      pointer.resize(length);
-      continue;
-    }
-    const Json parsed = ParseElementKey(key);
-    const auto live_index = FindParsedElement(key, parsed, live);
-    const auto desired_index = FindParsedElement(key, parsed, desired);
-    const Json* d = Item(desired, desired_index);
-    const Json* l = Item(live, live_index);
-    if (d == nullptr) continue;
-    if (l == nullptr) {
-      out.push_back({pointer + "/" + std::to_string(*desired_index)});
-      continue;
-    }
-    if (key[0] == 'v') continue;  // a set member present on both sides is equal by definition
-    pointer += '/';
-    pointer += std::to_string(*live_index);
-    Walk(it.value(), d, l, pointer, ignored, out);
-    pointer.resize(length);
-  }
-}
-
 Json Restrict(const Json& fields, const Json& value) {
   if (IsLeaf(fields)) return value;
   if (value.is_object()) {
@@ -200,7 +125,34 @@ Json Restrict(const Json& fields, const Json& value) {
   return value;
 }
 
+void MergeFields(Json& into, const Json& fields) {
+  for (auto it = fields.begin(); it != fields.end(); ++it) {
+    Json& slot = into[it.key()];
+    if (slot.is_object() && it.value().is_object()) {
+      MergeFields(slot, it.value());
+    } else if (!slot.is_object()) {
+      slot = it.value().is_object() ? it.value() : Json::object();
+    }
+  }
+}
+
 }  // namespace
+
+Json AllManagedFields(const Json& object) {
+  const Json* meta = Member(&object, "metadata");
+  const Json* entries = Member(meta, "managedFields");
+  if (entries == nullptr || !entries->is_array()) return nullptr;
+  Json out = Json::object();
+  for (const auto& e : *entries) {
+    const Json* sub = Member(&e, "subresource");
+    const Json* f = Member(&e, "fieldsV1");
+    if (sub != nullptr && !(sub->is_string() && sub->get_ref<const std::string&>().empty())) {
+      continue;  // status (or scale) writes: not what git declares
+    }
+    if (f != nullptr && f->is_object()) MergeFields(out, *f);
+  }
+  return out;
+}
 
 Json ManagedFieldsOf(const Json& object, std::string_view manager) {
   const Json* meta = Member(&object, "metadata");
@@ -221,16 +173,6 @@ Json ManagedFieldsOf(const Json& object, std::string_view manager) {
 Json RestrictToFields(const Json& fields_v1, const Json& object) {
   if (!fields_v1.is_object()) return Json::object();
   return Restrict(fields_v1, object);
-}
-
-std::vector<FieldDrift> FindDrift(const Json& fields_v1, const Json& desired, const Json& live,
-                                  const std::vector<std::string>& ignored) {
-  std::vector<FieldDrift> out;
-  std::string pointer;
-  if (fields_v1.is_object() && !fields_v1.empty()) {
-    Walk(fields_v1, &desired, &live, pointer, ignored, out);
-  }
-  return out;
 }
 
 std::string EscapePointerToken(std::string_view token) {

@@ -1,7 +1,7 @@
 // Server-side apply's record of which fields a manager owns (metadata.managedFields[].fieldsV1,
 // the "f:"/"k:"/"v:"/"i:" tree of structured-merge-diff) and what fleetwave does with it:
-// project a live object down to the fields fleetwave owns, and find where the live values of
-// those fields differ from the desired object (drift, computed locally from watch data).
+// project a live object down to the fields managers set (engine/drift.h compares them with
+// the desired object), and the JSON-pointer tools that comparison uses.
 // Malformed input never throws: an entry that cannot be read is skipped.
 #pragma once
 
@@ -16,24 +16,14 @@ namespace fleetwave::engine {
 // The fieldsV1 of `manager`'s Apply entry in metadata.managedFields; null when there is none.
 Json ManagedFieldsOf(const Json& object, std::string_view manager);
 
+// The union of every manager's fieldsV1 for the main resource (entries of the status
+// subresource left out): every field someone set, so none of the server's defaults. Null when
+// the object has no managedFields.
+Json AllManagedFields(const Json& object);
+
 // `object` restricted to the fields of `fields_v1` (keyed list items keep their key fields),
 // so walking `fields_v1` over the result reads the same values as over the whole object.
 Json RestrictToFields(const Json& fields_v1, const Json& object);
-
-// One owned field whose live value differs from (or is absent where) the desired one.
-// `pointer` is a JSON pointer into the live object (list items by their live index).
-struct FieldDrift {
-  std::string pointer;
-  bool operator==(const FieldDrift&) const = default;
-};
-
-// Walks the leaves of `fields_v1` over `desired` and `live`, in key order. A leaf whose
-// desired value is absent is skipped (the applied hash already tells that the desired object
-// changed); one whose live value is absent or different is drift, unless `ignored` (JSON
-// pointers: the leaf itself, an ancestor, or a part inside it, which is then left out of the
-// comparison).
-std::vector<FieldDrift> FindDrift(const Json& fields_v1, const Json& desired, const Json& live,
-                                  const std::vector<std::string>& ignored);
 
 // Removes the value at JSON pointer `pointer` from `value`, if there; malformed pointers and
 // missing paths are no-ops.

@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "engine/managed_fields.h"
+#include "engine/drift.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -33,12 +33,13 @@ ObjectSync Compare(const RenderedObject& d, const LiveObject* l,
                 d.applied_hash + ")";
     return s;
   }
-  const auto drift =
-      FindDrift(l->managed_fields, d.object, l->managed_values, IgnoredPointersFor(ignore, d.ref));
-  if (!drift.empty()) {
+  if (l->managed_values.is_null()) return s;  // nothing known of the live values
+  const auto pointer = FirstDifference(NormaliseForComparison(d.ref, d.object), l->managed_values,
+                                       l->managed_fields, IgnoredPointersFor(ignore, d.ref));
+  if (pointer) {
     s.status = SyncCode::kOutOfSync;
     s.reason = SyncReason::kFieldDrift;
-    s.pointer = drift.front().pointer;
+    s.pointer = *pointer;
     s.message = d.ref.KindName() + " has drifted at " + s.pointer;
   }
   return s;
@@ -127,6 +128,7 @@ AppSync CompareApp(const AppIdentity& app, const std::vector<RenderedObject>& de
       out.reason = o.reason;
       out.message = o.message;
     }
+    if (o.reason == SyncReason::kFieldDrift && !out.drift) out.drift = Drift{o.ref, o.pointer};
   }
   if (out_of_sync > 1) out.message += " (+" + std::to_string(out_of_sync - 1) + " more)";
   return out;

@@ -1,14 +1,17 @@
 // An Application's sync status, computed locally from watch data (no dry-run): Synced,
 // OutOfSync with the reason (a desired object missing live, its applied hash differing from
-// the desired one, a field fleetwave owns drifting from its desired value, a tracked object
-// no longer desired), or Unknown while the cluster is unreachable. Also the decision a new
-// revision gets: identical rendered objects are Synced, so the pin moves without an apply.
+// the desired one, a desired field whose live value differs — whoever changed it, see
+// engine/drift.h —, a tracked object no longer desired), or Unknown while the cluster is
+// unreachable. Also the decision a new revision gets: identical rendered objects are Synced, so the
+// pin moves without an apply.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/drift.h"
 #include "engine/live_object.h"
 #include "engine/render.h"
 #include "engine/tracking.h"
@@ -23,7 +26,7 @@ enum class SyncReason {
   kNone,         // Synced
   kMissing,      // a desired object does not exist live
   kHashDiffers,  // live fleetwave.io/applied-hash is not the desired object's hash
-  kFieldDrift,   // a field fleetwave owns has another live value than the desired one
+  kFieldDrift,   // a desired field has another live value (whoever changed it)
   kExtraneous,   // a live object tracked by the app is no longer desired (needs pruning)
   kUnreachable,  // the cluster cannot be reached: Unknown
 };
@@ -41,6 +44,9 @@ struct AppSync {
   SyncReason reason = SyncReason::kNone;  // of the first object out of sync
   std::string message;  // the first object's message, "(+N more)" when others are out of sync
   std::vector<ObjectSync> objects;  // desired objects in render order, then extraneous ones
+  // The first object (in render order) with field drift and where, even when another reason
+  // comes first in `message`: what selfHeal and a rollout's re-sync act on.
+  std::optional<Drift> drift;
 };
 
 // spec.ignoreDifferences of an Application (jsonPointers only): differences of matching
@@ -64,7 +70,8 @@ std::vector<std::string> IgnoredPointersFor(const std::vector<IgnoreDifference>&
 // Compares the rendered objects with the live projections (every live object of interest:
 // the desired ones and everything carrying the app's label). `reachable` false: Unknown.
 // Field drift is looked for only when the applied hashes match (a differing hash already
-// means the object must be applied); ignoreDifferences applies to field drift.
+// means the object must be applied): every desired field against its live value
+// (FirstDifference); ignoreDifferences applies to field drift.
 AppSync CompareApp(const AppIdentity& app, const std::vector<RenderedObject>& desired,
                    const std::vector<LiveObject>& live, const std::vector<IgnoreDifference>& ignore,
                    bool reachable);

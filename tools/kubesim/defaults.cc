@@ -5,6 +5,9 @@
 #include <functional>
 #include <string>
 
+#include "tools/kubesim/encoding.h"
+#include "tools/kubesim/quantity.h"
+
 namespace fleetwave::kubesim {
 
 namespace {
@@ -23,6 +26,7 @@ void DefaultPodTemplate(Json& spec) {
   Default(pod, "dnsPolicy", "ClusterFirst");
   Default(pod, "schedulerName", "default-scheduler");
   Default(pod, "securityContext", Json::object());
+  CanonicalizePodQuantities(pod);
   if (pod.contains("containers") && pod["containers"].is_array())
     for (auto& c : pod["containers"]) {
       if (!c.is_object()) continue;
@@ -81,6 +85,17 @@ void ApplyDefaults(const ResourceType& type, Json& object) {
   }
   if (type.kind == "Secret") {
     Default(object, "type", "Opaque");
+    // stringData is write-only: the API server merges it into data (stringData wins) and
+    // never stores it.
+    if (auto sd = object.find("stringData"); sd != object.end()) {
+      if (sd->is_object()) {
+        Json& data = object["data"];
+        if (!data.is_object()) data = Json::object();
+        for (auto it = sd->begin(); it != sd->end(); ++it)
+          if (it.value().is_string()) data[it.key()] = Base64Encode(it.value().get<std::string>());
+      }
+      object.erase("stringData");
+    }
     return;
   }
   if (type.kind == "Service") {

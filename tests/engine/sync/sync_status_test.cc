@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/managed_fields.h"
+#include "engine/sha256.h"
 #include "tests/engine/sync/sync_builders.h"
 
 namespace fleetwave::engine {
@@ -74,8 +75,13 @@ TEST(LiveObjectTest, ProjectionKeepsOnlyWhatSyncReads) {
   EXPECT_EQ(l.observed_generation, 3);
   EXPECT_EQ(l.Annotation(kAppliedHashAnnotation), d.applied_hash);
   EXPECT_TRUE(l.IsTrackedBy(kApp));
-  EXPECT_EQ(l.managed_fields, Obj(kFieldsV1));
-  // Only fleetwave's fields: no status, no server defaults, list items keep their key.
+  // Every manager's fields (the controller's status ones too), but no status values, no
+  // server defaults; list items keep their key; identity is kept.
+  Json all_fields = Obj(kFieldsV1);
+  all_fields["f:status"] = Obj(R"({"f:replicas":{}})");
+  EXPECT_EQ(l.managed_fields, all_fields);
+  EXPECT_EQ(l.managed_values["metadata"]["name"], "web");
+  EXPECT_EQ(l.managed_values["metadata"]["namespace"], "guestbook");
   EXPECT_FALSE(l.managed_values.contains("status"));
   EXPECT_FALSE(l.managed_values["spec"].contains("strategy"));
   EXPECT_EQ(l.managed_values["spec"]["replicas"], 2);
@@ -83,6 +89,59 @@ TEST(LiveObjectTest, ProjectionKeepsOnlyWhatSyncReads) {
             Obj(R"([{"name":"ui","image":"ui:1","ports":[{"containerPort":80}]}])"));
   // Another manager's entry or an Update is not fleetwave's.
   EXPECT_TRUE(ManagedFieldsOf(LiveDeployment(d), "helm").is_null());
+  // Status subresource writes are not part of the union.
+  Json with_subresource = LiveDeployment(d);
+  with_subresource["metadata"]["managedFields"][0]["subresource"] = "status";
+  EXPECT_FALSE(ProjectLiveObject(with_subresource).managed_fields.contains("f:status"));
+}
+
+// `live` after another client changed the field at `pointer` with an ordinary write (kubectl
+// patch or edit): the field leaves fleetwave's set (`leaf` under `parent_fields`) for the
+// writer's, as the API server records it.
+Json EditedBy(Json live, const std::string& pointer, Json value, const std::string& parent_fields,
+              const std::string& leaf, const char* writer_fields) {
+  live[Json::json_pointer(pointer)] = std::move(value);
+  Json& entries = live["metadata"]["managedFields"];
+  for (auto& e : entries) {
+    if (e["manager"] == "fleetwave") e["fieldsV1"][Json::json_pointer(parent_fields)].erase(leaf);
+  }
+  entries.push_back(
+      {{"manager", "kubectl-patch"}, {"operation", "Update"}, {"fieldsV1", Obj(writer_fields)}});
+  return live;
+}
+
+RenderedObject DesiredSecret() {
+  RenderInput in;
+  in.app = kApp;
+  in.destination_namespace = "guestbook";
+  in.manifests.push_back({"m", Obj(R"({"apiVersion":"v1","kind":"Secret",
+      "metadata":{"name":"creds"},"stringData":{"password":"hunter2"}})")});
+  return Render(in).objects.at(0);
+}
+
+// The Secret as stored: stringData became data ("hunter2" in base64).
+Json LiveSecret(const RenderedObject& applied) {
+  Json live = applied.object;
+  live.erase("stringData");
+  live["data"] = {{"password", "aHVudGVyMg=="}};
+  live["metadata"]["managedFields"] = Json::array(
+      {{{"manager", "fleetwave"},
+        {"operation", "Apply"},
+        {"fieldsV1",
+         Obj(R"({"f:metadata":{"f:annotations":{"f:fleetwave.io/applied-hash":{},
+                     "f:fleetwave.io/tracking-id":{}},"f:labels":{"f:fleetwave.io/app":{}}},
+                 "f:stringData":{"f:password":{}}})")}}});
+  return live;
+}
+
+TEST(LiveObjectTest, SecretValuesAreNeverKept) {
+  const Json secret = Obj(R"({"apiVersion":"v1","kind":"Secret",
+      "metadata":{"name":"creds","namespace":"guestbook","managedFields":[{"manager":"fleetwave",
+          "operation":"Apply","fieldsV1":{"f:stringData":{"f:password":{}}}}]},
+      "data":{"password":"aHVudGVyMg=="}})");
+  const LiveObject l = ProjectLiveObject(secret);
+  EXPECT_EQ(l.managed_values["data"]["password"], "sha256:" + Sha256Hex("aHVudGVyMg=="));
+  EXPECT_EQ(l.managed_values.dump().find("aHVudGVyMg"), std::string::npos);
 }
 
 struct StatusCase {
@@ -113,6 +172,16 @@ TEST(SyncStatusTest, EveryReason) {
   Json no_managed = LiveDeployment(d);
   no_managed["metadata"].erase("managedFields");
   no_managed["spec"]["replicas"] = 9;
+  const Json image_taken = EditedBy(
+      LiveDeployment(d), "/spec/template/spec/containers/0/image", "attacker/evil:latest",
+      "/f:spec/f:template/f:spec/f:containers/k:{\"name\":\"ui\"}", "f:image",
+      R"({"f:spec":{"f:template":{"f:spec":{"f:containers":{"k:{\"name\":\"ui\"}":{"f:image":{}}}}}}})");
+  const Json replicas_taken = EditedBy(LiveDeployment(d), "/spec/replicas", 5, "/f:spec",
+                                       "f:replicas", R"({"f:spec":{"f:replicas":{}}})");
+  const RenderedObject secret = DesiredSecret();
+  const Json secret_live = LiveSecret(secret);
+  const Json secret_changed = EditedBy(secret_live, "/data/password", "ZXZpbA==", "",
+                                       "f:stringData", R"({"f:data":{"f:password":{}}})");
 
   const RenderedObject new_rev = DesiredDeployment(3);
   const std::string hash_msg = "Deployment/web differs from the desired state (applied hash " +
@@ -191,9 +260,49 @@ TEST(SyncStatusTest, EveryReason) {
        SyncCode::kOutOfSync,
        SyncReason::kFieldDrift,
        "Deployment/web has drifted at /metadata/annotations/fleetwave.io~1tracking-id"},
-      {"no managed fields: the hash decides",
+      {"no managed fields: the whole object is compared",
        {d},
        {ProjectLiveObject(no_managed)},
+       {},
+       true,
+       SyncCode::kOutOfSync,
+       SyncReason::kFieldDrift,
+       "Deployment/web has drifted at /spec/replicas"},
+      {"another manager took the image (its ownership moved)",
+       {d},
+       {ProjectLiveObject(image_taken)},
+       {},
+       true,
+       SyncCode::kOutOfSync,
+       SyncReason::kFieldDrift,
+       "Deployment/web has drifted at /spec/template/spec/containers/0/image"},
+      {"another manager took replicas",
+       {d},
+       {ProjectLiveObject(replicas_taken)},
+       {},
+       true,
+       SyncCode::kOutOfSync,
+       SyncReason::kFieldDrift,
+       "Deployment/web has drifted at /spec/replicas"},
+      {"ignoreDifferences hides a field another manager took",
+       {d},
+       {ProjectLiveObject(replicas_taken)},
+       ignore_replicas,
+       true,
+       SyncCode::kSynced,
+       SyncReason::kNone,
+       ""},
+      {"a Secret's data changed by another manager: named, never printed",
+       {secret},
+       {ProjectLiveObject(secret_changed)},
+       {},
+       true,
+       SyncCode::kOutOfSync,
+       SyncReason::kFieldDrift,
+       "Secret/creds has drifted at /data/password"},
+      {"a Secret applied as stringData and stored as data is in sync",
+       {secret},
+       {ProjectLiveObject(secret_live)},
        {},
        true,
        SyncCode::kSynced,
@@ -281,6 +390,19 @@ TEST(SyncStatusTest, EveryReason) {
   }
 }
 
+TEST(SyncStatusTest, TheFirstDriftIsATypedValue) {
+  const RenderedObject d = DesiredDeployment();
+  Json scaled = LiveDeployment(d);
+  scaled["spec"]["replicas"] = 5;
+  // A missing Service comes first in the message; the drift is still the Deployment's.
+  const AppSync s = CompareApp(kApp, {DesiredService(), d}, {ProjectLiveObject(scaled)}, {}, true);
+  EXPECT_EQ(s.reason, SyncReason::kMissing);
+  ASSERT_TRUE(s.drift.has_value());
+  EXPECT_EQ(*s.drift, (Drift{testing::Deploy("web"), "/spec/replicas"}));
+  EXPECT_FALSE(
+      CompareApp(kApp, {d}, {ProjectLiveObject(LiveDeployment(d))}, {}, true).drift.has_value());
+}
+
 TEST(SyncStatusTest, NewRevisionWithIdenticalObjectsFastForwards) {
   // Two revisions whose manifests render the same objects (a commit outside the app's path).
   const RenderedObject at_old = DesiredDeployment();
@@ -309,21 +431,6 @@ TEST(SyncStatusTest, DecodeIgnoreDifferences) {
             std::vector<std::string>{"/data"});
   EXPECT_TRUE(IgnoredPointersFor(got, {"", "ConfigMap", "n", "other"}).empty());
   EXPECT_TRUE(DecodeIgnoreDifferences(Obj(R"({"ignoreDifferences":{}})")).empty());
-}
-
-TEST(ManagedFieldsTest, SetAndIndexElements) {
-  const Json fields = Obj(R"({"f:spec":{"f:finalizers":{"v:\"a\"":{},"v:\"b\"":{}},
-      "f:args":{"i:1":{}}}})");
-  const Json desired = Obj(R"({"spec":{"finalizers":["a","b"],"args":["x","y"]}})");
-  EXPECT_TRUE(FindDrift(fields, desired, desired, {}).empty());
-  const Json live = Obj(R"({"spec":{"finalizers":["a"],"args":["x","z"]}})");
-  const auto drift = FindDrift(fields, desired, live, {});
-  ASSERT_EQ(drift.size(), 2u);
-  EXPECT_EQ(drift[0].pointer, "/spec/args/1");
-  EXPECT_EQ(drift[1].pointer, "/spec/finalizers/1");
-  // Malformed entries are skipped, never thrown on.
-  EXPECT_TRUE(FindDrift(Obj(R"({"f:spec":{"k:{bad":{}}})"), desired, live, {}).empty());
-  EXPECT_TRUE(FindDrift(Json("x"), desired, live, {}).empty());
 }
 
 TEST(ManagedFieldsTest, RemovePointer) {
