@@ -52,10 +52,11 @@ AppSetSummary Summarize(const Json& appset, const std::vector<AppRow>& rows,
                         size_t attention_limit);
 
 // {"kind": "ApplicationSetSummary", "metadata": {"name"}, "statuses": [names by digit],
-//  "strategy", "rollout": {"status", "message"}, "currentStep", "total", "counts": {"Healthy":
-//  n, ...}, "steps": [{"step", "matchExpressions", "maxUpdate"?, "total", "counts", "strip"}], "attention": [{"name", "cluster", "step",
-//  "status", "health", "sync", "message"}], "attentionTotal"}. Counts list every status, zeros too
-//  (a stable shape).
+//  "strategy", "rollout": {"status", "message"}, "currentStep", "total",
+//  "counts": {"Healthy": n, ...},
+//  "steps": [{"step", "matchExpressions", "maxUpdate"?, "total", "counts", "strip"}],
+//  "attention": [AppRowJson...], "attentionTotal"}.
+// Counts list every status, zeros too (a stable shape).
 Json SummaryJson(const AppSetSummary& summary);
 // One row as lists and the attention list show it: {"name", "appset", "cluster", "step",
 // "status", "health", "sync", "rollout"?, "operation"?, "message"?, "labels"?}.

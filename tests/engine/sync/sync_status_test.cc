@@ -127,8 +127,7 @@ Json LiveSecret(const RenderedObject& applied) {
   live["metadata"]["managedFields"] = Json::array(
       {{{"manager", "fleetwave"},
         {"operation", "Apply"},
-        {"fieldsV1",
-         Obj(R"({"f:metadata":{"f:annotations":{"f:fleetwave.io/applied-hash":{},
+        {"fieldsV1", Obj(R"({"f:metadata":{"f:annotations":{"f:fleetwave.io/applied-hash":{},
                      "f:fleetwave.io/tracking-id":{}},"f:labels":{"f:fleetwave.io/app":{}}},
                  "f:stringData":{"f:password":{}}})")}}});
   return live;
