@@ -147,6 +147,8 @@ TEST(SummaryViewTest, TwoThousandAppsFitInFortyLinesWithTheFailuresFirst) {
 TEST(SummaryViewTest, AMissingSetSaysSo) {
   const View view = AppSetSummaryView(FleetState{}, "nope", Plain());
   EXPECT_EQ(view.text, "applicationset \"nope\" not found\n");
+  EXPECT_FALSE(view.found);  // a watch on a pipe waits for it (get_watch.cc)
+  EXPECT_TRUE(AppSetSummaryView(StateOf("web", {StepOf("dev")}, 1, {}), "web", Plain()).found);
 }
 
 TEST(SummaryViewTest, RowsListTheFilteredApps) {

@@ -272,6 +272,7 @@ int WatchGet(DaemonClient& client, const ClientSettings& settings, const GetRequ
         last_frame = text;
       }
     } else if (!drawn) {
+      if (!view.found) continue;  // the set is not published yet: its first view comes with it
       out << (view.lines.empty() ? "No resources found.\n" : view.text);
       out.flush();
     } else {

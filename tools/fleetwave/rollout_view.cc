@@ -424,6 +424,7 @@ View AppSetStepView(const FleetState& state, const std::string& name, const View
   if (it == sets.end()) {
     view.text = "applicationset \"" + name + "\" not found\n";
     view.lines.emplace_back("appset/" + name, view.text.substr(0, view.text.size() - 1));
+    view.found = false;
     return view;
   }
   const SetInfo info = Describe(it->first, it->second);

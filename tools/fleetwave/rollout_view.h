@@ -45,6 +45,9 @@ struct ViewOptions {
 struct View {
   std::string text;
   std::vector<std::pair<std::string, std::string>> lines;
+  // False when the one object asked for is not (yet) in the state: a watch on a pipe waits for it
+  // instead of printing "not found" as its first view (a daemon still loading publishes it soon).
+  bool found = true;
 };
 
 // `name` empty: every object; else just that one (an empty table when it is missing).

@@ -97,6 +97,7 @@ View AppSetSummaryView(const FleetState& state, const std::string& name,
   if (it == summaries.end()) {
     view.text = "applicationset \"" + name + "\" not found\n";
     view.lines.emplace_back("appset/" + name, view.text.substr(0, view.text.size() - 1));
+    view.found = false;
     return view;
   }
   const Json& s = it->second;
