@@ -259,16 +259,20 @@ class AppSetActorTest : public ::testing::Test {
   std::optional<engine::CommandAnswer> Ask(Ts... xs) {
     auto out = std::make_shared<std::optional<engine::CommandAnswer>>();
     caf::actor coordinator = coordinator_;
-    system_->spawn([=](caf::event_based_actor* self) -> caf::behavior {
-      self->request(coordinator, caf::infinite, xs...)
-          .then(
-              [=](const engine::CommandAnswer& a) {
-                *out = a;
-                self->quit();
-              },
-              [=](caf::error&) { self->quit(); });
-      return {[](int) {}};
-    });
+    // The spawned function takes an argument: CAF 0.17 spawns an argument-less function actor
+    // through a null tuple, which UBSan stops on.
+    system_->spawn(
+        [=](caf::event_based_actor* self, int /*unused*/) -> caf::behavior {
+          self->request(coordinator, caf::infinite, xs...)
+              .then(
+                  [=](const engine::CommandAnswer& a) {
+                    *out = a;
+                    self->quit();
+                  },
+                  [=](caf::error&) { self->quit(); });
+          return {[](int) {}};
+        },
+        0);
     sched_->run();
     return *out;
   }
