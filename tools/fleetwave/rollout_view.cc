@@ -417,15 +417,20 @@ View WorkloadsView(const FleetState& state, const std::string& name, const ViewO
   return Table(headers, keys, rows, options);
 }
 
+View SetNotFoundView(const std::string& name) {
+  View view;
+  view.text = "applicationset \"" + name + "\" not found\n";
+  view.lines.emplace_back("appset/" + name, view.text.substr(0, view.text.size() - 1));
+  view.found = false;
+  return view;
+}
+
 View AppSetStepView(const FleetState& state, const std::string& name, const ViewOptions& options) {
   View view;
   const auto& sets = state.Of("applicationsets");
   auto it = sets.find(name);
   if (it == sets.end()) {
-    view.text = "applicationset \"" + name + "\" not found\n";
-    view.lines.emplace_back("appset/" + name, view.text.substr(0, view.text.size() - 1));
-    view.found = false;
-    return view;
+    return SetNotFoundView(name);
   }
   const SetInfo info = Describe(it->first, it->second);
   const std::string apps_done = std::to_string(info.complete) + "/" + std::to_string(info.total);

@@ -56,6 +56,9 @@ View AppsView(const FleetState& state, const std::string& name, const ViewOption
 View ClustersView(const FleetState& state, const std::string& name, const ViewOptions& options);
 View WorkloadsView(const FleetState& state, const std::string& name, const ViewOptions& options);
 
+// The one-object view of a set that is not (yet) in the state (View::found false).
+View SetNotFoundView(const std::string& name);
+
 // SGR styles for a health ("Healthy" green, ...), a sync status and a rollout or step state;
 // nullptr for plain text.
 const char* HealthStyle(const std::string& health);

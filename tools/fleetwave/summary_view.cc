@@ -95,10 +95,7 @@ View AppSetSummaryView(const FleetState& state, const std::string& name,
   const auto& summaries = state.Of("summaries");
   auto it = summaries.find(name);
   if (it == summaries.end()) {
-    view.text = "applicationset \"" + name + "\" not found\n";
-    view.lines.emplace_back("appset/" + name, view.text.substr(0, view.text.size() - 1));
-    view.found = false;
-    return view;
+    return SetNotFoundView(name);
   }
   const Json& s = it->second;
   const Json empty = Json::object();
