@@ -69,10 +69,10 @@ void Exercise(std::size_t threads) {
   }
   // With two threads the jobs finish in either order: compare as sets.
   std::sort(r.answers.begin(), r.answers.end());
-  EXPECT_THAT(r.answers, ::testing::ElementsAre(
-                             "/etc/fleetwave/applicationsets/typed.yaml: internal error: "
-                             "[json.exception.type_error.302] type must be string",
-                             "x: internal error: unknown exception"));
+  EXPECT_THAT(r.answers,
+              ::testing::ElementsAre("/etc/fleetwave/applicationsets/typed.yaml: internal error: "
+                                     "[json.exception.type_error.302] type must be string",
+                                     "x: internal error: unknown exception"));
   EXPECT_EQ(r.failures, 2);
   const auto names = [&](const std::string& object) {
     return std::any_of(r.log.begin(), r.log.end(), [&](const std::string& line) {
