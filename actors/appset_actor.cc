@@ -606,7 +606,8 @@ void ObserveRender(const Gathered& g, engine::ObservedApp& o) {
   } else {
     o.revisions.clear();
     o.rendered = nullptr;
-    o.source_error = render == renders.end() ? "not rendered" : render->second.error;
+    o.source_error = render == renders.end() ? engine::PermanentError("", "not rendered")
+                                             : *render->second.error();
   }
   if (o.rendered != rendered || o.source_error != source_error) o.compared = nullptr;
 }
@@ -1034,7 +1035,7 @@ void Reconcile(Self* self, bool regather, bool poll) {
 void FinishAttempt(Self* self, const std::string& app, const engine::OperationRecord& running,
                    std::vector<engine::ObjectResult> results,
                    std::vector<engine::AppliedObject> applied,
-                   const std::optional<std::string>& error, bool used_slot) {
+                   const std::optional<engine::Error>& error, bool used_slot) {
   auto& st = self->state;
   const engine::GeneratedApplication* generated = st.last ? FindApp(*st.last, app) : nullptr;
   const Json spec = generated ? Member(generated->object, "spec") : Json::object();
@@ -1094,7 +1095,8 @@ void SendAttempt(Self* self, const std::string& app, const engine::OperationReco
   const engine::GeneratedApplication* generated = FindApp(*st.last, app);
   auto cluster = st.clusters->find(generated->cluster);
   if (cluster == st.clusters->end()) {
-    FinishAttempt(self, app, record, {}, {}, "no cluster named " + generated->cluster, false);
+    FinishAttempt(self, app, record, {}, {},
+                  engine::NotFoundError("", "no cluster named " + generated->cluster), false);
     return;
   }
   const Json& spec = Member(generated->object, "spec");
@@ -1140,7 +1142,8 @@ void SendAttempt(Self* self, const std::string& app, const engine::OperationReco
             [=](caf::error& err) {
               FinishAttempt(
                   self, app, record, *settled, {},
-                  "cluster " + cluster_name + " did not answer: " + self->system().render(err),
+                  engine::TransientError("", "cluster " + cluster_name +
+                                                 " did not answer: " + self->system().render(err)),
                   true);
             });
   });
@@ -1177,7 +1180,7 @@ void StartAttempt(Self* self, const std::string& app, const engine::OperationRec
 
 void OnAttemptRendered(Self* self, AttemptRenderPtr job) {
   if (!job->render.ok()) {
-    FinishAttempt(self, job->app, job->record, {}, {}, job->render.error, false);
+    FinishAttempt(self, job->app, job->record, {}, {}, job->render.error(), false);
     return;
   }
   if (FindApp(*self->state.last, job->app) == nullptr) {
@@ -1261,7 +1264,8 @@ void ManualSync(Self* self, const std::string& app, const std::string& revision,
       revision.empty() ? std::nullopt : std::optional<std::string>(revision), caller, Now(self));
   if (!decision.start) {
     Answer(self, answer,
-           {decision.refusal, what + " of application " + app + " refused: " + decision.error});
+           {engine::CommandRefusalOf(decision.error->kind),
+            what + " of application " + app + " refused: " + decision.error->ToString()});
     return;
   }
   auto persisted = std::make_shared<Persisted>();

@@ -18,6 +18,7 @@
 #include "actors/workload_projection.h"
 #include "cluster-clients/informer.h"
 #include "cluster-clients/json_fields.h"
+#include "engine/check.h"
 #include "engine/progress_deadline.h"
 #include "engine/tracking.h"
 #include "store/state.h"
@@ -590,12 +591,12 @@ struct ApplyRun {
   // Requests that failed because of the cluster (ClusterFailure), and all the others.
   std::size_t cluster_failures = 0;
   std::size_t answered = 0;
-  std::string last_failure;
+  Result last_failure;
 
   void Count(const Result& r) {
     if (ClusterFailure(r)) {
       ++cluster_failures;
-      last_failure = r.ToString();
+      last_failure = r;
     } else {
       ++answered;
     }
@@ -609,7 +610,7 @@ void FinishApply(const std::shared_ptr<ApplyRun>& run) {
   // No request got through: the attempt could not run at all (protocol.h, ApplyReply::error;
   // cluster_actor_test.cc, AnApplyThatReachesNoServerIsAnError).
   if (run->answered == 0 && run->cluster_failures > 0) {
-    run->reply->error = "the cluster did not answer: " + run->last_failure;
+    run->reply->error = clients::ToError(run->last_failure, "", "the cluster did not answer");
   }
   ApplyReplyPtr reply = run->reply;
   run->promise.deliver(std::move(reply));
@@ -687,9 +688,10 @@ std::string DownMessage(const ClusterState& st) {
 caf::result<ApplyReplyPtr> StartApply(ClusterActor* self, const ApplyCommandPtr& cmd) {
   auto& st = self->state;
   auto reply = std::make_shared<ApplyReply>();
-  reply->operation_id = cmd ? cmd->operation_id : "";
-  if (!cmd || st.cache->down()) {
-    reply->error = cmd ? DownMessage(st) : "empty apply command";
+  FLEETWAVE_CHECK(cmd != nullptr, "an apply command without its payload");
+  reply->operation_id = cmd->operation_id;
+  if (st.cache->down()) {
+    reply->error = engine::TransientError("", DownMessage(st));
     return ApplyReplyPtr(std::move(reply));
   }
   // What fleetwave applies is watched (idempotent per kind), so every applied object shows up
@@ -730,8 +732,9 @@ clients::Json UnmarkPatch() {
 caf::result<DeleteReplyPtr> StartDelete(ClusterActor* self, const DeleteCommandPtr& cmd) {
   auto& st = self->state;
   auto reply = std::make_shared<DeleteReply>();
-  if (!cmd || st.cache->down()) {
-    reply->error = cmd ? DownMessage(st) : "empty delete command";
+  FLEETWAVE_CHECK(cmd != nullptr, "a delete command without its payload");
+  if (st.cache->down()) {
+    reply->error = engine::TransientError("", DownMessage(st));
     return DeleteReplyPtr(std::move(reply));
   }
   const std::size_t total = cmd->objects.size() + cmd->unmark.size();

@@ -294,7 +294,7 @@ void SendCommand(Self* self, const Key& key, const engine::AppDeleteCommand& c) 
             bool failed = false;
             if (reply->error) {
               Log(self, Who(app_key) + " cluster=" + cluster_name +
-                            " delete failed: " + *reply->error + "; retrying");
+                            " delete failed: " + reply->error->ToString() + "; retrying");
               failed = true;
               for (const auto& ref : command->objects) s.sent[app_key].erase(ref);
               for (const auto& ref : command->unmark) s.sent[app_key].erase(ref);

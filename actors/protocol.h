@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/apply_plan.h"
+#include "engine/error.h"
 #include "engine/health.h"
 #include "engine/live_object.h"
 #include "engine/object_ref.h"
@@ -43,8 +44,9 @@ struct ApplyReply {
   std::string operation_id;
   std::vector<engine::ObjectResult> results;   // one per object and per prune, in order
   std::vector<engine::AppliedObject> applied;  // resourceVersion/generation the server returned
-  // The attempt could not run at all (cluster unreachable, credentials refused): the message.
-  std::optional<std::string> error;
+  // The attempt could not run at all (cluster unreachable, credentials refused): why, and of
+  // what kind (an unreachable cluster is kTransient, refused credentials kPermanent).
+  std::optional<engine::Error> error;
 };
 
 struct DeleteCommand {
@@ -56,7 +58,7 @@ struct DeleteCommand {
 
 struct DeleteReply {
   std::vector<engine::ObjectResult> results;
-  std::optional<std::string> error;
+  std::optional<engine::Error> error;  // as ApplyReply::error
 };
 
 // One live object as the cluster actor caches it: the projection sync decisions read and its

@@ -74,6 +74,26 @@ Result ErrorResult(Outcome outcome, Problem problem, std::string message) {
   return r;
 }
 
+engine::ErrorKind ErrorKindOf(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kTransient:
+      return engine::ErrorKind::kTransient;
+    case Outcome::kConflict:
+      return engine::ErrorKind::kConflict;
+    case Outcome::kNotFound:
+      return engine::ErrorKind::kNotFound;
+    case Outcome::kOk:
+    case Outcome::kPermanent:
+      break;
+  }
+  return engine::ErrorKind::kPermanent;
+}
+
+engine::Error ToError(const Result& result, std::string object, const std::string& context) {
+  return engine::Error{ErrorKindOf(result.outcome), std::move(object),
+                       context.empty() ? result.ToString() : context + ": " + result.ToString()};
+}
+
 std::optional<std::chrono::milliseconds> ParseRetryAfter(const std::string& value) {
   if (value.empty()) return std::nullopt;
   char* end = nullptr;

@@ -10,6 +10,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/error.h"
+
 namespace fleetwave::clients {
 
 using Json = nlohmann::json;
@@ -65,6 +67,12 @@ Result ResultFromHttp(int status, const std::string& body,
 
 // A result for a failure before or outside any HTTP response.
 Result ErrorResult(Outcome outcome, Problem problem, std::string message);
+
+// The result of a failed request as the error vocabulary of every layer (engine/error.h): the
+// outcome becomes the kind (kOk is not an error: kPermanent, should a caller ask), the text is
+// `context` + ": " + ToString(), and `object` names what the request was about.
+engine::ErrorKind ErrorKindOf(Outcome outcome);
+engine::Error ToError(const Result& result, std::string object, const std::string& context);
 
 // Parses a Retry-After header value (delta seconds; HTTP dates are not used by API servers).
 std::optional<std::chrono::milliseconds> ParseRetryAfter(const std::string& value);

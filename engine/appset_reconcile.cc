@@ -92,7 +92,7 @@ AppSync CompareObserved(const AppIdentity& id, const ObservedApp& app,
       unknown.reason = SyncReason::kUnreachable;
       unknown.message = "cluster is unreachable";
     } else {
-      unknown.message = app.source_error ? *app.source_error : "manifests not rendered";
+      unknown.message = app.source_error ? app.source_error->ToString() : "manifests not rendered";
     }
     return unknown;
   }
@@ -483,7 +483,8 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
       input.apps[i].compared_spec = gen.spec_fingerprint;
     }
     v.health = AssessObserved(app);
-    if (app.source_error) v.conditions.push_back({kSourceErrorCondition, *app.source_error});
+    if (app.source_error)
+      v.conditions.push_back({kSourceErrorCondition, app.source_error->ToString()});
 
     Application& live = *v.live;
     live.name = gen.name;
@@ -724,26 +725,23 @@ ManualSyncDecision StartManualSync(const ObservedApp& app, const std::optional<S
   const Time now = TruncateToSeconds(now_in);
   ManualSyncDecision out;
   if (stored && stored->operation && stored->operation->phase == OperationPhase::kRunning) {
-    out.error = "an operation is already running (" + stored->operation->id + ")";
-    out.refusal = CommandOutcome::kConflict;
+    out.error =
+        ConflictError("", "an operation is already running (" + stored->operation->id + ")");
     return out;
   }
   if (!app.reachable) {
-    out.error = "cluster " + app.desired.cluster + " is unreachable";
-    out.refusal = CommandOutcome::kUnavailable;
+    out.error = TransientError("", "cluster " + app.desired.cluster + " is unreachable");
     return out;
   }
   const Json& spec = stored && stored->spec ? *stored->spec : DesiredSpecOf(app.desired);
   const std::vector<std::string>& at = pinned.empty() ? app.revisions : pinned;
   if (!revision && at.empty()) {
-    out.error = "no revision is known for this application yet";
-    out.refusal = CommandOutcome::kUnavailable;
+    out.error = TransientError("", "no revision is known for this application yet");
     return out;
   }
   ManualSync m = BuildManualSyncOperation(spec, at, IsMultiSourceSpec(spec), revision, caller);
-  if (!m.error.empty()) {
+  if (m.error) {
     out.error = std::move(m.error);
-    out.refusal = CommandOutcome::kInvalid;
     return out;
   }
   std::vector<std::string> revisions = revision ? std::vector<std::string>{*revision} : at;
@@ -794,7 +792,7 @@ SyncAttempt PlanSyncAttempt(const AppIdentity& app, const std::vector<RenderedOb
 
 OperationRecord FinishSyncAttempt(const OperationRecord& running, const Json& app_spec,
                                   std::vector<ObjectResult> results,
-                                  const std::optional<std::string>& error, Time now) {
+                                  const std::optional<Error>& error, Time now) {
   // The operation carries its retry policy (BuildSyncOperation copies it); a record without one
   // (written by hand, or by an older build) falls back to the app's.
   if (Child(&running.operation, "retry") == nullptr) {

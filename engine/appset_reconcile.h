@@ -18,6 +18,7 @@
 
 #include "engine/apply_plan.h"
 #include "engine/appset.h"
+#include "engine/error.h"
 #include "engine/generate.h"
 #include "engine/health.h"
 #include "engine/live_object.h"
@@ -41,7 +42,7 @@ struct ObservedApp {
   // The app is reported (sync and health Unknown, a ComparisonError condition) and never
   // synced; its pin is kept, so a failed fetch never reads as a revision change. A RollingSync
   // entry promoted meanwhile stays Pending and syncs once the source reads again.
-  std::optional<std::string> source_error;
+  std::optional<Error> source_error;
   // The objects rendered at `revisions`; null with `source_error`.
   std::shared_ptr<const std::vector<RenderedObject>> rendered;
   // The app's cluster actor reports the cluster reachable and its watches listed at least once;
@@ -155,13 +156,13 @@ struct AppSetReconcileResult {
 AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input);
 
 // A manual sync (API/CLI): any app, any step; at the app's pinned revisions unless `revision`.
-// `error` set: nothing starts (the message says why, `refusal` what kind of no it is: an
-// operation running is kConflict, an unreachable cluster or no revision known yet
-// kUnavailable, a revision a multi-source app cannot take kInvalid).
+// `error` set: nothing starts; the message says why and the kind what kind of no it is (an
+// operation running is kConflict, an unreachable cluster or no revision known yet kTransient,
+// a revision a multi-source app cannot take kInvalidInput). CommandRefusalOf turns the kind
+// into the operator's answer.
 struct ManualSyncDecision {
   std::optional<SyncStart> start;
-  std::string error;
-  CommandOutcome refusal = CommandOutcome::kAccepted;
+  std::optional<Error> error;
 };
 ManualSyncDecision StartManualSync(const ObservedApp& app, const std::optional<StoredApp>& stored,
                                    const std::vector<std::string>& pinned,
@@ -185,6 +186,6 @@ SyncAttempt PlanSyncAttempt(const AppIdentity& app, const std::vector<RenderedOb
 // stays Running with next_attempt_at set while a retry is due, else ends Succeeded/Failed.
 OperationRecord FinishSyncAttempt(const OperationRecord& running, const Json& app_spec,
                                   std::vector<ObjectResult> results,
-                                  const std::optional<std::string>& error, Time now);
+                                  const std::optional<Error>& error, Time now);
 
 }  // namespace fleetwave::engine

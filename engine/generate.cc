@@ -137,14 +137,14 @@ class Runner {
                   (g.git.revision.empty() ? "HEAD" : g.git.revision) + "\" was not read");
       return out;
     }
-    if (!it->second.error.empty()) {
-      Fail(g, "git generator: " + it->second.error);
+    if (it->second.error) {
+      Fail(g, "git generator: " + it->second.error->ToString());
       return out;
     }
     GitParamsResult r = g.git.is_files ? GitFileParams(g.git, it->second, opts_, limits_)
                                        : GitDirectoryParams(g.git, it->second, opts_, limits_);
-    if (!r.error.empty()) {
-      Fail(g, "git generator: " + r.error);
+    if (r.error) {
+      Fail(g, "git generator: " + r.error->ToString());
       return out;
     }
     const std::string what = g.git.is_files ? ".git.files" : ".git.directories";
@@ -165,7 +165,7 @@ class Runner {
       if (r.ok()) {
         s = *r.text;
       } else {
-        error = r.error;
+        error = r.error->message;
       }
     };
     switch (g.kind) {
@@ -173,7 +173,7 @@ class Runner {
         for (Json& e : g.list.elements) {
           RenderedDocument r = RenderTemplateDocument(e, params, opts_, limits_);
           if (!r.document) {
-            error = r.error;
+            error = r.error->message;
             break;
           }
           e = std::move(*r.document);
@@ -487,9 +487,10 @@ GenerateResult GenerateApplications(const ApplicationSet& set,
     const Json& tmpl = ps.tmpl ? *ps.tmpl : set.template_;
     RenderedDocument r = RenderTemplateDocument(tmpl, ps.params, opts, limits);
     if (!r.document) {
-      result.issues.push_back({set.file, set.template_pos,
-                               "spec.template" + (r.error_path.empty() ? "" : "." + r.error_path),
-                               r.error + " (parameters from " + ps.origin + ")"});
+      result.issues.push_back(
+          {set.file, set.template_pos,
+           "spec.template" + (r.error->object.empty() ? "" : "." + r.error->object),
+           r.error->message + " (parameters from " + ps.origin + ")"});
       continue;
     }
     const Json& rendered = *r.document;

@@ -159,7 +159,7 @@ GitParamsResult GitDirectoryParams(const GitGenerator& git, const GitRepoContent
     out.params.push_back(std::move(params));
     if (out.params.size() > limits.max_apps_per_appset) {
       out.params.clear();
-      out.error = TooMany(limits);
+      out.error = InvalidInputError("", TooMany(limits));
       return out;
     }
   }
@@ -173,7 +173,7 @@ GitParamsResult GitFileParams(const GitGenerator& git, const GitRepoContent& con
     if (!GitPathSelected(git.files, file)) continue;
     LoadedDocuments docs = LoadYamlDocuments(text, file, limits);
     if (!docs.issues.empty()) {
-      out.error = FormatIssue(docs.issues.front());
+      out.error = InvalidInputError("", FormatIssue(docs.issues.front()));
       return out;
     }
     if (docs.documents.empty()) continue;  // an empty file generates nothing
@@ -186,13 +186,14 @@ GitParamsResult GitFileParams(const GitGenerator& git, const GitRepoContent& con
     }
     if (out.params.size() + objects.size() > limits.max_apps_per_appset) {
       out.params.clear();
-      out.error = file + ": " + TooMany(limits);
+      out.error = InvalidInputError(file, TooMany(limits));
       return out;
     }
     for (size_t i = 0; i < objects.size(); ++i) {
       if (!objects[i].is_object()) {
-        out.error = file + ": " + (doc.is_array() ? "element " + std::to_string(i) + " is" : "is") +
-                    " not an object: a git files generator needs an object or a list of objects";
+        out.error = InvalidInputError(
+            file, (doc.is_array() ? "element " + std::to_string(i) + " is" : "is") +
+                      " not an object: a git files generator needs an object or a list of objects");
         return out;
       }
       Json params = opts.go_template ? objects[i] : FlatParamsObject(objects[i]);

@@ -12,10 +12,12 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/appset.h"
+#include "engine/error.h"
 #include "engine/template.h"
 #include "engine/yaml_json.h"
 
@@ -25,7 +27,7 @@ namespace fleetwave::engine {
 struct GitRepoContent {
   std::vector<std::string> directories;      // every directory in the tree, relative, '/'-separated
   std::map<std::string, std::string> files;  // path -> text, at least every file GitWantsFile
-  std::string error;                         // non-empty: the repository could not be read
+  std::optional<Error> error;                // set: the repository could not be read
 };
 
 // Glob match of a repository path: '*' and '?' never cross '/', '**' matches any number of
@@ -36,8 +38,8 @@ bool GitPathMatches(const std::string& pattern, const std::string& path);
 bool GitPathSelected(const std::vector<GitPathPattern>& patterns, const std::string& path);
 
 struct GitParamsResult {
-  std::vector<Json> params;  // in path order
-  std::string error;         // the first problem (e.g. a file that does not parse)
+  std::vector<Json> params;    // in path order
+  std::optional<Error> error;  // the first problem (e.g. a file that does not parse)
 };
 
 // A repository is as hostile as a file: its files go through the bounded decoder

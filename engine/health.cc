@@ -1,5 +1,6 @@
 #include "engine/health.h"
 
+#include "engine/check.h"
 #include "engine/health_kinds.h"
 #include "engine/workload.h"
 
@@ -93,6 +94,7 @@ HealthStatus AssessHealth(const Json& object, const std::optional<DeadlineView>&
   // Workloads: Argo's rule (or the CloneSet table), then the deadline on top.
   if (const auto wk = WorkloadKindOf(object)) {
     const WorkloadRead read = ReadWorkload(object);
+    FLEETWAVE_CHECK(read.workload.has_value(), "a workload kind ReadWorkload does not read");
     const Workload& w = *read.workload;
     const DeadlineView view = deadline ? *deadline : DeadlineFromObject(w);
     switch (*wk) {

@@ -69,7 +69,7 @@ OperationRecord StartOperation(std::string id, Json operation, std::vector<std::
 }
 
 OperationRecord FinishAttempt(const OperationRecord& running, std::vector<ObjectResult> results,
-                              const std::optional<std::string>& error, Time now) {
+                              const std::optional<Error>& error, Time now) {
   OperationRecord r = running;
   r.results = std::move(results);
   r.finished_at = now;
@@ -78,7 +78,11 @@ OperationRecord FinishAttempt(const OperationRecord& running, std::vector<Object
   for (const auto& o : r.results) failed = failed || o.status == ObjectResultCode::kSyncFailed;
   if (error) {
     r.phase = OperationPhase::kError;
-    r.message = *error;
+    r.message = error->ToString();
+    if (error->kind == ErrorKind::kInvalidInput) {
+      r.message += " (not retried: the manifests at this revision are invalid)";
+      return r;
+    }
   } else if (failed) {
     r.phase = OperationPhase::kFailed;
     r.message = "one or more objects failed to apply";
@@ -92,9 +96,9 @@ OperationRecord FinishAttempt(const OperationRecord& running, std::vector<Object
   const DecodedRetryPolicy policy = DecodeRetryPolicy(
       Child(&r.operation, "retry") ? *Child(&r.operation, "retry") : Json::object());
   if (MayRetry(policy.policy, r.retry_count)) {
-    if (!policy.error.empty()) {
+    if (policy.error) {
       r.phase = OperationPhase::kFailed;
-      r.message += " (failed to retry: " + policy.error + ")";
+      r.message += " (failed to retry: " + policy.error->ToString() + ")";
       return r;
     }
     const Time at = now + RetryBackoff(policy.policy, r.retry_count);

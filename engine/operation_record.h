@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/error.h"
 #include "engine/issue.h"
 #include "engine/object_ref.h"
 #include "engine/time.h"
@@ -56,8 +57,12 @@ OperationRecord StartOperation(std::string id, Json operation, std::vector<std::
 // `next_attempt_at` set and Argo's message `<message>. Retrying attempt #<n> at <time>.`
 // (the time in RFC 3339, where Argo prints only the clock time);
 // a final failure after retries says `<message> (retried <n> times).`
+// The retry decision reads the error's kind, never its text: an kInvalidInput error (manifests
+// that do not parse or render at the operation's pinned revisions) is never retried, because
+// the same revisions fail the same way; the message says so. Every other kind follows the
+// policy (refused credentials or a missing CRD can be fixed while the backoff runs).
 OperationRecord FinishAttempt(const OperationRecord& running, std::vector<ObjectResult> results,
-                              const std::optional<std::string>& error, Time now);
+                              const std::optional<Error>& error, Time now);
 
 // Argo's operationState shape with fleetwave's `id`: {id, operation, phase, message,
 // startedAt, finishedAt, retryCount, nextAttemptAt, syncResult: {revision | revisions,

@@ -2,6 +2,21 @@
 
 namespace fleetwave::engine {
 
+CommandOutcome CommandRefusalOf(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kConflict:
+      return CommandOutcome::kConflict;
+    case ErrorKind::kTransient:
+      return CommandOutcome::kUnavailable;
+    case ErrorKind::kNotFound:
+      return CommandOutcome::kNotFound;
+    case ErrorKind::kInvalidInput:
+    case ErrorKind::kPermanent:
+      break;
+  }
+  return CommandOutcome::kInvalid;
+}
+
 const char* CommandOutcomeName(CommandOutcome outcome) {
   switch (outcome) {
     case CommandOutcome::kAccepted:

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/error.h"
 #include "engine/rollout_state.h"
 #include "engine/time.h"
 
@@ -23,6 +24,11 @@ enum class CommandOutcome {
 };
 
 const char* CommandOutcomeName(CommandOutcome outcome);
+
+// The answer to a command refused with an error of `kind`: kConflict is kConflict, kTransient
+// kUnavailable (not now, perhaps later), kNotFound kNotFound, kInvalidInput and kPermanent
+// kInvalid (it cannot be carried out as given).
+CommandOutcome CommandRefusalOf(ErrorKind kind);
 
 struct CommandAnswer {
   CommandOutcome outcome = CommandOutcome::kAccepted;

@@ -13,7 +13,7 @@ const Json* Child(const Json* object, const char* key) {
 }
 
 // A duration field: a string as ParseGoDuration reads it, or a bare integer of seconds.
-bool ReadDuration(const Json* v, const char* name, Duration& out, std::string& error) {
+bool ReadDuration(const Json* v, const char* name, Duration& out, std::optional<Error>& error) {
   if (v == nullptr) return true;
   std::optional<Duration> d;
   if (v->is_number_integer() && v->get<int64_t>() >= 0) {
@@ -22,7 +22,7 @@ bool ReadDuration(const Json* v, const char* name, Duration& out, std::string& e
     d = ParseGoDuration(v->get<std::string>());
   }
   if (!d) {
-    error = std::string("invalid retry backoff ") + name + " " + v->dump();
+    error = InvalidInputError("", std::string("invalid retry backoff ") + name + " " + v->dump());
     return false;
   }
   out = *d;
@@ -86,7 +86,7 @@ DecodedRetryPolicy DecodeRetryPolicy(const Json& retry) {
   }
   if (const Json* factor = Child(backoff, "factor")) {
     if (!factor->is_number_integer()) {
-      out.error = "invalid retry backoff factor " + factor->dump();
+      out.error = InvalidInputError("", "invalid retry backoff factor " + factor->dump());
       return out;
     }
     out.policy.factor = factor->get<int64_t>();

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/error.h"
 #include "engine/time.h"
 #include "engine/yaml_json.h"
 
@@ -25,7 +26,8 @@ struct RetryPolicy {
 
 struct DecodedRetryPolicy {
   RetryPolicy policy;
-  std::string error;  // an unreadable backoff field: the attempt is not retried, as in Argo
+  // kInvalidInput: an unreadable backoff field; the attempt is not retried, as in Argo.
+  std::optional<Error> error;
 };
 
 // Decodes {limit, backoff: {duration, factor, maxDuration}}; absent fields take the defaults.

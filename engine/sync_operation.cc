@@ -62,11 +62,13 @@ ManualSync BuildManualSyncOperation(const Json& spec, const std::vector<std::str
                                     bool multi_source, const std::optional<std::string>& revision,
                                     const std::string& initiated_by) {
   if (revision && multi_source) {
-    return {nullptr, "--revision names one revision; this application has several sources"};
+    return {nullptr,
+            InvalidInputError(
+                "", "--revision names one revision; this application has several sources")};
   }
   const std::vector<std::string> revisions = revision ? std::vector{*revision} : pinned;
   return {BuildSyncOperation(spec, revisions, multi_source, SyncTrigger{initiated_by, false, ""}),
-          ""};
+          std::nullopt};
 }
 
 }  // namespace fleetwave::engine

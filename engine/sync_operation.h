@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/error.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::engine {
@@ -42,7 +43,7 @@ Json BuildAutomatedSyncOperation(const Json& spec, const std::vector<std::string
 // for a multi-source app (`error` set, `operation` null).
 struct ManualSync {
   Json operation;
-  std::string error;
+  std::optional<Error> error;  // kInvalidInput
 };
 ManualSync BuildManualSyncOperation(const Json& spec, const std::vector<std::string>& pinned,
                                     bool multi_source, const std::optional<std::string>& revision,

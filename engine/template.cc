@@ -729,28 +729,29 @@ TemplateResult RenderWithin(std::string_view text, const Json& params,
   TemplateResult r;
   std::string out;
   if (!options.go_template) {
-    r.error = RenderFast(text, params, budget.max_bytes, out);
-    if (r.error.empty()) {
+    if (RenderFast(text, params, budget.max_bytes, out).empty()) {
       r.text = std::move(out);
     } else {
-      r.error = TooLarge(budget.document_bytes);
+      r.error = InvalidInputError("", TooLarge(budget.document_bytes));
     }
     return r;
   }
   if (text.find("{{") == std::string_view::npos) {
     if (text.size() > budget.max_bytes) {
-      r.error = TooLarge(budget.document_bytes);
+      r.error = InvalidInputError("", TooLarge(budget.document_bytes));
     } else {
       r.text = std::string(text);
     }
     return r;
   }
   NodeList nodes;
-  r.error = TemplateParser(text, budget.max_depth).Parse(nodes);
-  if (r.error.empty()) {
-    r.error = Executor(params, options.missing_key_error, budget).Run(nodes, out);
+  std::string error = TemplateParser(text, budget.max_depth).Parse(nodes);
+  if (error.empty()) error = Executor(params, options.missing_key_error, budget).Run(nodes, out);
+  if (error.empty()) {
+    r.text = std::move(out);
+  } else {
+    r.error = InvalidInputError("", std::move(error));
   }
-  if (r.error.empty()) r.text = std::move(out);
   return r;
 }
 
@@ -784,8 +785,7 @@ RenderedDocument RenderTemplateDocument(const Json& in, const Json& params,
     return used <= limit;
   };
   const auto too_large = [&](const std::string& path) {
-    result.error = TooLarge(limit);
-    result.error_path = path;
+    result.error = InvalidInputError(path, TooLarge(limit));
     return false;
   };
   std::function<bool(const Json&, Json&, const std::string&)> walk = [&](const Json& src, Json& dst,
@@ -807,8 +807,7 @@ RenderedDocument RenderTemplateDocument(const Json& in, const Json& params,
       const Budget budget{limits.max_template_depth, limit - std::min(limit, used), limit};
       TemplateResult r = RenderWithin(src.get_ref<const std::string&>(), params, options, budget);
       if (!r.ok()) {
-        result.error = r.error;
-        result.error_path = path;
+        result.error = InvalidInputError(path, r.error->message);
         return false;
       }
       if (!spend(r.text->size() + 2)) return too_large(path);

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/error.h"
 #include "engine/input_limits.h"
 #include "engine/yaml_json.h"
 
@@ -25,7 +26,7 @@ struct TemplateOptions {
 
 struct TemplateResult {
   std::optional<std::string> text;  // set when the template rendered
-  std::string error;                // otherwise: what is wrong
+  std::optional<Error> error;       // otherwise: what is wrong (kInvalidInput, no object)
   bool ok() const { return text.has_value(); }
 };
 
@@ -45,8 +46,9 @@ TemplateResult RenderTemplate(std::string_view text, const Json& params,
 
 struct RenderedDocument {
   std::optional<Json> document;  // set when every string rendered
-  std::string error_path;        // otherwise: the dotted path of the field that failed
-  std::string error;             // and what is wrong with it
+  // Otherwise what is wrong (kInvalidInput), its object the dotted path of the field that
+  // failed ("" for the document itself).
+  std::optional<Error> error;
 };
 
 // Renders every string (values, not keys) of a JSON document. The first error stops

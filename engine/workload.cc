@@ -147,16 +147,17 @@ std::string Workload::Revision() const {
 WorkloadRead ReadWorkload(const Json& object) {
   WorkloadRead out;
   if (!object.is_object()) {
-    out.error = "not a Kubernetes object";
+    out.error = InvalidInputError("", "not a Kubernetes object");
     return out;
   }
   const auto kind = WorkloadKindOf(object);
   if (!kind) {
     const std::string k = StringAt(object, {"kind"});
     const std::string v = StringAt(object, {"apiVersion"});
-    out.error = "unsupported kind \"" + (k.empty() ? std::string("<none>") : k) + "\"" +
+    out.error = InvalidInputError(
+        "", "unsupported kind \"" + (k.empty() ? std::string("<none>") : k) + "\"" +
                 (v.empty() ? "" : " (" + v + ")") +
-                "; supported: CloneSet (apps.kruise.io), StatefulSet, DaemonSet, Deployment";
+                "; supported: CloneSet (apps.kruise.io), StatefulSet, DaemonSet, Deployment");
     return out;
   }
   Workload w;

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/error.h"
 #include "engine/time.h"
 #include "engine/yaml_json.h"
 
@@ -86,7 +87,7 @@ struct Workload {
 
 struct WorkloadRead {
   std::optional<Workload> workload;
-  std::string error;  // set when the object is not a supported workload
+  std::optional<Error> error;  // kInvalidInput when the object is not a supported workload
 };
 
 // Reads a workload object; an unsupported kind is an error naming it.

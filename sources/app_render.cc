@@ -22,11 +22,6 @@ std::string Origin(const Snapshot& snapshot, const Manifest& m) {
          ":" + std::to_string(m.pos.column);
 }
 
-void AddError(std::string& error, const std::string& message) {
-  if (!error.empty()) error += "\n";
-  error += message;
-}
-
 // Argo CD's `CreateNamespace=true` sync option: the destination namespace is created with the
 // app's objects (Render puts Namespaces first) unless the manifests define it themselves.
 bool WantsNamespace(const engine::Json& spec) {
@@ -50,6 +45,18 @@ bool DefinesNamespace(const std::vector<engine::ManifestDocument>& manifests,
 }
 
 }  // namespace
+
+std::optional<engine::Error> AppRender::error() const {
+  if (ok()) return std::nullopt;
+  if (errors.empty()) return engine::PermanentError("", "not rendered");
+  engine::Error out{errors.front().kind, "", ""};
+  for (const auto& e : errors) {
+    if (e.kind == engine::ErrorKind::kTransient) out.kind = e.kind;
+    if (!out.message.empty()) out.message += "\n";
+    out.message += e.ToString();
+  }
+  return out;
+}
 
 std::vector<engine::Json> SourcesOf(const engine::Json& spec) {
   std::vector<engine::Json> out;
@@ -85,18 +92,21 @@ AppRender RenderApp(Source& source, ResolveOnce& resolver, const std::string& ap
     if (revisions != nullptr && index < revisions->size()) revision = (*revisions)[index];
     const Resolution resolved = resolver.Resolve(repo, revision);
     if (!resolved.ok()) {
-      AddError(out.error, resolved.error->message);
+      out.errors.push_back(*resolved.error);
       continue;
     }
     out.revisions.push_back(resolved.snapshot->sha);
     const ReadResult read = ReadPath(source, *resolved.snapshot, StringOf(s, "path"), {});
-    for (const auto& e : read.errors) AddError(out.error, e.message);
+    out.errors.insert(out.errors.end(), read.errors.begin(), read.errors.end());
     for (const auto& m : read.manifests) {
       input.manifests.push_back({Origin(*resolved.snapshot, m), m.object});
     }
   }
-  if (with_path == 0) AddError(out.error, app.name + ": spec.source has no repoURL and path");
-  if (!out.error.empty()) return out;
+  if (with_path == 0) {
+    out.errors.push_back(
+        engine::InvalidInputError(app.name, "spec.source has no repoURL and path"));
+  }
+  if (!out.errors.empty()) return out;
   if (!input.destination_namespace.empty() && WantsNamespace(spec) &&
       !DefinesNamespace(input.manifests, input.destination_namespace)) {
     input.manifests.push_back({"syncOptions: CreateNamespace=true",
@@ -105,8 +115,10 @@ AppRender RenderApp(Source& source, ResolveOnce& resolver, const std::string& ap
                                 {"metadata", {{"name", input.destination_namespace}}}}});
   }
   engine::RenderResult rendered = engine::Render(input, limits);
-  for (const auto& issue : rendered.issues) AddError(out.error, engine::FormatIssue(issue));
-  if (!out.error.empty()) return out;
+  for (const auto& issue : rendered.issues) {
+    out.errors.push_back(engine::InvalidInputError("", engine::FormatIssue(issue)));
+  }
+  if (!out.errors.empty()) return out;
   out.objects =
       std::make_shared<const std::vector<engine::RenderedObject>>(std::move(rendered.objects));
   return out;

@@ -24,9 +24,13 @@ struct AppRender {
   // The resolved revisions, one per source that has a path, in spec order.
   std::vector<std::string> revisions;
   std::shared_ptr<const std::vector<engine::RenderedObject>> objects;  // null on error
-  // Every problem, one message per line, complete (repo@sha:file:line:col: ...); empty = ok.
-  std::string error;
-  bool ok() const { return error.empty() && objects != nullptr; }
+  // Every problem, each naming where (repo@sha:file:line:col); empty = ok.
+  std::vector<engine::Error> errors;
+  bool ok() const { return errors.empty() && objects != nullptr; }
+  // All of them as one error for the app's operation and condition: one line per problem, of
+  // kind kTransient when any of them is (reading again may succeed), else the first one's kind.
+  // nullopt when ok.
+  std::optional<engine::Error> error() const;
 };
 
 // Renders `app` of `appset`. `revisions`, when given, replaces the sources' targetRevisions

@@ -19,8 +19,8 @@ std::string BlobId(const std::string& data) {
   return hex;
 }
 
-SourceError Unreadable(const std::string& repo_url, const std::string& what) {
-  return {ErrorKind::kUnreadableRepository, repo_url + ": " + what};
+engine::Error Unreadable(const std::string& repo_url, const std::string& what) {
+  return engine::Error{engine::ErrorKind::kTransient, repo_url, what};
 }
 
 }  // namespace
@@ -38,9 +38,9 @@ Resolution ResolveDirectory(const std::string& repo_url, const std::string& dir,
                             const std::string& revision) {
   Resolution out;
   if (!revision.empty() && revision != "HEAD") {
-    out.error = SourceError{ErrorKind::kUnknownRevision,
-                            repo_url + ": unknown revision \"" + revision +
-                                "\" (a plain directory has only its current content; use HEAD)"};
+    out.error = engine::Error{engine::ErrorKind::kNotFound, repo_url,
+                              "unknown revision \"" + revision +
+                                  "\" (a plain directory has only its current content; use HEAD)"};
     return out;
   }
   auto content = std::make_shared<DirectoryContent>();
@@ -88,9 +88,8 @@ ReadResult ReadDirectory(const Snapshot& snapshot, const std::string& path) {
   const DirectoryContent& content = *snapshot.directory;
   if (!path.empty() && content.directories.count(path) == 0) {
     const bool is_file = content.files.count(path) > 0;
-    out.errors.push_back(
-        {ErrorKind::kMissingPath,
-         FormatAt(snapshot, path, {}, is_file ? "not a directory" : "path not found")});
+    out.errors.push_back(ErrorAt(engine::ErrorKind::kNotFound, snapshot, path, {},
+                                 is_file ? "not a directory" : "path not found"));
     return out;
   }
   const std::string prefix = path.empty() ? "" : path + "/";

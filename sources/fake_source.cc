@@ -14,7 +14,7 @@ void FakeSource::SetFiles(const std::string& repo_url, const std::string& sha,
   files_[{repo_url, sha}] = std::move(files);
 }
 
-void FakeSource::SetFetchError(const std::string& repo_url, std::optional<SourceError> error) {
+void FakeSource::SetFetchError(const std::string& repo_url, std::optional<engine::Error> error) {
   std::lock_guard<std::mutex> lock(mu_);
   if (error) {
     fetch_errors_[repo_url] = *error;
@@ -23,7 +23,7 @@ void FakeSource::SetFetchError(const std::string& repo_url, std::optional<Source
   }
 }
 
-std::optional<SourceError> FakeSource::Fetch(const std::string& repo_url) {
+std::optional<engine::Error> FakeSource::Fetch(const std::string& repo_url) {
   std::lock_guard<std::mutex> lock(mu_);
   calls_.push_back("fetch " + repo_url);
   auto it = fetch_errors_.find(repo_url);
@@ -39,7 +39,7 @@ Resolution FakeSource::Resolve(const std::string& repo_url, const std::string& r
   if (it == revisions_.end()) {
     const std::string spec = revision.empty() ? "HEAD" : revision;
     out.error =
-        SourceError{ErrorKind::kUnknownRevision, repo_url + ": unknown revision \"" + spec + "\""};
+        engine::Error{engine::ErrorKind::kNotFound, repo_url, "unknown revision \"" + spec + "\""};
     return out;
   }
   Snapshot snapshot;
@@ -57,9 +57,8 @@ ReadResult FakeSource::Read(const Snapshot& snapshot, const std::string& raw_pat
   const std::optional<std::string> path = NormalizePath(raw_path);
   auto it = files_.find({snapshot.repo_url, snapshot.sha});
   if (!path || it == files_.end()) {
-    out.errors.push_back(
-        {ErrorKind::kMissingPath,
-         FormatAt(snapshot, raw_path, {}, path ? "path not found" : "path leaves the repository")});
+    out.errors.push_back(ErrorAt(engine::ErrorKind::kNotFound, snapshot, raw_path, {},
+                                 path ? "path not found" : "path leaves the repository"));
     return out;
   }
   const std::string prefix = path->empty() ? "" : *path + "/";
@@ -73,7 +72,7 @@ ReadResult FakeSource::Read(const Snapshot& snapshot, const std::string& raw_pat
   }
   if (!exists) {
     out.errors.push_back(
-        {ErrorKind::kMissingPath, FormatAt(snapshot, *path, {}, "path not found")});
+        ErrorAt(engine::ErrorKind::kNotFound, snapshot, *path, {}, "path not found"));
   }
   return out;
 }

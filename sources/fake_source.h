@@ -1,7 +1,7 @@
 // An in-memory `Source` for tests of the layers above (ResolveOnce, the daemon's reconcile):
 // repositories are maps of revision -> SHA and SHA -> files; every call is recorded so tests
 // can assert how often the real thing would have been asked. Errors use the same formats as
-// GitSource (FormatAt, ParseManifestFile). Thread-safe: one mutex around everything.
+// GitSource (ErrorAt, ParseManifestFile). Thread-safe: one mutex around everything.
 #pragma once
 
 #include <map>
@@ -23,9 +23,9 @@ class FakeSource final : public Source {
   void SetFiles(const std::string& repo_url, const std::string& sha,
                 std::map<std::string, std::string> files);
   // Makes Fetch(repo_url) fail with `error` (nullopt clears it).
-  void SetFetchError(const std::string& repo_url, std::optional<SourceError> error);
+  void SetFetchError(const std::string& repo_url, std::optional<engine::Error> error);
 
-  std::optional<SourceError> Fetch(const std::string& repo_url) override;
+  std::optional<engine::Error> Fetch(const std::string& repo_url) override;
   Resolution Resolve(const std::string& repo_url, const std::string& revision) override;
   ReadResult Read(const Snapshot& snapshot, const std::string& path) override;
 
@@ -37,7 +37,7 @@ class FakeSource final : public Source {
   mutable std::mutex mu_;
   std::map<std::pair<std::string, std::string>, std::string> revisions_;
   std::map<std::pair<std::string, std::string>, std::map<std::string, std::string>> files_;
-  std::map<std::string, SourceError> fetch_errors_;
+  std::map<std::string, engine::Error> fetch_errors_;
   std::vector<std::string> calls_;
 };
 

@@ -48,7 +48,8 @@ engine::GitRepoContent ReadGit(const Snapshot& snapshot,
   git_repository* repo_raw = nullptr;
   if (!local || git_repository_open_ext(&repo_raw, local->c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH,
                                         nullptr) != 0) {
-    out.error = snapshot.repo_url + ": cannot open repository: " + LastGitError();
+    out.error =
+        engine::TransientError(snapshot.repo_url, "cannot open repository: " + LastGitError());
     return out;
   }
   RepoPtr repo(repo_raw);
@@ -56,25 +57,25 @@ engine::GitRepoContent ReadGit(const Snapshot& snapshot,
   git_commit* commit_raw = nullptr;
   if (git_oid_fromstr(&oid, snapshot.sha.c_str()) != 0 ||
       git_commit_lookup(&commit_raw, repo.get(), &oid) != 0) {
-    out.error = where + ": cannot read commit: " + LastGitError();
+    out.error = engine::TransientError(where, "cannot read commit: " + LastGitError());
     return out;
   }
   CommitPtr commit(commit_raw);
   git_tree* tree_raw = nullptr;
   if (git_commit_tree(&tree_raw, commit.get()) != 0) {
-    out.error = where + ": cannot read tree: " + LastGitError();
+    out.error = engine::TransientError(where, "cannot read tree: " + LastGitError());
     return out;
   }
   TreePtr tree(tree_raw);
   WalkState state{&out, {}, &patterns};
   if (git_tree_walk(tree.get(), GIT_TREEWALK_PRE, Visit, &state) != 0) {
-    out.error = where + ": cannot list tree: " + LastGitError();
+    out.error = engine::TransientError(where, "cannot list tree: " + LastGitError());
     return out;
   }
   for (const auto& [path, id] : state.blobs) {
     git_blob* blob_raw = nullptr;
     if (git_blob_lookup(&blob_raw, repo.get(), &id) != 0) {
-      out.error = where + ":" + path + ": cannot read file: " + LastGitError();
+      out.error = engine::TransientError(where + ":" + path, "cannot read file: " + LastGitError());
       return out;
     }
     BlobPtr blob(blob_raw);
@@ -91,7 +92,7 @@ engine::GitRepoContent ReadGitTree(const Snapshot& snapshot,
   if (snapshot.is_git) return ReadGit(snapshot, file_patterns);
   engine::GitRepoContent out;
   if (!snapshot.directory) {
-    out.error = snapshot.repo_url + ": directory content was not captured";
+    out.error = engine::TransientError(snapshot.repo_url, "directory content was not captured");
     return out;
   }
   // A plain directory's snapshot holds its manifests (*.yaml, *.yml, *.json) only: the files a
@@ -111,7 +112,7 @@ engine::GeneratorInputs ReadGeneratorInputs(const engine::ApplicationSet& set,
     engine::GitRepoContent& content = inputs.git[{req.repo_url, req.revision}];
     Resolution r = resolver.Resolve(req.repo_url, req.revision);
     if (!r.ok()) {
-      content.error = r.error ? r.error->message : req.repo_url + ": cannot resolve";
+      content.error = r.error ? *r.error : engine::TransientError(req.repo_url, "cannot resolve");
       continue;
     }
     content = ReadGitTree(*r.snapshot, req.file_patterns);

@@ -26,24 +26,23 @@ std::string OidHex(const git_oid* oid) {
 struct Opened {
   RepoPtr repo;           // set for a git repository
   std::string directory;  // set for a plain directory
-  std::optional<SourceError> error;
+  std::optional<engine::Error> error;
 };
 
 Opened Open(const std::string& repo_url) {
   Opened out;
   const std::optional<std::string> local = LocalPathOf(repo_url);
   if (!local) {
-    out.error =
-        SourceError{ErrorKind::kUnsupported, repo_url +
-                                                 ": remote repositories are not supported yet "
-                                                 "(use a local path or a file:// URL)"};
+    out.error = engine::Error{engine::ErrorKind::kPermanent, repo_url,
+                              "remote repositories are not supported yet "
+                              "(use a local path or a file:// URL)"};
     return out;
   }
   std::error_code ec;
   if (!std::filesystem::is_directory(*local, ec)) {
-    out.error = SourceError{
-        ErrorKind::kUnreadableRepository,
-        repo_url + ": cannot open repository: " + *local +
+    out.error = engine::Error{
+        engine::ErrorKind::kTransient, repo_url,
+        "cannot open repository: " + *local +
             (std::filesystem::exists(*local, ec) ? " is not a directory" : " does not exist")};
     return out;
   }
@@ -57,8 +56,8 @@ Opened Open(const std::string& repo_url) {
   } else if (rc == GIT_ENOTFOUND && !std::filesystem::exists(*local + "/.git", ec)) {
     out.directory = *local;
   } else {
-    out.error = SourceError{ErrorKind::kUnreadableRepository,
-                            repo_url + ": cannot open repository: " + LastGitError()};
+    out.error = engine::Error{engine::ErrorKind::kTransient, repo_url,
+                              "cannot open repository: " + LastGitError()};
   }
   return out;
 }
@@ -80,7 +79,7 @@ GitSource::GitSource() {
   std::call_once(once, [] { git_libgit2_init(); });
 }
 
-std::optional<SourceError> GitSource::Fetch(const std::string& repo_url) {
+std::optional<engine::Error> GitSource::Fetch(const std::string& repo_url) {
   // Local repositories and directories are read afresh by every Resolve: nothing to fetch.
   // A remote mirror's `git_remote_fetch` goes here.
   Opened opened = Open(repo_url);
@@ -102,24 +101,23 @@ Resolution GitSource::Resolve(const std::string& repo_url, const std::string& re
   ObjectPtr object(raw);
   if (rc == GIT_ENOTFOUND || rc == GIT_EINVALIDSPEC || rc == GIT_EUNBORNBRANCH) {
     out.error =
-        SourceError{ErrorKind::kUnknownRevision, repo_url + ": unknown revision \"" + spec + "\""};
+        engine::Error{engine::ErrorKind::kNotFound, repo_url, "unknown revision \"" + spec + "\""};
     return out;
   }
   if (rc == GIT_EAMBIGUOUS) {
-    out.error =
-        SourceError{ErrorKind::kUnknownRevision, repo_url + ": ambiguous revision \"" + spec +
-                                                     "\" (give more digits of the SHA)"};
+    out.error = engine::Error{engine::ErrorKind::kNotFound, repo_url,
+                              "ambiguous revision \"" + spec + "\" (give more digits of the SHA)"};
     return out;
   }
   if (rc != 0) {
-    out.error = SourceError{ErrorKind::kUnreadableRepository,
-                            repo_url + ": cannot resolve \"" + spec + "\": " + LastGitError()};
+    out.error = engine::Error{engine::ErrorKind::kTransient, repo_url,
+                              "cannot resolve \"" + spec + "\": " + LastGitError()};
     return out;
   }
   git_object* peeled_raw = nullptr;
   if (git_object_peel(&peeled_raw, object.get(), GIT_OBJECT_COMMIT) != 0) {
-    out.error = SourceError{ErrorKind::kUnknownRevision,
-                            repo_url + ": revision \"" + spec + "\" is not a commit"};
+    out.error = engine::Error{engine::ErrorKind::kNotFound, repo_url,
+                              "revision \"" + spec + "\" is not a commit"};
     return out;
   }
   ObjectPtr commit(peeled_raw);
@@ -136,14 +134,14 @@ ReadResult GitSource::Read(const Snapshot& snapshot, const std::string& raw_path
   ReadResult out;
   const std::optional<std::string> path = NormalizePath(raw_path);
   if (!path) {
-    out.errors.push_back(
-        {ErrorKind::kMissingPath, FormatAt(snapshot, raw_path, {}, "path leaves the repository")});
+    out.errors.push_back(ErrorAt(engine::ErrorKind::kNotFound, snapshot, raw_path, {},
+                                 "path leaves the repository"));
     return out;
   }
   if (!snapshot.is_git) {
     if (!snapshot.directory) {
-      out.errors.push_back({ErrorKind::kUnreadableRepository,
-                            snapshot.repo_url + ": snapshot has no captured content"});
+      out.errors.push_back(engine::Error{engine::ErrorKind::kTransient, snapshot.repo_url,
+                                         "snapshot has no captured content"});
       return out;
     }
     return ReadDirectory(snapshot, *path);
@@ -151,8 +149,8 @@ ReadResult GitSource::Read(const Snapshot& snapshot, const std::string& raw_path
 
   Opened opened = Open(snapshot.repo_url);
   if (opened.error || !opened.repo) {
-    out.errors.push_back(opened.error.value_or(SourceError{
-        ErrorKind::kUnreadableRepository, snapshot.repo_url + ": is no longer a git repository"}));
+    out.errors.push_back(opened.error.value_or(engine::Error{
+        engine::ErrorKind::kTransient, snapshot.repo_url, "is no longer a git repository"}));
     return out;
   }
   git_repository* repo = opened.repo.get();
@@ -160,15 +158,15 @@ ReadResult GitSource::Read(const Snapshot& snapshot, const std::string& raw_path
   git_commit* commit_raw = nullptr;
   if (git_oid_fromstr(&oid, snapshot.sha.c_str()) != 0 ||
       git_commit_lookup(&commit_raw, repo, &oid) != 0) {
-    out.errors.push_back({ErrorKind::kUnknownRevision,
-                          snapshot.repo_url + "@" + snapshot.sha + ": commit not found"});
+    out.errors.push_back(engine::Error{engine::ErrorKind::kNotFound,
+                                       snapshot.repo_url + "@" + snapshot.sha, "commit not found"});
     return out;
   }
   CommitPtr commit(commit_raw);
   git_tree* root_raw = nullptr;
   if (git_commit_tree(&root_raw, commit.get()) != 0) {
-    out.errors.push_back({ErrorKind::kUnreadableRepository,
-                          snapshot.repo_url + "@" + snapshot.sha + ": " + LastGitError()});
+    out.errors.push_back(engine::Error{engine::ErrorKind::kTransient,
+                                       snapshot.repo_url + "@" + snapshot.sha, LastGitError()});
     return out;
   }
   TreePtr root(root_raw);
@@ -179,7 +177,7 @@ ReadResult GitSource::Read(const Snapshot& snapshot, const std::string& raw_path
     git_tree_entry* entry_raw = nullptr;
     if (git_tree_entry_bypath(&entry_raw, root.get(), path->c_str()) != 0) {
       out.errors.push_back(
-          {ErrorKind::kMissingPath, FormatAt(snapshot, *path, {}, "path not found")});
+          ErrorAt(engine::ErrorKind::kNotFound, snapshot, *path, {}, "path not found"));
       return out;
     }
     EntryPtr entry(entry_raw);
@@ -187,7 +185,7 @@ ReadResult GitSource::Read(const Snapshot& snapshot, const std::string& raw_path
     if (git_tree_entry_type(entry.get()) != GIT_OBJECT_TREE ||
         git_tree_lookup(&dir_raw, repo, git_tree_entry_id(entry.get())) != 0) {
       out.errors.push_back(
-          {ErrorKind::kMissingPath, FormatAt(snapshot, *path, {}, "not a directory")});
+          ErrorAt(engine::ErrorKind::kNotFound, snapshot, *path, {}, "not a directory"));
       return out;
     }
     dir.reset(dir_raw);
@@ -210,8 +208,8 @@ ReadResult GitSource::Read(const Snapshot& snapshot, const std::string& raw_path
     const std::string file = path->empty() ? name : *path + "/" + name;
     git_blob* blob_raw = nullptr;
     if (git_blob_lookup(&blob_raw, repo, &blob_id) != 0) {
-      out.errors.push_back({ErrorKind::kUnreadableRepository,
-                            FormatAt(snapshot, file, {}, "cannot read: " + LastGitError())});
+      out.errors.push_back(ErrorAt(engine::ErrorKind::kTransient, snapshot, file, {},
+                                   "cannot read: " + LastGitError()));
       continue;
     }
     BlobPtr blob(blob_raw);

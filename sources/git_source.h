@@ -21,7 +21,7 @@ class GitSource final : public Source {
  public:
   GitSource();
 
-  std::optional<SourceError> Fetch(const std::string& repo_url) override;
+  std::optional<engine::Error> Fetch(const std::string& repo_url) override;
   Resolution Resolve(const std::string& repo_url, const std::string& revision) override;
   ReadResult Read(const Snapshot& snapshot, const std::string& path) override;
 };

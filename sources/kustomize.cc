@@ -50,9 +50,8 @@ class ScratchDir {
 
 }  // namespace
 
-std::string HelmUnsupportedMessage(const std::string& where) {
-  return where +
-         ": Helm sources are not supported by fleetwave yet (use a directory of "
+std::string HelmUnsupportedMessage() {
+  return "Helm sources are not supported by fleetwave yet (use a directory of "
          "manifests or a kustomization)";
 }
 
@@ -157,7 +156,7 @@ ReadResult ReadPath(Source& source, const Snapshot& snapshot, const std::string&
   const std::string where =
       snapshot.repo_url + "@" + snapshot.sha + ":" + (path.empty() ? "." : path);
   if (kind == PathKind::kHelmChart) {
-    out.errors.push_back({ErrorKind::kUnsupported, HelmUnsupportedMessage(where)});
+    out.errors.push_back(engine::PermanentError(where, HelmUnsupportedMessage()));
     return out;
   }
   // kubectl kustomize needs files on disk: a git snapshot is written out whole (a base may
@@ -166,10 +165,10 @@ ReadResult ReadPath(Source& source, const Snapshot& snapshot, const std::string&
   std::string root;
   if (snapshot.is_git) {
     engine::GitRepoContent tree = ReadGitTree(snapshot, {{"**", false}});
-    if (!tree.error.empty() || scratch.path().empty()) {
+    if (tree.error || scratch.path().empty()) {
       out.errors.push_back(
-          {ErrorKind::kUnreadableRepository,
-           tree.error.empty() ? where + ": cannot create a scratch directory" : tree.error});
+          tree.error ? *tree.error
+                     : engine::TransientError(where, "cannot create a scratch directory"));
       return out;
     }
     for (const auto& [file, text] : tree.files) {
@@ -185,9 +184,9 @@ ReadResult ReadPath(Source& source, const Snapshot& snapshot, const std::string&
   const std::string dir = path.empty() ? root : root + "/" + path;
   CommandResult run = RunCommand({options.kubectl, "kustomize", dir}, options.timeout);
   if (run.timed_out) {
-    out.errors.push_back(
-        {ErrorKind::kBadManifest, where + ": kubectl kustomize did not finish within " +
-                                      std::to_string(options.timeout.count()) + "ms"});
+    out.errors.push_back(engine::Error{engine::ErrorKind::kInvalidInput, where,
+                                       "kubectl kustomize did not finish within " +
+                                           std::to_string(options.timeout.count()) + "ms"});
     return out;
   }
   if (run.exit_code != 0) {
@@ -196,11 +195,11 @@ ReadResult ReadPath(Source& source, const Snapshot& snapshot, const std::string&
     for (size_t at; !root.empty() && (at = msg.find(root + "/")) != std::string::npos;)
       msg.erase(at, root.size() + 1);
     while (!msg.empty() && (msg.back() == '\n' || msg.back() == ' ')) msg.pop_back();
-    out.errors.push_back(
-        {ErrorKind::kBadManifest,
-         where + ": kubectl kustomize failed" +
-             (run.exit_code < 0 ? "" : " (exit " + std::to_string(run.exit_code) + ")") + ": " +
-             msg});
+    out.errors.push_back(engine::Error{
+        engine::ErrorKind::kInvalidInput, where,
+        "kubectl kustomize failed" +
+            (run.exit_code < 0 ? "" : " (exit " + std::to_string(run.exit_code) + ")") + ": " +
+            msg});
     return out;
   }
   ParseManifestFile(snapshot, Join(path, "kustomization.yaml"), run.out, out);

@@ -27,12 +27,12 @@ enum class PathKind { kManifests, kKustomization, kHelmChart };
 PathKind KindOf(const Snapshot& snapshot, const std::string& path);
 
 // Reads `path` of `snapshot` as its kind says. Kustomize failures (kubectl missing, a build
-// error, the deadline) are kBadManifest errors naming the path; a Helm chart is kUnsupported.
+// error, the deadline) are kInvalidInput errors naming the path; a Helm chart is kPermanent.
 ReadResult ReadPath(Source& source, const Snapshot& snapshot, const std::string& path,
                     const KustomizeOptions& options);
 
 // The message for an Application whose source uses `helm`: refused until supported.
-std::string HelmUnsupportedMessage(const std::string& where);
+std::string HelmUnsupportedMessage();
 
 struct CommandResult {
   int exit_code = -1;  // -1 when it did not run or was killed

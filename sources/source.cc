@@ -2,27 +2,11 @@
 
 namespace fleetwave::sources {
 
-const char* ErrorKindName(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::kUnreadableRepository:
-      return "UnreadableRepository";
-    case ErrorKind::kUnknownRevision:
-      return "UnknownRevision";
-    case ErrorKind::kMissingPath:
-      return "MissingPath";
-    case ErrorKind::kBadManifest:
-      return "BadManifest";
-    case ErrorKind::kUnsupported:
-      return "Unsupported";
-  }
-  return "Unknown";
-}
-
-std::string FormatAt(const Snapshot& snapshot, const std::string& file, engine::SourcePos pos,
-                     const std::string& message) {
-  std::string out = snapshot.repo_url + "@" + snapshot.sha + ":" + file;
-  if (pos.line > 0) out += ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
-  return out + ": " + message;
+engine::Error ErrorAt(engine::ErrorKind kind, const Snapshot& snapshot, const std::string& file,
+                      engine::SourcePos pos, std::string message) {
+  std::string where = snapshot.repo_url + "@" + snapshot.sha + ":" + file;
+  if (pos.line > 0) where += ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column);
+  return engine::Error{kind, std::move(where), std::move(message)};
 }
 
 std::optional<std::string> NormalizePath(const std::string& path) {
@@ -55,7 +39,7 @@ void ParseManifestFile(const Snapshot& snapshot, const std::string& file, const 
   engine::LoadedDocuments loaded = engine::LoadYamlDocuments(text, file);
   for (const engine::Issue& issue : loaded.issues) {
     out.errors.push_back(
-        {ErrorKind::kBadManifest, FormatAt(snapshot, file, issue.pos, issue.message)});
+        ErrorAt(engine::ErrorKind::kInvalidInput, snapshot, file, issue.pos, issue.message));
   }
   int index = 0;
   for (const YAML::Node& doc : loaded.documents) {
@@ -69,9 +53,8 @@ void ParseManifestFile(const Snapshot& snapshot, const std::string& file, const 
     }
     for (const YAML::Node& object : objects) {
       if (!object.IsMap()) {
-        out.errors.push_back(
-            {ErrorKind::kBadManifest,
-             FormatAt(snapshot, file, engine::PosOf(object), "a manifest must be an object")});
+        out.errors.push_back(ErrorAt(engine::ErrorKind::kInvalidInput, snapshot, file,
+                                     engine::PosOf(object), "a manifest must be an object"));
         continue;
       }
       out.manifests.push_back(

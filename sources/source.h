@@ -4,8 +4,8 @@
 //
 // Every call may block on disk (and, once remote repositories are fetched, on the network), so
 // the daemon calls a `Source` only from its dedicated blocking pool, never from an actor
-// scheduler thread. Results are values: a failure is a `SourceError` whose message is complete
-// and ready for a condition or a log line.
+// scheduler thread. Results are values: a failure is an `engine::Error` whose ToString() is
+// complete and ready for a condition or a log line.
 //
 // Snapshots (product rule "one snapshot per (repoURL, targetRevision) per appset reconcile"):
 // `Resolve` turns a revision into a `Snapshot`; every later `Read` of that snapshot sees the
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/error.h"
 #include "engine/issue.h"
 #include "engine/yaml_json.h"
 
@@ -27,24 +28,14 @@ namespace fleetwave::sources {
 
 using Json = engine::Json;
 
-enum class ErrorKind {
-  kUnreadableRepository,  // the path or URL does not lead to a readable repository/directory
-  kUnknownRevision,       // targetRevision names no commit
-  kMissingPath,           // the app's path does not exist at that commit (or is not a directory)
-  kBadManifest,           // a manifest file does not parse, or a document is not an object
-  kUnsupported,           // e.g. a remote URL before remote fetching exists
-};
-
-const char* ErrorKindName(ErrorKind kind);
-
-struct SourceError {
-  ErrorKind kind = ErrorKind::kUnreadableRepository;
-  // Complete text. Formats (the repo as the user wrote repoURL, the full commit SHA):
-  //   <repo>: <message>                                 (repository, revision)
-  //   <repo>@<sha>:<path>: <message>                    (missing path)
-  //   <repo>@<sha>:<path>:<line>:<col>: <message>       (bad manifest; 1-based line:col)
-  std::string message;
-};
+// Source failures are engine::Error values (engine/error.h). Their kinds: a repository or file
+// that cannot be read is kTransient (it is tried again at the next poll), an unknown revision or
+// a missing path kNotFound, a manifest that does not parse kInvalidInput, a repository URL or
+// source type fleetwave does not read kPermanent. The object names where, as the user wrote it:
+//   <repo>                                 (repository, revision)
+//   <repo>@<sha>:<path>                    (missing path)
+//   <repo>@<sha>:<path>:<line>:<col>       (bad manifest; 1-based line:col)
+// so Error::ToString() reads "<object>: <message>".
 
 // A plain directory's manifests, captured when it was resolved (a directory has no history
 // to read "at a revision" from later). Paths are '/'-separated, relative to the directory.
@@ -64,8 +55,8 @@ struct Snapshot {
 };
 
 struct Resolution {
-  std::optional<Snapshot> snapshot;  // set on success
-  std::optional<SourceError> error;  // set on failure
+  std::optional<Snapshot> snapshot;    // set on success
+  std::optional<engine::Error> error;  // set on failure
   bool ok() const { return snapshot.has_value(); }
 };
 
@@ -78,8 +69,8 @@ struct Manifest {
 };
 
 struct ReadResult {
-  std::vector<Manifest> manifests;  // file-name order, then document order
-  std::vector<SourceError> errors;  // every problem found; manifests are partial when set
+  std::vector<Manifest> manifests;    // file-name order, then document order
+  std::vector<engine::Error> errors;  // every problem found; manifests are partial when set
   bool ok() const { return errors.empty(); }
 };
 
@@ -91,7 +82,7 @@ class Source {
   // (`git.pollInterval`) and on-demand (refresh) fetch. For local repositories and plain
   // directories there is nothing to fetch (the next Resolve re-reads refs and files), so this
   // only checks that the repository is readable. Returns the error, if any.
-  virtual std::optional<SourceError> Fetch(const std::string& repo_url) = 0;
+  virtual std::optional<engine::Error> Fetch(const std::string& repo_url) = 0;
 
   // Resolves `revision` (branch, tag, full or short SHA, "HEAD"; "" means HEAD) of
   // `repo_url` (a local path or file:// URL) to a snapshot.
@@ -102,9 +93,9 @@ class Source {
   virtual ReadResult Read(const Snapshot& snapshot, const std::string& path) = 0;
 };
 
-// "<repo>@<sha>:<file>:<line>:<col>: <message>" (line:col dropped when 0).
-std::string FormatAt(const Snapshot& snapshot, const std::string& file, engine::SourcePos pos,
-                     const std::string& message);
+// An error located at "<repo>@<sha>:<file>:<line>:<col>" (line:col dropped when 0).
+engine::Error ErrorAt(engine::ErrorKind kind, const Snapshot& snapshot, const std::string& file,
+                      engine::SourcePos pos, std::string message);
 
 // Normalises an app's `path`: strips "./" prefixes and trailing '/', "." becomes "".
 // Returns nullopt for paths that leave the repository ("..", absolute).

@@ -366,7 +366,9 @@ TEST_F(ClusterActorTest, DownAfterThreeConsecutiveFailuresAndUpOnTheFirstSuccess
   Pump();
   ASSERT_TRUE(*reply);
   ASSERT_TRUE((*reply)->error);
-  EXPECT_NE((*reply)->error->find("unreachable"), std::string::npos) << *(*reply)->error;
+  EXPECT_NE((*reply)->error->ToString().find("unreachable"), std::string::npos)
+      << (*reply)->error->ToString();
+  EXPECT_EQ((*reply)->error->kind, engine::ErrorKind::kTransient) << "a retry may get through";
   EXPECT_TRUE(OutstandingWith("PATCH").empty());
 
   // The cluster comes back: the probe (only armed while not up) finds it.
@@ -423,7 +425,9 @@ TEST_F(ClusterActorTest, AProbeThatMadeNoProgressMarksDownAtOnceUntilAProbeIsAns
   Pump();
   ASSERT_TRUE(*reply);
   ASSERT_TRUE((*reply)->error) << "a down cluster answers an apply at once";
-  EXPECT_NE((*reply)->error->find("no progress"), std::string::npos) << *(*reply)->error;
+  EXPECT_NE((*reply)->error->ToString().find("no progress"), std::string::npos)
+      << (*reply)->error->ToString();
+  EXPECT_EQ((*reply)->error->kind, engine::ErrorKind::kTransient) << "a retry may get through";
   EXPECT_TRUE(OutstandingWith("PATCH").empty());
 
   // The next probe (after the backoff) is answered: up again.
@@ -525,7 +529,9 @@ TEST_F(ClusterActorTest, AnApplyThatReachesNoServerIsAnError) {
   Serve();
   ASSERT_TRUE(*reply);
   ASSERT_TRUE((*reply)->error) << "no request got through";
-  EXPECT_NE((*reply)->error->find("did not answer"), std::string::npos) << *(*reply)->error;
+  EXPECT_NE((*reply)->error->ToString().find("did not answer"), std::string::npos)
+      << (*reply)->error->ToString();
+  EXPECT_EQ((*reply)->error->kind, engine::ErrorKind::kTransient) << "a retry may get through";
   ASSERT_EQ((*reply)->results.size(), 1u);
   EXPECT_EQ((*reply)->results[0].status, engine::ObjectResultCode::kSyncFailed);
   EXPECT_TRUE((*reply)->applied.empty());

@@ -32,7 +32,7 @@ constexpr const char* kConfig = "/etc/fleetwave/fleetwave.yaml";
 // fails, and its error is shown under the set's file (issue 30).
 class ThrowingSource final : public sources::Source {
  public:
-  std::optional<sources::SourceError> Fetch(const std::string&) override {
+  std::optional<engine::Error> Fetch(const std::string&) override {
     throw std::runtime_error("libgit2 bug");
   }
   sources::Resolution Resolve(const std::string&, const std::string&) override {

@@ -72,7 +72,7 @@ WorkloadPtr CloneSet(const CloneSetSpec& c) {
               {"updateRevision", c.revision}}}};
   if (c.deadline) o["spec"]["progressDeadlineSeconds"] = *c.deadline;
   engine::WorkloadRead read = engine::ReadWorkload(o);
-  EXPECT_TRUE(read.workload) << read.error;
+  EXPECT_TRUE(read.workload) << read.error.value_or(engine::Error{}).message;
   return std::make_shared<const engine::Workload>(*read.workload);
 }
 

@@ -126,7 +126,7 @@ TEST(WorkloadProjectionTest, TheEngineReadsTheSameWorkload) {
     full.merge_patch(Noise());
     const Json projected = ProjectWorkload(full);
     const engine::WorkloadRead want = engine::ReadWorkload(full);
-    ASSERT_TRUE(want.workload) << want.error;
+    ASSERT_TRUE(want.workload) << want.error.value_or(engine::Error{}).message;
     std::optional<ProjectedWorkload> got = WorkloadFromProjection(projected);
     ASSERT_TRUE(got);
     EXPECT_EQ(Describe(got->workload), Describe(*want.workload));

@@ -65,7 +65,7 @@ TEST(RenderApp, CreateNamespaceAddsTheDestinationNamespaceFirstUnlessTheManifest
     ResolveOnce resolver(source);
     AppRender r = RenderApp(source, resolver, "shop", App(c.sync_policy), nullptr,
                             engine::Discovery::BuiltIn());
-    ASSERT_TRUE(r.ok()) << r.error;
+    ASSERT_TRUE(r.ok()) << r.error().value_or(engine::Error{}).ToString();
     EXPECT_EQ(KindNames(r), c.want);
     EXPECT_EQ(r.revisions, std::vector<std::string>{"1111111111111111111111111111111111111111"});
   }
@@ -81,7 +81,7 @@ TEST(RenderApp, PinnedRevisionsReplaceTheTargetRevision) {
   const std::vector<std::string> pinned = {"1111111111111111111111111111111111111111"};
   AppRender r =
       RenderApp(source, resolver, "shop", App(Json()), &pinned, engine::Discovery::BuiltIn());
-  ASSERT_TRUE(r.ok()) << r.error;
+  ASSERT_TRUE(r.ok()) << r.error().value_or(engine::Error{}).ToString();
   EXPECT_EQ(r.revisions, pinned);
 }
 
@@ -92,7 +92,11 @@ TEST(RenderApp, AnUnknownRevisionIsAnErrorNamingTheRepository) {
       RenderApp(source, resolver, "shop", App(Json()), nullptr, engine::Discovery::BuiltIn());
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.objects, nullptr);
-  EXPECT_NE(r.error.find(kRepo), std::string::npos) << r.error;
+  EXPECT_NE(r.error().value_or(engine::Error{}).ToString().find(kRepo), std::string::npos)
+      << r.error().value_or(engine::Error{}).ToString();
+  ASSERT_EQ(r.errors.size(), 1u);
+  EXPECT_EQ(r.errors[0].kind, engine::ErrorKind::kNotFound);
+  EXPECT_EQ(r.errors[0].object, kRepo) << "the object is the repository, the message what is wrong";
 }
 
 }  // namespace

@@ -30,7 +30,7 @@ class DirectorySourceTest : public ::testing::Test {
   }
   std::string Sha() {
     Resolution r = source_.Resolve(tmp_.path(), "HEAD");
-    EXPECT_TRUE(r.ok()) << r.error->message;
+    EXPECT_TRUE(r.ok()) << r.error->ToString();
     return r.ok() ? r.snapshot->sha : "";
   }
 
@@ -94,13 +94,14 @@ TEST_F(DirectorySourceTest, ErrorsHaveTheSameFormsAsForGit) {
   const std::string at = tmp_.path() + "@" + r.snapshot->sha + ":";
   struct Case {
     std::string name, path;
-    ErrorKind kind;
+    engine::ErrorKind kind;
     std::string message;
   };
   const std::vector<Case> cases = {
-      {"missing path", "nope", ErrorKind::kMissingPath, at + "nope: path not found"},
-      {"path is a file", "app/a.yaml", ErrorKind::kMissingPath, at + "app/a.yaml: not a directory"},
-      {"bad manifest", "bad", ErrorKind::kBadManifest,
+      {"missing path", "nope", engine::ErrorKind::kNotFound, at + "nope: path not found"},
+      {"path is a file", "app/a.yaml", engine::ErrorKind::kNotFound,
+       at + "app/a.yaml: not a directory"},
+      {"bad manifest", "bad", engine::ErrorKind::kInvalidInput,
        at + "bad/x.yaml:2:1: end of sequence flow not found"},
   };
   for (const Case& c : cases) {
@@ -108,7 +109,7 @@ TEST_F(DirectorySourceTest, ErrorsHaveTheSameFormsAsForGit) {
     ReadResult read = source_.Read(*r.snapshot, c.path);
     ASSERT_EQ(read.errors.size(), 1u);
     EXPECT_EQ(read.errors[0].kind, c.kind);
-    EXPECT_EQ(read.errors[0].message, c.message);
+    EXPECT_EQ(read.errors[0].ToString(), c.message);
   }
   ReadResult empty = source_.Read(*r.snapshot, "empty");
   EXPECT_TRUE(empty.ok());
@@ -116,8 +117,8 @@ TEST_F(DirectorySourceTest, ErrorsHaveTheSameFormsAsForGit) {
 
   Resolution branch = source_.Resolve(tmp_.path(), "main");
   ASSERT_FALSE(branch.ok());
-  EXPECT_EQ(branch.error->kind, ErrorKind::kUnknownRevision);
-  EXPECT_EQ(branch.error->message,
+  EXPECT_EQ(branch.error->kind, engine::ErrorKind::kNotFound);
+  EXPECT_EQ(branch.error->ToString(),
             tmp_.path() +
                 ": unknown revision \"main\" (a plain directory has only its current content; "
                 "use HEAD)");

@@ -56,7 +56,7 @@ std::vector<std::string> Names(const ReadResult& r) {
 
 std::vector<std::string> Messages(const ReadResult& r) {
   std::vector<std::string> out;
-  for (const SourceError& e : r.errors) out.push_back(e.message);
+  for (const engine::Error& e : r.errors) out.push_back(e.ToString());
   return out;
 }
 
@@ -100,7 +100,7 @@ TEST_F(GitSourceTest, ResolvesEveryKindOfRevisionToACommit) {
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     Resolution r = source_.Resolve(repo_.dir(), c.revision);
-    ASSERT_TRUE(r.ok()) << r.error->message;
+    ASSERT_TRUE(r.ok()) << r.error->ToString();
     EXPECT_EQ(r.snapshot->sha, *c.want);
     EXPECT_EQ(r.snapshot->revision, c.revision);
     EXPECT_TRUE(r.snapshot->is_git);
@@ -110,7 +110,7 @@ TEST_F(GitSourceTest, ResolvesEveryKindOfRevisionToACommit) {
 
 TEST_F(GitSourceTest, FileUrlIsTheSameRepository) {
   Resolution r = source_.Resolve("file://" + repo_.dir(), "main");
-  ASSERT_TRUE(r.ok()) << r.error->message;
+  ASSERT_TRUE(r.ok()) << r.error->ToString();
   EXPECT_EQ(r.snapshot->sha, b_);
   EXPECT_EQ(r.snapshot->repo_url, "file://" + repo_.dir());
 }
@@ -204,8 +204,8 @@ TEST_F(GitSourceTest, ABadManifestIsReportedAtItsLineAndColumn) {
                                 at + "apps/web/scalar.yaml:1:1: a manifest must be an object",
                             }));
   ASSERT_EQ(read.errors.size(), 2u);
-  EXPECT_EQ(read.errors[0].kind, ErrorKind::kBadManifest);
-  EXPECT_EQ(read.errors[1].kind, ErrorKind::kBadManifest);
+  EXPECT_EQ(read.errors[0].kind, engine::ErrorKind::kInvalidInput);
+  EXPECT_EQ(read.errors[1].kind, engine::ErrorKind::kInvalidInput);
   // The good files of the same directory are still read.
   EXPECT_EQ(read.manifests.size(), 3u);
 }
@@ -220,61 +220,70 @@ TEST_F(GitSourceTest, ErrorsAreValuesWithExactText) {
     std::string repo_url;
     std::string revision;
     std::string path;  // read after a successful resolve
-    ErrorKind kind;
+    engine::ErrorKind kind;
     std::string message;
   };
   const std::vector<Case> cases = {
-      {"unknown revision", repo, "no-such-branch", "", ErrorKind::kUnknownRevision,
+      {"unknown revision", repo, "no-such-branch", "", engine::ErrorKind::kNotFound,
        repo + ": unknown revision \"no-such-branch\""},
       {"unknown sha", repo, "0123456789abcdef0123456789abcdef01234567", "",
-       ErrorKind::kUnknownRevision,
+       engine::ErrorKind::kNotFound,
        repo + ": unknown revision \"0123456789abcdef0123456789abcdef01234567\""},
-      {"revision naming a tree, not a commit", repo, "main:apps", "", ErrorKind::kUnknownRevision,
+      {"revision naming a tree, not a commit", repo, "main:apps", "", engine::ErrorKind::kNotFound,
        repo + ": revision \"main:apps\" is not a commit"},
-      {"missing path", repo, "main", "apps/nope", ErrorKind::kMissingPath,
+      {"missing path", repo, "main", "apps/nope", engine::ErrorKind::kNotFound,
        repo + "@" + b_ + ":apps/nope: path not found"},
-      {"path is a file", repo, "main", "apps/web/deployment.yaml", ErrorKind::kMissingPath,
+      {"path is a file", repo, "main", "apps/web/deployment.yaml", engine::ErrorKind::kNotFound,
        repo + "@" + b_ + ":apps/web/deployment.yaml: not a directory"},
-      {"path leaving the repository", repo, "main", "../etc", ErrorKind::kMissingPath,
+      {"path leaving the repository", repo, "main", "../etc", engine::ErrorKind::kNotFound,
        repo + "@" + b_ + ":../etc: path leaves the repository"},
       {"repository does not exist", other.path() + "/missing", "main", "",
-       ErrorKind::kUnreadableRepository,
+       engine::ErrorKind::kTransient,
        other.path() + "/missing: cannot open repository: " + other.path() +
            "/missing does not exist"},
       {"repository is a file", other.path() + "/notes.txt", "main", "",
-       ErrorKind::kUnreadableRepository,
+       engine::ErrorKind::kTransient,
        other.path() + "/notes.txt: cannot open repository: " + other.path() +
            "/notes.txt is not a directory"},
-      {"remote url", "https://example.com/org/repo.git", "main", "", ErrorKind::kUnsupported,
+      {"remote url", "https://example.com/org/repo.git", "main", "", engine::ErrorKind::kPermanent,
        "https://example.com/org/repo.git: remote repositories are not supported yet (use a "
        "local path or a file:// URL)"},
-      {"scp-like remote", "git@example.com:org/repo.git", "main", "", ErrorKind::kUnsupported,
+      {"scp-like remote", "git@example.com:org/repo.git", "main", "", engine::ErrorKind::kPermanent,
        "git@example.com:org/repo.git: remote repositories are not supported yet (use a local "
        "path or a file:// URL)"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
     Resolution r = source_.Resolve(c.repo_url, c.revision);
-    SourceError error;
+    engine::Error error;
     if (r.ok()) {
       ReadResult read = source_.Read(*r.snapshot, c.path);
       ASSERT_EQ(read.errors.size(), 1u);
       EXPECT_TRUE(read.manifests.empty());
       error = read.errors[0];
     } else {
-      ASSERT_TRUE(c.path.empty()) << "resolve failed: " << r.error->message;
+      ASSERT_TRUE(c.path.empty()) << "resolve failed: " << r.error->ToString();
       error = *r.error;
     }
-    EXPECT_EQ(error.message, c.message);
-    EXPECT_EQ(ErrorKindName(error.kind), std::string(ErrorKindName(c.kind)));
+    EXPECT_EQ(error.ToString(), c.message);
+    EXPECT_EQ(engine::ErrorKindName(error.kind), std::string(engine::ErrorKindName(c.kind)));
   }
+
+  // The object says where, the message what, so a condition or the API can show them apart.
+  Resolution main = source_.Resolve(repo, "main");
+  ASSERT_TRUE(main.ok());
+  ReadResult missing = source_.Read(*main.snapshot, "apps/nope");
+  ASSERT_EQ(missing.errors.size(), 1u);
+  EXPECT_EQ(missing.errors[0].object, repo + "@" + b_ + ":apps/nope");
+  EXPECT_EQ(missing.errors[0].message, "path not found");
 
   // A .git that does not lead to a repository is unreadable, not silently a plain directory.
   Resolution broken = source_.Resolve(other.path() + "/broken", "HEAD");
   ASSERT_FALSE(broken.ok());
-  EXPECT_EQ(broken.error->kind, ErrorKind::kUnreadableRepository);
-  EXPECT_EQ(broken.error->message.rfind(other.path() + "/broken: cannot open repository: ", 0), 0u)
-      << broken.error->message;
+  EXPECT_EQ(broken.error->kind, engine::ErrorKind::kTransient);
+  EXPECT_EQ(broken.error->ToString().rfind(other.path() + "/broken: cannot open repository: ", 0),
+            0u)
+      << broken.error->ToString();
 }
 
 TEST_F(GitSourceTest, OneSourceServesManyThreadsAtOnce) {
@@ -301,9 +310,9 @@ TEST_F(GitSourceTest, OneSourceServesManyThreadsAtOnce) {
 TEST_F(GitSourceTest, FetchOfALocalRepositoryOnlyChecksItIsReadable) {
   EXPECT_FALSE(source_.Fetch(repo_.dir()).has_value());
   EXPECT_FALSE(source_.Fetch("file://" + repo_.dir()).has_value());
-  std::optional<SourceError> missing = source_.Fetch(repo_.dir() + "/nope");
+  std::optional<engine::Error> missing = source_.Fetch(repo_.dir() + "/nope");
   ASSERT_TRUE(missing.has_value());
-  EXPECT_EQ(missing->kind, ErrorKind::kUnreadableRepository);
+  EXPECT_EQ(missing->kind, engine::ErrorKind::kTransient);
 }
 
 TEST(LocalPathOf, SeparatesLocalPathsFromRemotes) {

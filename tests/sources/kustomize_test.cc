@@ -72,7 +72,7 @@ TEST_F(KustomizeTest, KindsOfPaths) {
 
 TEST_F(KustomizeTest, OverlayRendersExactlyAsKubectlPrintsIt) {
   ReadResult r = ReadPath(source_, *resolved_.snapshot, "overlays/prod", {"kubectl"});
-  ASSERT_TRUE(r.ok()) << r.errors[0].message;
+  ASSERT_TRUE(r.ok()) << r.errors[0].ToString();
   std::vector<engine::Json> got;
   for (const auto& m : r.manifests) got.push_back(m.object);
   const auto want = Expected("overlays/prod");
@@ -93,29 +93,29 @@ TEST_F(KustomizeTest, PlainDirectoriesAreReadAsManifests) {
 TEST_F(KustomizeTest, HelmChartsAreRefused) {
   ReadResult r = ReadPath(source_, *resolved_.snapshot, "chart", {"kubectl"});
   ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_EQ(r.errors[0].kind, ErrorKind::kUnsupported);
-  EXPECT_EQ(r.errors[0].message, repo_.dir() + "@" + sha_ +
-                                     ":chart: Helm sources are not supported by fleetwave yet "
-                                     "(use a directory of manifests or a kustomization)");
+  EXPECT_EQ(r.errors[0].kind, engine::ErrorKind::kPermanent);
+  EXPECT_EQ(r.errors[0].ToString(), repo_.dir() + "@" + sha_ +
+                                        ":chart: Helm sources are not supported by fleetwave yet "
+                                        "(use a directory of manifests or a kustomization)");
 }
 
 TEST_F(KustomizeTest, BuildErrorsNameThePath) {
   ReadResult r = ReadPath(source_, *resolved_.snapshot, "overlays/broken", {"kubectl"});
   ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_EQ(r.errors[0].kind, ErrorKind::kBadManifest);
+  EXPECT_EQ(r.errors[0].kind, engine::ErrorKind::kInvalidInput);
   const std::string prefix =
       repo_.dir() + "@" + sha_ + ":overlays/broken: kubectl kustomize failed (exit 1): ";
-  EXPECT_EQ(r.errors[0].message.substr(0, prefix.size()), prefix) << r.errors[0].message;
-  EXPECT_EQ(r.errors[0].message.find("fleetwave-kustomize-"), std::string::npos)
-      << "the scratch directory is not shown: " << r.errors[0].message;
+  EXPECT_EQ(r.errors[0].ToString().substr(0, prefix.size()), prefix) << r.errors[0].ToString();
+  EXPECT_EQ(r.errors[0].ToString().find("fleetwave-kustomize-"), std::string::npos)
+      << "the scratch directory is not shown: " << r.errors[0].ToString();
 }
 
 TEST_F(KustomizeTest, MissingKubectlIsReported) {
   ReadResult r = ReadPath(source_, *resolved_.snapshot, "base", {"/nonexistent/kubectl"});
   ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_EQ(r.errors[0].message, repo_.dir() + "@" + sha_ +
-                                     ":base: kubectl kustomize failed: /nonexistent/kubectl: No "
-                                     "such file or directory");
+  EXPECT_EQ(r.errors[0].ToString(), repo_.dir() + "@" + sha_ +
+                                        ":base: kubectl kustomize failed: /nonexistent/kubectl: No "
+                                        "such file or directory");
 }
 
 TEST_F(KustomizeTest, AKubectlThatHangsIsKilledAtTheDeadline) {
@@ -128,7 +128,7 @@ TEST_F(KustomizeTest, AKubectlThatHangsIsKilledAtTheDeadline) {
   const auto took = std::chrono::steady_clock::now() - start;
   std::filesystem::remove(fake);
   ASSERT_EQ(r.errors.size(), 1u);
-  EXPECT_EQ(r.errors[0].message,
+  EXPECT_EQ(r.errors[0].ToString(),
             repo_.dir() + "@" + sha_ + ":base: kubectl kustomize did not finish within 200ms");
   EXPECT_LT(took, std::chrono::seconds(20)) << "the child was killed, not waited for";
 }

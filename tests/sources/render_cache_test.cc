@@ -55,7 +55,7 @@ class RenderCacheTest : public ::testing::Test {
 
 TEST_F(RenderCacheTest, SameCommitAndSpecReusesTheRenderWithoutReading) {
   const AppRender first = Reconcile(App("web-dev"));
-  ASSERT_TRUE(first.ok()) << first.error;
+  ASSERT_TRUE(first.ok()) << first.error().value_or(engine::Error{}).ToString();
   const size_t reads = Reads(source);
   const AppRender second = Reconcile(App("web-dev"));
   ASSERT_TRUE(second.ok());
@@ -72,12 +72,12 @@ TEST_F(RenderCacheTest, ANewCommitOrAChangedSpecRendersAgain) {
   source.SetRevision(kRepo, "main", "sha2");
   source.SetFiles(kRepo, "sha2", {{"web/app.yaml", Deployment("v2")}});
   const AppRender moved = Reconcile(App("web-dev"));
-  ASSERT_TRUE(moved.ok()) << moved.error;
+  ASSERT_TRUE(moved.ok()) << moved.error().value_or(engine::Error{}).ToString();
   EXPECT_EQ(moved.revisions, std::vector<std::string>{"sha2"});
   EXPECT_NE(moved.objects->front().object.dump().find("v2"), std::string::npos);
 
   const AppRender other_ns = Reconcile(App("web-dev", "other"));
-  ASSERT_TRUE(other_ns.ok()) << other_ns.error;
+  ASSERT_TRUE(other_ns.ok()) << other_ns.error().value_or(engine::Error{}).ToString();
   EXPECT_EQ(other_ns.objects->front().ref.namespace_, "other");
   EXPECT_EQ(cache.hits(), 0u);
   EXPECT_EQ(cache.misses(), 3u);

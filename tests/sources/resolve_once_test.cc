@@ -71,8 +71,8 @@ TEST(ResolveOnce, ErrorsAreMemoisedSoEveryAppReportsTheSameOne) {
   Resolution b = once.Resolve("repo", "gone");
   ASSERT_FALSE(a.ok());
   ASSERT_FALSE(b.ok());
-  EXPECT_EQ(a.error->message, "repo: unknown revision \"gone\"");
-  EXPECT_EQ(b.error->message, a.error->message);
+  EXPECT_EQ(a.error->ToString(), "repo: unknown revision \"gone\"");
+  EXPECT_EQ(b.error->ToString(), a.error->ToString());
   EXPECT_EQ(fake.calls().size(), 1u);
 }
 
@@ -107,10 +107,10 @@ TEST(FakeSource, ReadsLikeTheRealSource) {
   EXPECT_EQ(read.manifests[2].object["kind"], "B");
   ReadResult missing = fake.Read(snap, "apps/nope");
   ASSERT_EQ(missing.errors.size(), 1u);
-  EXPECT_EQ(missing.errors[0].message, "repo@sha-1:apps/nope: path not found");
+  EXPECT_EQ(missing.errors[0].ToString(), "repo@sha-1:apps/nope: path not found");
   ReadResult outside = fake.Read(snap, "../etc");
   ASSERT_EQ(outside.errors.size(), 1u);
-  EXPECT_EQ(outside.errors[0].message, "repo@sha-1:../etc: path leaves the repository");
+  EXPECT_EQ(outside.errors[0].ToString(), "repo@sha-1:../etc: path leaves the repository");
 }
 
 }  // namespace

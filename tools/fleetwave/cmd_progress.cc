@@ -40,7 +40,7 @@ int RunProgress(const Argv& argv, std::ostream& out, std::ostream& err) {
   const std::string name = *file == "-" ? "<stdin>" : *file;
   engine::WorkloadRead read = engine::ReadWorkload(object);
   if (!read.workload) {
-    err << name << ": " << read.error << "\n";
+    err << name << ": " << read.error->ToString() << "\n";
     return 1;
   }
   const engine::ProgressResult result =

@@ -92,7 +92,7 @@ int RunRender(const Argv& argv, std::ostream& out, std::ostream& err) {
       sources::RenderApp(source, resolver, loaded.appset->name, *app,
                          revision ? &revisions : nullptr, engine::Discovery::BuiltIn());
   if (!rendered.ok()) {
-    err << rendered.error << "\n";
+    for (const auto& e : rendered.errors) err << e.ToString() << "\n";
     return 1;
   }
   const std::vector<engine::RenderedObject>& objects = *rendered.objects;

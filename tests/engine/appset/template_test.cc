@@ -29,11 +29,12 @@ TEST_P(TemplateRendering, RendersAsArgoCD) {
   const Case& c = GetParam();
   TemplateResult r = RenderTemplate(c.text, kParams, {c.go, c.missing_key_error});
   if (c.want_error.empty()) {
-    EXPECT_TRUE(r.ok()) << r.error;
+    EXPECT_TRUE(r.ok()) << r.error.value_or(Error{}).message;
     EXPECT_EQ(r.text, c.want);
   } else {
     EXPECT_FALSE(r.ok());
-    EXPECT_NE(r.error.find(c.want_error), std::string::npos) << r.error;
+    EXPECT_NE(r.error.value_or(Error{}).message.find(c.want_error), std::string::npos)
+        << r.error.value_or(Error{}).message;
   }
 }
 
@@ -117,10 +118,10 @@ TEST(TemplateNumbers, OutOfRangeIsAnErrorNotUndefinedBehaviour) {
     SCOPED_TRACE(c.name);
     const TemplateResult r = RenderTemplate(c.text, params, {true, false});
     if (c.want_error.empty()) {
-      EXPECT_TRUE(r.ok()) << r.error;
+      EXPECT_TRUE(r.ok()) << r.error.value_or(Error{}).message;
       EXPECT_EQ(r.text, c.want);
     } else {
-      EXPECT_EQ(r.error, c.want_error);
+      EXPECT_EQ(r.error.value_or(Error{}).message, c.want_error);
     }
   }
 }
@@ -140,10 +141,11 @@ TEST(TemplateDocument, RendersStringValuesAndNamesTheFailingField) {
                              "spec": {"list": ["{{.nope}}"], "count": 2}})");
   RenderedDocument failed = RenderTemplateDocument(doc, kParams, {true, true});
   EXPECT_FALSE(failed.document.has_value());
-  EXPECT_EQ(failed.error_path, "spec.list[0]");
-  EXPECT_EQ(failed.error, "map has no entry for key \"nope\"");
+  EXPECT_EQ(failed.error.value_or(Error{}).object, "spec.list[0]");
+  EXPECT_EQ(failed.error.value_or(Error{}).kind, ErrorKind::kInvalidInput);
+  EXPECT_EQ(failed.error.value_or(Error{}).message, "map has no entry for key \"nope\"");
   RenderedDocument rendered = RenderTemplateDocument(doc, kParams, {true, false});
-  ASSERT_TRUE(rendered.document.has_value()) << rendered.error;
+  ASSERT_TRUE(rendered.document.has_value()) << rendered.error.value_or(Error{}).message;
   const Json& out = *rendered.document;
   EXPECT_EQ(out["metadata"]["name"], "Prod-East");
   EXPECT_EQ(out["metadata"]["labels"]["n"], "3");

@@ -548,7 +548,7 @@ TEST(AppSetReconcileTest, FinishSyncAttemptOutcomes) {
     const char* name;
     Json operation;
     std::vector<ObjectResult> results;
-    std::optional<std::string> error;
+    std::optional<Error> error;
     Json app_spec;
     OperationPhase phase;
   };
@@ -568,7 +568,7 @@ TEST(AppSetReconcileTest, FinishSyncAttemptOutcomes) {
       {"could not run, no retry: Error",
        Json{{"retry", {{"limit", 0}}}},
        {},
-       "cluster is down",
+       TransientError("", "cluster is down"),
        Json::object(),
        OperationPhase::kError},
       {"no retry in the operation: the app's policy retries",
@@ -713,12 +713,14 @@ TEST(AppSetReconcileTest, ManualSync) {
     ManualSyncDecision d = StartManualSync(c.app, c.stored, c.pinned, c.revision, "alice", At(9));
     if (c.revisions.empty()) {
       EXPECT_FALSE(d.start);
-      EXPECT_FALSE(d.error.empty());
-      EXPECT_EQ(CommandOutcomeName(d.refusal), std::string(CommandOutcomeName(c.refusal)));
+      ASSERT_TRUE(d.error);
+      EXPECT_FALSE(d.error->message.empty());
+      EXPECT_EQ(CommandOutcomeName(CommandRefusalOf(d.error->kind)),
+                std::string(CommandOutcomeName(c.refusal)));
       continue;
     }
-    ASSERT_TRUE(d.start) << d.error;
-    EXPECT_EQ(d.refusal, CommandOutcome::kAccepted);
+    ASSERT_TRUE(d.start) << d.error.value_or(Error{}).message;
+    EXPECT_FALSE(d.error);
     EXPECT_EQ(d.start->trigger, SyncStartTrigger::kManual);
     EXPECT_EQ(d.start->record.revisions, c.revisions);
     EXPECT_EQ(d.start->record.operation["initiatedBy"]["username"], "alice");

@@ -149,7 +149,8 @@ inline ObservedApp Observe(const FakeApp& a) {
   o.reachable = a.reachable;
   o.observed = a.observed;
   if (a.source_error) {
-    o.source_error = a.source_error;
+    // The text as the condition shows it (Error::ToString with no object).
+    o.source_error = InvalidInputError("", *a.source_error);
   } else {
     o.revisions = {a.revision};
     o.rendered = std::make_shared<const std::vector<RenderedObject>>(RenderAt(a.name, a.image));

@@ -98,7 +98,7 @@ void Check(const Case& c) {
   Json object = c.object;
   object.merge_patch(Json::parse(c.patch));
   const WorkloadRead read = ReadWorkload(object);
-  ASSERT_TRUE(read.workload) << read.error;
+  ASSERT_TRUE(read.workload) << read.error.value_or(Error{}).message;
   const ProgressResult r = EvaluateProgress(*read.workload, ToPrevious(c.previous), T(c.now));
   if (!c.want) {
     EXPECT_FALSE(r.condition) << r.condition->reason;
@@ -664,7 +664,9 @@ TEST(ProgressDeadline, PartitionReplicasAsKruiseComputesThem) {
 TEST(ProgressDeadline, UnsupportedKindIsAnError) {
   const WorkloadRead read = ReadWorkload(R"({"apiVersion": "batch/v1", "kind": "Job"})"_json);
   EXPECT_FALSE(read.workload);
-  EXPECT_EQ(read.error,
+  ASSERT_TRUE(read.error);
+  EXPECT_EQ(read.error->kind, ErrorKind::kInvalidInput);
+  EXPECT_EQ(read.error->message,
             "unsupported kind \"Job\" (batch/v1); supported: CloneSet (apps.kruise.io), "
             "StatefulSet, DaemonSet, Deployment");
 }

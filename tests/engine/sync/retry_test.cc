@@ -58,13 +58,13 @@ TEST(RetryPolicyTest, Backoff) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     const DecodedRetryPolicy p = DecodeRetryPolicy(Obj(c.retry));
-    EXPECT_EQ(p.error, "");
+    EXPECT_FALSE(p.error) << p.error.value_or(Error{}).message;
     EXPECT_EQ(RetryBackoff(p.policy, c.retry_count), c.want);
   }
   EXPECT_EQ(DecodeRetryPolicy(Obj(R"({"backoff":{"duration":"abc"}})")).error,
-            "invalid retry backoff duration \"abc\"");
+            InvalidInputError("", "invalid retry backoff duration \"abc\""));
   EXPECT_EQ(DecodeRetryPolicy(Obj(R"({"backoff":{"factor":1.5}})")).error,
-            "invalid retry backoff factor 1.5");
+            InvalidInputError("", "invalid retry backoff factor 1.5"));
 }
 
 TEST(RetryPolicyTest, Limit) {
@@ -99,7 +99,7 @@ TEST(OperationRecordTest, FinishAttempt) {
     const char* retry;
     int64_t retry_count;
     std::vector<ObjectResult> results;
-    std::optional<std::string> error;
+    std::optional<Error> error;
     OperationPhase want_phase;
     int64_t want_retry_count;
     std::optional<Time> want_next;
@@ -155,7 +155,7 @@ TEST(OperationRecordTest, FinishAttempt) {
        R"({"limit":1})",
        0,
        {},
-       "cluster is unreachable",
+       TransientError("", "cluster is unreachable"),
        OperationPhase::kRunning,
        1,
        At(105),
@@ -164,11 +164,30 @@ TEST(OperationRecordTest, FinishAttempt) {
        R"({"limit":1})",
        1,
        {},
-       "cluster is unreachable",
+       TransientError("", "cluster is unreachable"),
        OperationPhase::kError,
        1,
        std::nullopt,
        "cluster is unreachable (retried 1 times)."},
+      {"refused credentials: the policy decides, they may be fixed meanwhile",
+       R"({"limit":1})",
+       0,
+       {},
+       PermanentError("cluster prod", "401 Unauthorized"),
+       OperationPhase::kRunning,
+       1,
+       At(105),
+       "cluster prod: 401 Unauthorized. Retrying attempt #1 at 2023-11-14T22:15:05Z."},
+      {"manifests that do not render at the pinned revision: never retried",
+       R"({"limit":5})",
+       0,
+       {},
+       InvalidInputError("repo@abc:web/a.yaml:3:1", "a manifest must be an object"),
+       OperationPhase::kError,
+       0,
+       std::nullopt,
+       "repo@abc:web/a.yaml:3:1: a manifest must be an object (not retried: the manifests at "
+       "this revision are invalid)"},
       {"unlimited, capped backoff",
        R"({"limit":-1})",
        20,
