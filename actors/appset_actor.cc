@@ -978,6 +978,10 @@ void OnPersisted(Self* self, PersistedPtr p) {
     st.services->publish.appset(st.spec->appset.name, summary, std::move(result.applications),
                                 clusters);
   }
+  if (st.services->publish.drift) {
+    st.services->publish.drift(st.spec->appset.name, result.plan.drifted,
+                               result.plan.healed.size());
+  }
   DeliverAnswers(self);
   // New commits are found by polling: the next reconcile comes at the latest one poll interval
   // from now (sooner when the engine asked for a wake-up).

@@ -38,6 +38,11 @@ struct Publisher {
                      const std::map<std::string, std::string>& clusters)>
       appset;
   std::function<void(const std::string& appset)> appset_removed;
+  // A RollingSync reconcile's drift (engine PlanResult::drifted/healed): the apps that drift
+  // and are only reported, and how many were sent back to be synced again.
+  std::function<void(const std::string& appset, const std::vector<std::string>& reported,
+                     std::size_t corrected)>
+      drift;
   // How many apps of the set are pending deletion or being deleted (deletion_actor.h).
   std::function<void(const std::string& appset, int count)> pending_deletions;
   std::function<void(const std::string& cluster, const engine::Json& state)> cluster;

@@ -683,6 +683,18 @@ DecodedApplicationSet DecodeApplicationSet(const YAML::Node& doc, const std::str
     }
     if (md["namespace"])
       set.namespace_ = d.String(md["namespace"], "metadata.namespace").value_or("");
+    if (md["annotations"]) {
+      const auto annotations = d.StringMap(md["annotations"], "metadata.annotations");
+      if (auto it = annotations.find(kDriftAnnotation); it != annotations.end()) {
+        if (it->second == "heal" || it->second == "report") {
+          set.drift_policy = it->second;
+        } else {
+          d.Add(md["annotations"][kDriftAnnotation],
+                std::string("metadata.annotations.") + kDriftAnnotation,
+                "unsupported value \"" + it->second + "\" (supported: heal, report)");
+        }
+      }
+    }
   }
   const YAML::Node spec = doc["spec"];
   if (!spec) {

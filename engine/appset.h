@@ -135,10 +135,15 @@ struct ApplicationSet {
   ApplicationsSync applications_sync = ApplicationsSync::kSync;  // absent = sync
   // JSON pointers ignored when comparing desired and live Application specs.
   std::vector<std::string> ignore_application_differences;
+  // metadata.annotations["fleetwave.io/drift"]: "" (absent), "heal" or "report" (RollingSync
+  // drift policy, rollout_plan.h RollingSyncHealsDrift).
+  std::string drift_policy;
   Json status = Json::object();  // status as given (applicationStatus, conditions, rollout)
 
   bool MissingKeyIsError() const;  // goTemplateOptions contains "missingkey=error"
 };
+
+constexpr const char* kDriftAnnotation = "fleetwave.io/drift";
 
 struct DecodedApplicationSet {
   std::optional<ApplicationSet> appset;  // set when decoding got far enough to plan with

@@ -567,6 +567,14 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     out.plan = Plan(set, std::move(input.stored), desired, live_apps, now, observation_complete);
     out.status = PlanStatusJson(out.plan);
     LogRolloutChanges(set, before, out.plan, views, out.log);
+    // What drifted, named by the comparison's first difference (object and JSON pointer).
+    for (const std::string& name : out.plan.healed) {
+      for (const AppView& v : views) {
+        if (v.id.app != name) continue;
+        out.log.push_back(Prefix(set, *v.desired) + " drifted from its pinned revision (" +
+                          v.sync->message + "): it is synced again in step order");
+      }
+    }
 
     // apps_to_sync are the Pending apps of the open steps. A sync starts for one only when none
     // is running and no operation at the pinned revisions started since the entry's transition:

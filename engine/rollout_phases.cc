@@ -80,7 +80,7 @@ JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
                     const StepAssignment& assignment, const std::vector<Application>& live,
                     std::vector<AppRolloutStatus> previous,
                     const std::vector<std::string>& ignore_application_differences,
-                    std::map<std::string, std::string>& skipped, Time now) {
+                    std::map<std::string, std::string>& skipped, Time now, bool heal_drift) {
   // Join by name through sorted lists: no per-app hashing or string copies, which dominate a
   // reconcile of many thousand apps. Of two stored entries for one app the first counts.
   const std::vector<size_t> live_order = SortedByName(live, LiveName);
@@ -120,10 +120,15 @@ JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
                               AppSpecDiffers(*row.desired, app, ignore_application_differences);
     // UpdateAppRolloutStatus stores the live revisions exactly when they differ from the pin.
     const bool new_pin = stored && stored->target_revisions != app.revisions;
-    AppStatusUpdate update =
-        UpdateAppRolloutStatus(std::move(stored), app, spec_differs,
-                               std::to_string(row.step >= 0 ? row.step + 1 : -1), now);
+    AppStatusUpdate update = UpdateAppRolloutStatus(
+        std::move(stored), app, spec_differs, std::to_string(row.step >= 0 ? row.step + 1 : -1),
+        now, heal_drift && row.desired != nullptr);
     out.new_generation = out.new_generation || update.changed;
+    if (update.healed) {
+      out.healed.push_back(app.name);
+    } else if (update.drifted) {
+      out.drifted.push_back(app.name);
+    }
     AppRolloutStatus& entry = out.entries.emplace_back(std::move(update.entry));
     if (skipped.empty()) continue;
     if (auto s = skipped.find(app.name); s != skipped.end()) {

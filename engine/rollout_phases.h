@@ -44,8 +44,14 @@ struct JoinedApps {
   // plan's result takes the whole vector over.
   std::vector<AppRolloutStatus> entries;
   std::vector<size_t> row_of_desired;  // per desired app: its row, or kNoRow (not created yet)
-  // Some entry went back to Waiting on a revision or spec change (§3.2): a new generation.
+  // Some entry went back to Waiting on a revision or spec change (§3.2), or on drift the set
+  // heals: a new generation.
   bool new_generation = false;
+  // Apps whose Healthy entry found drift this reconcile (DetectChange), in name order: `healed`
+  // those sent back to Waiting for it (heal_drift), `drifted` the others, which stay Healthy
+  // and are only reported.
+  std::vector<std::string> drifted;
+  std::vector<std::string> healed;
 };
 
 // The `steps` of a plan: every desired or live app's 1-based step, -1 for none (for every app
@@ -63,7 +69,7 @@ JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
                     const StepAssignment& assignment, const std::vector<Application>& live,
                     std::vector<AppRolloutStatus> previous,
                     const std::vector<std::string>& ignore_application_differences,
-                    std::map<std::string, std::string>& skipped, Time now);
+                    std::map<std::string, std::string>& skipped, Time now, bool heal_drift = false);
 
 // The gate over the joined apps (§4): which steps are open.
 Eligibility OpenSteps(const StepAssignment& assignment, const JoinedApps& joined);

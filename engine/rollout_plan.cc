@@ -63,6 +63,21 @@ Json PlanStatusJson(const PlanResult& r) {
   return status;
 }
 
+bool RollingSyncHealsDrift(const ApplicationSet& appset) {
+  if (appset.drift_policy == "report") return false;
+  if (appset.drift_policy == "heal") return true;
+  const Json* spec = appset.template_.is_object() && appset.template_.contains("spec")
+                         ? &appset.template_["spec"]
+                         : nullptr;
+  if (spec == nullptr || !spec->is_object()) return false;
+  const auto policy = spec->find("syncPolicy");
+  if (policy == spec->end() || !policy->is_object()) return false;
+  const auto automated = policy->find("automated");
+  if (automated == policy->end() || !automated->is_object()) return false;
+  const auto heal = automated->find("selfHeal");
+  return heal != automated->end() && heal->is_boolean() && heal->get<bool>();
+}
+
 PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
                 const std::vector<GeneratedApplication>& desired,
                 const std::vector<Application>& live, Time now_in, bool observation_complete) {
@@ -105,7 +120,10 @@ PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
 
   RolloutState state = std::move(stored.rollout);
   JoinedApps joined = JoinApps(desired, assignment, live, std::move(stored.application_status),
-                               appset.ignore_application_differences, state.skipped, now);
+                               appset.ignore_application_differences, state.skipped, now,
+                               RollingSyncHealsDrift(appset));
+  r.drifted = std::move(joined.drifted);
+  r.healed = std::move(joined.healed);
   const Eligibility open = PromoteApps(strategy, assignment, state.paused, joined, now);
   SyncSelection syncs = SelectSyncs(joined, open, state.paused);
   r.apps_to_sync = std::move(syncs.apps);

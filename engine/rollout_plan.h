@@ -56,7 +56,20 @@ struct PlanResult {
   // When the current step's progress deadline expires (for the daemon's timer), if it has one
   // and has not expired yet.
   std::optional<Time> step_deadline;
+  // Apps found drifted this reconcile (Healthy entry, OutOfSync at the pin), sorted: `healed`
+  // those sent back to Waiting to be synced again (RollingSyncHealsDrift), `drifted` those
+  // left Healthy and only reported.
+  std::vector<std::string> drifted;
+  std::vector<std::string> healed;
 };
+
+// Whether a RollingSync set re-syncs drift in step order (issue 32): its template asks for
+// `syncPolicy.automated.selfHeal: true` (RollingSync turns automated sync off on the generated
+// apps, so the template is where the wish is read), unless the set's annotation
+// `fleetwave.io/drift: report` opts out; `fleetwave.io/drift: heal` asks for it whatever the
+// template says. Otherwise drift is reported (the app OutOfSync, fleetwave_app_drifted) and
+// its entry stays Healthy, as in Argo CD.
+bool RollingSyncHealsDrift(const ApplicationSet& appset);
 
 // The desired Applications of a set without generators: the live ones, as they are
 // (a set given as an excerpt, used only for planning).

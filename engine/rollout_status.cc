@@ -25,6 +25,8 @@ constexpr const char* kSyncRunning =
     "Application resource became Progressing, updating status from Pending to Progressing";
 constexpr const char* kAppError =
     "Application resource has error and cannot sync, updating status to Progressing";
+constexpr const char* kDrifted =
+    "Application resource drifted from its pinned revision, setting status to Waiting";
 constexpr const char* kBecameHealthy =
     "Application resource became Healthy, updating status from Progressing to Healthy";
 
@@ -144,7 +146,10 @@ PendingChange DetectChange(const AppRolloutStatus& previous, const Application& 
   // app back to Waiting on every reconcile until then, and planning would not be idempotent.
   const bool synced_before = previous.status == RolloutAppState::kProgressing ||
                              previous.status == RolloutAppState::kHealthy;
-  return {previous.target_revisions != live.revisions, spec_differs && synced_before};
+  PendingChange change{previous.target_revisions != live.revisions, spec_differs && synced_before};
+  change.drift = !change.Any() && previous.status == RolloutAppState::kHealthy &&
+                 live.sync_status == "OutOfSync";
+  return change;
 }
 
 bool AdvanceAppRolloutStatus(AppRolloutStatus& entry, const Application& live, Time now) {
@@ -188,14 +193,14 @@ bool AdvanceAppRolloutStatus(AppRolloutStatus& entry, const Application& live, T
       }
       return false;
     case RolloutAppState::kHealthy:
-      return false;  // no self-heal: drift without a change keeps Healthy (§3.4)
+      return false;  // drift is UpdateAppRolloutStatus's (heal_drift); nothing moves it here
   }
   return false;
 }
 
 AppStatusUpdate UpdateAppRolloutStatus(std::optional<AppRolloutStatus> previous,
                                        const Application& live, bool spec_differs,
-                                       const std::string& step, Time now) {
+                                       const std::string& step, Time now, bool heal_drift) {
   AppStatusUpdate out;
   AppRolloutStatus& entry = out.entry;
   if (!previous) {
@@ -215,6 +220,14 @@ AppStatusUpdate UpdateAppRolloutStatus(std::optional<AppRolloutStatus> previous,
                                                 : kChangedSpec,
                  now);
       out.changed = true;
+    } else if (change.drift) {
+      out.drifted = true;
+      if (heal_drift) {
+        // The pin stays: the app is synced again to what it was synced to.
+        Transition(entry, RolloutAppState::kWaiting, kDrifted, now);
+        out.changed = true;
+        out.healed = true;
+      }
     }
   }
   entry.step = step;
@@ -225,10 +238,11 @@ AppStatusUpdate UpdateAppRolloutStatus(std::optional<AppRolloutStatus> previous,
 }
 
 AppStatusUpdate UpdateAppRolloutStatus(const AppRolloutStatus* previous, const Application& live,
-                                       bool spec_differs, const std::string& step, Time now) {
+                                       bool spec_differs, const std::string& step, Time now,
+                                       bool heal_drift) {
   return UpdateAppRolloutStatus(
       previous ? std::optional<AppRolloutStatus>(*previous) : std::nullopt, live, spec_differs,
-      step, now);
+      step, now, heal_drift);
 }
 
 }  // namespace fleetwave::engine

@@ -1,7 +1,7 @@
 // The per-Application RollingSync status (`status.applicationStatus[]` of an ApplicationSet)
 // and its state machine (tests/engine/rollingsync/rollout_status_test.cc): Waiting -> Pending ->
-// Progressing -> Healthy, back to Waiting on any revision or spec change. Messages are exact: users
-// alert on them.
+// Progressing -> Healthy, back to Waiting on any revision or spec change, and [fleetwave] on drift
+// when the set heals it (issue 32). Messages are exact: users alert on them.
 #pragma once
 
 #include <optional>
@@ -41,6 +41,10 @@ Json EncodeAppRolloutStatus(const AppRolloutStatus& entry);
 struct PendingChange {
   bool revision = false;
   bool spec = false;
+  // [fleetwave] A Healthy entry whose app is OutOfSync at its pinned revisions, with neither a
+  // revision nor a spec change: what is live was changed by someone else (an object deleted, a
+  // field edited). Argo CD keeps such an entry Healthy (its #29240).
+  bool drift = false;
   bool Any() const { return revision || spec; }
 };
 
@@ -55,6 +59,10 @@ struct AppStatusUpdate {
   // The app entered Waiting through change detection this reconcile (§3.2): this is what
   // starts a new rollout generation.
   bool changed = false;
+  // DetectChange found drift (see PendingChange::drift); `healed` when the entry went back to
+  // Waiting for it (which also sets `changed`), else it stays Healthy and the drift is reported.
+  bool drifted = false;
+  bool healed = false;
 };
 
 // One reconcile of one app's entry (§3 steps 1-5). `previous` is null for an app without an
@@ -62,13 +70,17 @@ struct AppStatusUpdate {
 // entry is stable (Pending -> Progressing -> Healthy in one call when the live data says so),
 // so applying it again to its own result at the same `now` changes nothing.
 // REQUIRES: `now` has second precision (callers truncate), as stored times do.
+// `heal_drift`: drift sends a Healthy entry back to Waiting (the set heals drift), so the rollout
+// syncs the app again in step order, within its step's maxUpdate, as it would a new revision of
+// that app alone; the pin stays.
 AppStatusUpdate UpdateAppRolloutStatus(const AppRolloutStatus* previous, const Application& live,
-                                       bool spec_differs, const std::string& step, Time now);
+                                       bool spec_differs, const std::string& step, Time now,
+                                       bool heal_drift = false);
 // The same with the stored entry handed over (nullopt: none): its strings move into the
 // result instead of being copied, which matters in a reconcile of many thousand apps.
 AppStatusUpdate UpdateAppRolloutStatus(std::optional<AppRolloutStatus> previous,
                                        const Application& live, bool spec_differs,
-                                       const std::string& step, Time now);
+                                       const std::string& step, Time now, bool heal_drift = false);
 
 // Moves an entry on from its current status using the live data (§3 step 4); returns true if
 // it changed. Used by UpdateAppRolloutStatus and again after a promotion to Pending.

@@ -149,6 +149,10 @@ Metrics::Metrics(BuildInfo build, std::string proc)
           GaugeFamily(*registry_, "fleetwave_applicationset_condition",
                       "State set: each ApplicationSet condition's status and reason (value 1)."),
           {"appset", "type", "status", "reason"}, 2),
+      app_drifted_(GaugeFamily(*registry_, "fleetwave_app_drifted",
+                               "1 while the application's live objects differ from its pinned "
+                               "revision and the set reports drift instead of re-syncing it."),
+                   {"appset", "application"}),
       appset_last_progress_(
           GaugeFamily(*registry_, "fleetwave_applicationset_last_progress_timestamp_seconds",
                       "Unix time of the set's last rollout progress (an app's transition or a "
@@ -177,6 +181,10 @@ Metrics::Metrics(BuildInfo build, std::string proc)
                               "Failures the daemon survived, by the kind of object they concern "
                               "(file, set, cluster, store, internal)."),
                 {"reason"}),
+      drift_corrections_(CounterFamily(*registry_, "fleetwave_drift_corrections_total",
+                                       "Drifted applications the rollout sent back to be synced "
+                                       "again in step order."),
+                         {"appset"}),
       pending_deletions_(GaugeFamily(*registry_, "fleetwave_pending_deletions",
                                      "Applications of the set waiting to be deleted."),
                          {"appset"}),
@@ -378,6 +386,8 @@ void Metrics::EraseAppSetLocked(const std::string& appset) {
   rollout_duration_.Erase({appset});
   rollout_step_duration_.Erase({appset});
   syncs_.EraseWhere(0, appset);
+  if (drifted_.erase(appset) > 0) app_drifted_.EraseWhere(0, appset);
+  drift_corrections_.Erase({appset});
   appsets_.erase(appset);
 }
 
@@ -389,6 +399,19 @@ void Metrics::AppSetRemoved(const std::string& appset) {
 void Metrics::PendingDeletions(const std::string& appset, int count) {
   std::lock_guard<std::mutex> lock(mu_);
   pending_deletions_.Get({appset}).Set(std::max(0, count));
+}
+
+void Metrics::AppSetDrift(const std::string& appset, const std::vector<std::string>& drifted,
+                          std::size_t corrected) {
+  std::lock_guard<std::mutex> lock(mu_);
+  drift_corrections_.Get({appset}).Increment(static_cast<double>(corrected));
+  auto it = drifted_.find(appset);
+  if (it == drifted_.end() ? drifted.empty() : it->second == drifted) return;
+  for (const auto& app : it == drifted_.end() ? std::vector<std::string>{} : it->second) {
+    app_drifted_.Erase({appset, app});
+  }
+  for (const auto& app : drifted) app_drifted_.Get({appset, app}).Set(1);
+  drifted_[appset] = drifted;
 }
 
 void Metrics::SyncFinished(const std::string& appset, const std::string& trigger,

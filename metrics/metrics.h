@@ -3,7 +3,8 @@
 // the series of each app, workload and cluster within budget, and renders them for /metrics.
 //
 // The metrics, in one sorted block:
-//   fleetwave_application_health{appset,application,cluster,health}          state set
+//   fleetwave_app_drifted{appset,application}                                gauge 1, reported
+//   drift fleetwave_application_health{appset,application,cluster,health}          state set
 //   fleetwave_application_rollout_status{appset,application,status}          state set
 //   fleetwave_application_sync_status{appset,application,cluster,status}     state set
 //   fleetwave_applicationset_condition{appset,type,status,reason}            state set per type
@@ -13,6 +14,7 @@
 //   fleetwave_cluster_request_duration_seconds{verb}                         histogram
 //   fleetwave_cluster_requests_total{cluster,verb,code}                      counter
 //   fleetwave_cluster_up{cluster}                                            gauge 0/1
+//   fleetwave_drift_corrections_total{appset}                                counter
 //   fleetwave_config_last_reload_success{file}                               gauge 0/1
 //   fleetwave_pending_deletions{appset}                                      gauge
 //   fleetwave_progress_evaluations_total                                     counter
@@ -112,6 +114,11 @@ class Metrics {
   // The set was deleted from the configuration: every series naming it goes.
   void AppSetRemoved(const std::string& appset);
   void PendingDeletions(const std::string& appset, int count);
+  // A RollingSync reconcile's drift (issue 32): `drifted` the apps that drift and are left
+  // alone (the set reports drift), one series each at 1 and none for the others; `corrected`
+  // how many were sent back to be synced again this reconcile.
+  void AppSetDrift(const std::string& appset, const std::vector<std::string>& drifted,
+                   std::size_t corrected);
   // A sync operation ended. trigger: rollout|manual|automated; result: Succeeded|Failed|Error.
   void SyncFinished(const std::string& appset, const std::string& trigger,
                     const std::string& result);
@@ -189,6 +196,7 @@ class Metrics {
   StateSet app_rollout_status_;
   StateSet app_sync_status_;
   StateSet appset_condition_;
+  Series<prometheus::Gauge> app_drifted_;
   Series<prometheus::Gauge> appset_last_progress_;
   Series<prometheus::Gauge> appset_rollout_step_;
   Series<prometheus::Histogram> cluster_request_duration_;
@@ -196,6 +204,7 @@ class Metrics {
   Series<prometheus::Gauge> cluster_up_;
   Series<prometheus::Gauge> config_reload_success_;
   Series<prometheus::Counter> degraded_;
+  Series<prometheus::Counter> drift_corrections_;
   Series<prometheus::Gauge> pending_deletions_;
   Series<prometheus::Histogram> reconcile_duration_;
   Series<prometheus::Histogram> rollout_duration_;
@@ -207,6 +216,7 @@ class Metrics {
   prometheus::Counter* progress_evaluations_ = nullptr;  // the registry owns it
 
   std::map<std::string, AppSetMemory> appsets_;
+  std::map<std::string, std::vector<std::string>> drifted_;  // appset -> its app_drifted_ series
 };
 
 }  // namespace fleetwave::metrics

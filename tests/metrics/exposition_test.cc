@@ -48,6 +48,7 @@ void Populate(Metrics& m) {
   m.AppSetObserved("web", status(0, nullptr, "ApplicationSetRolloutComplete"), apps,
                    t0 + std::chrono::minutes(20));
   m.PendingDeletions("web", 1);
+  m.AppSetDrift("web", {"web-east"}, 1);
   m.SyncFinished("web", "rollout", "Succeeded");
   m.SyncFinished("web", "manual", "Failed");
   m.WorkloadCondition({"east", "web", "CloneSet", "web"}, "ProgressDeadlineExceeded", true);
@@ -93,6 +94,8 @@ TEST(ExpositionTest, EveryDocumentedMetricIsExposed) {
            "fleetwave_application_health",
            "fleetwave_application_sync_status",
            "fleetwave_pending_deletions",
+           "fleetwave_app_drifted",
+           "fleetwave_drift_corrections_total",
            "fleetwave_syncs_total",
            "fleetwave_rollout_duration_seconds_count",
            "fleetwave_rollout_step_duration_seconds_count",

@@ -775,5 +775,30 @@ TEST(MetricsTest, SeriesStayWithinBudgetAt100ClustersAnd1000Apps) {
   }
 }
 
+TEST(MetricsTest, ReportedDriftIsOneSeriesPerAppAndCorrectionsAreCounted) {
+  Metrics m;
+  m.AppSetDrift("web", {"web-east", "web-west"}, 0);
+  auto samples = Scrape(m);
+  EXPECT_EQ(Find(samples, "fleetwave_app_drifted").size(), 2u);
+  EXPECT_EQ(Find(samples, "fleetwave_app_drifted", {{"appset", "web"}, {"application", "web-east"}})
+                .at(0)
+                .value,
+            1);
+  EXPECT_EQ(Find(samples, "fleetwave_drift_corrections_total", {{"appset", "web"}}).at(0).value, 0)
+      << "the counter exists from the set's first reconcile";
+
+  m.AppSetDrift("web", {"web-west"}, 2);  // east put back by hand; two healed
+  m.AppSetDrift("web", {"web-west"}, 1);
+  samples = Scrape(m);
+  ASSERT_EQ(Find(samples, "fleetwave_app_drifted").size(), 1u) << "east's series is gone";
+  EXPECT_EQ(Find(samples, "fleetwave_app_drifted")[0].labels.at("application"), "web-west");
+  EXPECT_EQ(Find(samples, "fleetwave_drift_corrections_total", {{"appset", "web"}}).at(0).value, 3);
+
+  m.AppSetRemoved("web");
+  samples = Scrape(m);
+  EXPECT_TRUE(Find(samples, "fleetwave_app_drifted").empty());
+  EXPECT_TRUE(Find(samples, "fleetwave_drift_corrections_total").empty());
+}
+
 }  // namespace
 }  // namespace fleetwave::metrics

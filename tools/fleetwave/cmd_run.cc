@@ -251,6 +251,9 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     board.SetStoredRecordProblem(db + ":" + store::keys::AppSetPrefix(name), std::nullopt);
     metrics.AppSetRemoved(name);
   };
+  services.publish.drift =
+      [&metrics](const std::string& name, const std::vector<std::string>& reported,
+                 std::size_t corrected) { metrics.AppSetDrift(name, reported, corrected); };
   services.publish.pending_deletions = [&metrics](const std::string& name, int count) {
     metrics.PendingDeletions(name, count);
   };
