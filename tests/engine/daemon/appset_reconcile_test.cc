@@ -17,11 +17,6 @@ namespace {
 
 using namespace daemon_testing;  // NOLINT: the fixture's vocabulary
 
-std::vector<FakeApp> DevQaProd() {
-  return {App("guestbook-dev", "dev", "sim-1"), App("guestbook-prod", "prod", "sim-3"),
-          App("guestbook-qa", "qa", "sim-2")};
-}
-
 ApplicationSet ThreeSteps() { return RollingSet({EnvStep("dev"), EnvStep("qa"), EnvStep("prod")}); }
 
 // --- Promotion ---------------------------------------------------------------------------
@@ -359,13 +354,7 @@ TEST(AppSetReconcileTest, PendingAppWithItsSyncStartedIsNotRestarted) {
 
 // Every app Healthy at r1 with ui:1 live, the rollout completed.
 FakeStore CompletedAtR1(std::vector<FakeApp>& fleet) {
-  FakeStore store{ThreeSteps()};
-  for (auto& a : fleet) a.live_image = "ui:1";
-  store.Reconcile(fleet, kT0);
-  const auto r = store.Reconcile(fleet, At(1));
-  EXPECT_EQ(ConditionOf(r.status, "RolloutProgressing")["message"],
-            "ApplicationSet Rollout has completed");
-  return store;
+  return daemon_testing::CompletedAtR1(ThreeSteps(), fleet);
 }
 
 TEST(AppSetReconcileTest, UnchangedRenderAtNewRevisionMovesThePinWithoutApply) {

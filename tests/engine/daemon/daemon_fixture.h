@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "engine/appset.h"
 #include "engine/appset_reconcile.h"
 #include "engine/render.h"
@@ -202,6 +204,15 @@ struct FakeStore {
   }
 };
 
+// Three apps, one per env and cluster, in name order.
+inline std::vector<FakeApp> DevQaProd() {
+  return {App("guestbook-dev", "dev", "sim-1"), App("guestbook-prod", "prod", "sim-3"),
+          App("guestbook-qa", "qa", "sim-2")};
+}
+
+// `set` with every app of `fleet` synced at r1 and Healthy: the rollout has completed.
+inline FakeStore CompletedAtR1(ApplicationSet set, std::vector<FakeApp>& fleet);
+
 inline std::vector<std::string> StartedApps(const AppSetReconcileResult& r) {
   std::vector<std::string> out;
   for (const auto& s : r.starts) out.push_back(s.app);
@@ -230,6 +241,16 @@ inline bool LogHas(const AppSetReconcileResult& r, const std::string& line) {
     if (l == line) return true;
   }
   return false;
+}
+
+inline FakeStore CompletedAtR1(ApplicationSet set, std::vector<FakeApp>& fleet) {
+  FakeStore store{std::move(set)};
+  for (auto& a : fleet) a.live_image = "ui:1";
+  store.Reconcile(fleet, kT0);
+  const auto r = store.Reconcile(fleet, At(1));
+  EXPECT_EQ(ConditionOf(r.status, "RolloutProgressing")["message"],
+            "ApplicationSet Rollout has completed");
+  return store;
 }
 
 }  // namespace fleetwave::engine::daemon_testing

@@ -23,27 +23,11 @@ ApplicationSet ThreeHealingSteps() {
   return Healing(RollingSet({EnvStep("dev"), EnvStep("qa"), EnvStep("prod")}));
 }
 
-std::vector<FakeApp> Fleet() {
-  return {App("guestbook-dev", "dev", "sim-1"), App("guestbook-prod", "prod", "sim-3"),
-          App("guestbook-qa", "qa", "sim-2")};
-}
-
-// Every app synced at r1 and Healthy: the rollout has completed.
-FakeStore Completed(ApplicationSet set, std::vector<FakeApp>& fleet) {
-  FakeStore store{std::move(set)};
-  for (auto& a : fleet) a.live_image = "ui:1";
-  store.Reconcile(fleet, kT0);
-  const auto r = store.Reconcile(fleet, At(1));
-  EXPECT_EQ(ConditionOf(r.status, "RolloutProgressing")["message"],
-            "ApplicationSet Rollout has completed");
-  return store;
-}
-
 TEST(RolloutDrift, DriftInACompletedStepIsSyncedAgainAloneAndTheRolloutCompletesAgain) {
   for (const char* live : {"", "attacker/evil:latest"}) {  // deleted, changed by another tool
     SCOPED_TRACE(*live ? "changed" : "deleted");
-    auto fleet = Fleet();
-    FakeStore store = Completed(ThreeHealingSteps(), fleet);
+    auto fleet = DevQaProd();
+    FakeStore store = CompletedAtR1(ThreeHealingSteps(), fleet);
     fleet[0].live_image = live;
     auto r = store.Reconcile(fleet, At(60));
     EXPECT_EQ(r.plan.healed, std::vector<std::string>{"guestbook-dev"});
@@ -77,8 +61,8 @@ TEST(RolloutDrift, DriftInACompletedStepIsSyncedAgainAloneAndTheRolloutCompletes
 }
 
 TEST(RolloutDrift, DriftInALaterStepWaitsForItsStepAndHoldsNothingBefore) {
-  auto fleet = Fleet();
-  FakeStore store = Completed(ThreeHealingSteps(), fleet);
+  auto fleet = DevQaProd();
+  FakeStore store = CompletedAtR1(ThreeHealingSteps(), fleet);
   fleet[0].revision = "r2";  // a commit for dev only: step 1 rolls out
   fleet[0].image = "ui:2";
   auto r = store.Reconcile(fleet, At(60));
@@ -101,7 +85,8 @@ TEST(RolloutDrift, DriftInALaterStepWaitsForItsStepAndHoldsNothingBefore) {
 TEST(RolloutDrift, DriftInTheRunningStepWaitsForItsStepsMaxUpdate) {
   auto fleet = std::vector<FakeApp>{App("dev-a", "dev", "sim-1"), App("dev-b", "dev", "sim-2"),
                                     App("qa-a", "qa", "sim-3")};
-  FakeStore store = Completed(Healing(RollingSet({EnvStep("dev", Int(1)), EnvStep("qa")})), fleet);
+  FakeStore store =
+      CompletedAtR1(Healing(RollingSet({EnvStep("dev", Int(1)), EnvStep("qa")})), fleet);
   for (auto& a : fleet) {
     a.revision = "r2";
     a.image = "ui:2";
@@ -130,8 +115,8 @@ TEST(RolloutDrift, DriftInTheRunningStepWaitsForItsStepsMaxUpdate) {
 }
 
 TEST(RolloutDrift, DriftWhilePausedWaitsForResume) {
-  auto fleet = Fleet();
-  FakeStore store = Completed(ThreeHealingSteps(), fleet);
+  auto fleet = DevQaProd();
+  FakeStore store = CompletedAtR1(ThreeHealingSteps(), fleet);
   store.status.rollout.paused = true;
   store.status.rollout.paused_at = At(50);
   fleet[0].live_image = "";
@@ -156,8 +141,8 @@ TEST(RolloutDrift, ReportedDriftIsShownAndNeverCorrected) {
   for (const auto& [name, set] : std::vector<std::pair<const char*, ApplicationSet>>{
            {"fleetwave.io/drift: report", annotated}, {"no selfHeal", no_self_heal}}) {
     SCOPED_TRACE(name);
-    auto fleet = Fleet();
-    FakeStore store = Completed(set, fleet);
+    auto fleet = DevQaProd();
+    FakeStore store = CompletedAtR1(set, fleet);
     // Changed, not deleted: a deleted Deployment is also Missing, which holds the step as any
     // regressed health does (rollingsync.md §4), so the rollout would not read as completed.
     fleet[0].live_image = "attacker/evil:latest";
