@@ -12,6 +12,7 @@
 
 #include "engine/plan_input.h"
 #include "engine/yaml_json.h"
+#include "tests/engine/rollingsync/plan_oracle.h"
 #include "tests/engine/rollingsync/vector_expect.h"
 
 namespace fleetwave::engine {
@@ -50,6 +51,20 @@ TEST_P(PlanVector, PlanningAgainOnItsOwnOutputChangesNothing) {
                                  vector["apps"].dump(), id + "/apps.json", now);
   ASSERT_TRUE(second.result);
   EXPECT_EQ(PlanOutputJson(*second.result), out);
+}
+
+// The incremental RolloutTracker loaded from the vector's stored status decides as Plan does, and
+// so does it again after the decision is fed back (issue 25: every vector through both paths).
+TEST_P(PlanVector, RolloutTrackerDecidesAsPlan) {
+  const Json vector = ReadJson(GetParam());
+  const std::string id = vector["id"];
+  const Time now = *ParseRfc3339(vector["now"].get<std::string>());
+  PlanInputs in = DecodePlanInputs(vector["appset"].dump(), id + "/appset.json",
+                                   vector["apps"].dump(), id + "/apps.json");
+  ASSERT_TRUE(in.appset);
+  const PlanResult first = testing_builders::PlanChecked(*in.appset, in.desired, in.live, now);
+  in.appset->status = PlanStatusJson(first);
+  testing_builders::PlanChecked(*in.appset, in.desired, in.live, now + std::chrono::seconds(30));
 }
 
 INSTANTIATE_TEST_SUITE_P(Conformance, PlanVector, testing::ValuesIn(VectorFiles()),

@@ -7,6 +7,7 @@
 
 #include "engine/rollout_steps.h"
 #include "tests/engine/rollingsync/builders.h"
+#include "tests/engine/rollingsync/plan_oracle.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -26,7 +27,7 @@ struct Scenario {
     set.status["applicationStatus"] = list;
   }
   void Rollout(const RolloutState& state) { set.status["rollout"] = EncodeRolloutState(state); }
-  PlanResult Run(Time now = kNow) const { return Plan(set, DesiredOf(live), live, now); }
+  PlanResult Run(Time now = kNow) const { return PlanChecked(set, DesiredOf(live), live, now); }
 };
 
 // Two steps; step 1 = a, b; step 2 = c.
@@ -265,7 +266,7 @@ TEST(Eligibility, DesiredAppNotYetCreatedHoldsItsStep) {
   std::vector<GeneratedApplication> desired = DesiredOf(s.live);
   Application missing = Live("a2", "1");
   desired.push_back(Desired(missing));
-  const PlanResult r = Plan(s.set, desired, s.live, kNow);
+  const PlanResult r = PlanChecked(s.set, desired, s.live, kNow);
   EXPECT_TRUE(r.apps_to_sync.empty());
   EXPECT_EQ(r.steps.at("a2"), 1);
   EXPECT_EQ(r.application_status.size(), 3u);  // entries only for existing apps

@@ -1,0 +1,431 @@
+// The differential check of issue 25: a seeded random sequence of the facts a daemon sees
+// (health and sync flaps, syncs running and finishing, new commits, spec and label changes, apps
+// created and deleted, pause, resume, skip, time passing, restarts from the stored status with
+// observation incomplete) is fed to a RolloutTracker one event at a time, and after every event
+// its decision must equal Plan's over the same apps with Plan's previous decision as the stored
+// status. The delta must say exactly what changed (entries, removals, new syncs).
+// Used by rollout_tracker_differential_test.cc (fixed seeds, in CI) and
+// bench/rollout_differential.cc (many seeds).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/application.h"
+#include "engine/appset.h"
+#include "engine/generate.h"
+#include "engine/rollingsync/plan_difference.h"
+#include "engine/rollingsync/rollout_tracker.h"
+#include "engine/rollout_plan.h"
+#include "engine/time.h"
+
+namespace fleetwave::engine::differential {
+
+struct DifferentialRun {
+  std::optional<std::string> divergence;  // the first one, with the events that led to it
+  long long decisions = 0;
+  long long promotions = 0;   // entries that became Pending: the run exercised the rollout
+  long long completions = 0;  // decisions after which every step was complete
+};
+
+class World {
+ public:
+  explicit World(uint64_t seed) : rng_(seed) {
+    now_ = *ParseRfc3339("2026-03-01T12:00:00Z");
+    set_.file = "set.yaml";
+    set_.name = "set";
+    set_.strategy.type = "RollingSync";
+    const int steps = Pick(1, 4);
+    for (int s = 0; s < steps; ++s) {
+      RolloutStep step;
+      step.match_expressions.push_back({"env", "In", {"e" + std::to_string(s)}, {}});
+      switch (Pick(0, 7)) {
+        case 0:
+          step.max_update = IntOrString{true, 0, ""};
+          break;
+        case 1:
+          step.max_update = IntOrString{true, 1, ""};
+          break;
+        case 2:
+          step.max_update = IntOrString{true, 2, ""};
+          break;
+        case 3:
+          step.max_update = IntOrString{false, 0, "50%"};
+          break;
+        case 4:
+          step.max_update = IntOrString{false, 0, "0%"};
+          break;
+        case 5:
+          step.max_update = IntOrString{false, 0, "10%"};
+          break;
+        default:
+          break;  // unlimited
+      }
+      if (Pick(0, 2) == 0) step.progress_deadline_seconds = Pick(30, 300);
+      set_.strategy.steps.push_back(std::move(step));
+    }
+    const int policy = Pick(0, 2);
+    set_.drift_policy = policy == 0 ? "" : policy == 1 ? "heal" : "report";
+    const int apps = Pick(3, 24);
+    for (int i = 0; i < apps; ++i) AddDesired();
+    for (const auto& [name, d] : desired_) {
+      if (Pick(0, 4) > 0) CreateLive(name);
+    }
+  }
+
+  DifferentialRun Run(int events) {
+    DifferentialRun run;
+    tracker_.emplace(set_, stored_, DesiredVector(), LiveVector());
+    if (!Decide(run, "load")) return run;
+    for (int e = 0; e < events && !run.divergence; ++e) Step(run);
+    return run;
+  }
+
+ private:
+  int Pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+
+  template <typename Map>
+  std::string Any(const Map& map) {
+    auto it = map.begin();
+    std::advance(it, Pick(0, static_cast<int>(map.size()) - 1));
+    return it->first;
+  }
+
+  std::string Env() {
+    const int s = Pick(0, static_cast<int>(set_.strategy.steps.size()));  // one past: no step
+    return "e" + std::to_string(s == static_cast<int>(set_.strategy.steps.size()) ? 9 : s);
+  }
+
+  Json SpecFor(const std::string& name, int version) {
+    return {{"project", "default"},
+            {"source",
+             {{"repoURL", "https://git.example/r.git"},
+              {"targetRevision", "main"},
+              {"path", "apps/" + name},
+              {"helm", {{"parameters", Json::array({{{"name", "v"}, {"value", version}}})}}}}},
+            {"destination", {{"name", name}, {"namespace", "default"}}}};
+  }
+
+  void PutDesired(const std::string& name, const std::string& env, int version) {
+    GeneratedApplication g;
+    g.name = name;
+    g.labels = {{"env", env}};
+    g.object = {{"metadata", {{"name", name}, {"labels", g.labels}}},
+                {"spec", SpecFor(name, version)}};
+    g.spec_fingerprint = SpecFingerprint(g.object["spec"]);
+    desired_[name] = std::move(g);
+  }
+
+  void AddDesired() {
+    char name[16];
+    std::snprintf(name, sizeof name, "app-%03d", next_app_++);
+    PutDesired(name, Env(), 1);
+  }
+
+  // The Application as the appset controller writes it: the desired spec, OutOfSync at the
+  // current commit.
+  void CreateLive(const std::string& name) {
+    Application a;
+    a.name = name;
+    a.labels = desired_[name].labels;
+    a.spec = desired_[name].object["spec"];
+    a.spec_fingerprint = SpecFingerprint(a.spec);
+    a.sync_status = "OutOfSync";
+    a.health_status = Pick(0, 1) ? "Missing" : "Progressing";
+    a.revisions = {Commit()};
+    a.reconciled_at = now_;
+    live_[name] = std::move(a);
+    changed_live_.insert(name);
+  }
+
+  std::string Commit() const { return "r" + std::to_string(commit_); }
+
+  std::vector<GeneratedApplication> DesiredVector() const {
+    std::vector<GeneratedApplication> out;
+    for (const auto& [name, d] : desired_) out.push_back(d);
+    return out;
+  }
+  std::vector<Application> LiveVector() const {
+    std::vector<Application> out;
+    for (const auto& [name, a] : live_) out.push_back(a);
+    return out;
+  }
+
+  void LiveChanged(const std::string& name) { changed_live_.insert(name); }
+
+  // The apps the last decision lists to sync, and those with an operation running.
+  std::string Listed() {
+    const auto& list = last_.apps_to_sync;
+    return list[Pick(0, static_cast<int>(list.size()) - 1)];
+  }
+
+  void Step(DifferentialRun& run) {
+    now_ += std::chrono::seconds(Pick(0, 3) == 0 ? 0 : Pick(1, 20));
+    std::string what;
+    switch (Pick(0, 17)) {
+      case 0:
+      case 1: {  // health or sync of one app flaps
+        if (live_.empty()) break;
+        const std::string name = Any(live_);
+        static const char* kHealth[] = {"Healthy", "Progressing", "Degraded", "Missing", "Unknown"};
+        static const char* kSync[] = {"Synced", "OutOfSync", "Unknown"};
+        live_[name].health_status = kHealth[Pick(0, 4)];
+        if (Pick(0, 1)) live_[name].sync_status = kSync[Pick(0, 2)];
+        live_[name].reconciled_at = now_;
+        LiveChanged(name);
+        what = "flap " + name + " " + live_[name].sync_status + "/" + live_[name].health_status;
+        break;
+      }
+      case 2:
+      case 3:
+      case 4: {  // a listed sync starts running
+        if (last_.apps_to_sync.empty()) break;
+        const std::string name = Listed();
+        Application& a = live_[name];
+        a.operation_state = OperationState{"Running", now_, Json::object()};
+        a.reconciled_at = now_;
+        LiveChanged(name);
+        what = "sync running " + name;
+        break;
+      }
+      case 5:
+      case 6:
+      case 7: {  // a running sync ends
+        std::vector<std::string> running;
+        for (const auto& [name, a] : live_) {
+          if (a.operation_state && a.operation_state->phase == "Running") running.push_back(name);
+        }
+        if (running.empty()) break;
+        const std::string name = running[Pick(0, static_cast<int>(running.size()) - 1)];
+        Application& a = live_[name];
+        const bool ok = Pick(0, 4) > 0;
+        a.operation_state->phase = ok ? "Succeeded" : "Failed";
+        if (ok) {
+          a.sync_status = "Synced";
+          a.health_status = Pick(0, 2) > 0 ? "Healthy" : "Progressing";
+        }
+        a.reconciled_at = now_;
+        LiveChanged(name);
+        what = std::string("sync ") + (ok ? "succeeded " : "failed ") + name;
+        break;
+      }
+      case 8:
+      case 9: {  // a Progressing app turns Healthy
+        for (auto& [name, a] : live_) {
+          if (a.health_status == "Progressing" && a.sync_status == "Synced") {
+            a.health_status = "Healthy";
+            a.reconciled_at = now_;
+            LiveChanged(name);
+            what = "healthy " + name;
+            break;
+          }
+        }
+        break;
+      }
+      case 10: {  // a new commit: the apps see it and go OutOfSync
+        ++commit_;
+        for (auto& [name, a] : live_) {
+          if (Pick(0, 5) == 0) continue;  // not every app has compared yet
+          a.revisions = {Commit()};
+          a.sync_status = "OutOfSync";
+          a.reconciled_at = now_;
+          LiveChanged(name);
+        }
+        what = "commit " + Commit();
+        break;
+      }
+      case 11: {  // the desired spec or step of an app changes, or apps come and go
+        if (desired_.empty()) break;
+        const std::string name = Any(desired_);
+        const int kind = Pick(0, 3);
+        if (kind == 0) {
+          PutDesired(name, desired_[name].labels["env"], ++version_);
+          what = "spec of " + name;
+        } else if (kind == 1) {
+          PutDesired(name, Env(), version_);
+          what = "label of " + name + " now " + desired_[name].labels["env"];
+        } else if (kind == 2) {
+          AddDesired();
+          what = "new desired app";
+        } else {
+          desired_.erase(name);
+          what = "no longer generated " + name;
+        }
+        desired_changed_ = true;
+        if (!Decide(run, what)) return;
+        // The daemon writes the new spec with the decision: the Application catches up.
+        for (auto& [app, a] : live_) {
+          auto d = desired_.find(app);
+          if (d == desired_.end() || a.spec == d->second.object["spec"]) continue;
+          a.spec = d->second.object["spec"];
+          a.spec_fingerprint = SpecFingerprint(a.spec);
+          a.sync_status = "OutOfSync";
+          LiveChanged(app);
+        }
+        what = "specs written";
+        break;
+      }
+      case 12: {  // an Application is created or deleted
+        std::vector<std::string> missing;
+        for (const auto& [name, d] : desired_) {
+          if (!live_.count(name)) missing.push_back(name);
+        }
+        if (!missing.empty() && Pick(0, 2) > 0) {
+          const std::string name = missing[Pick(0, static_cast<int>(missing.size()) - 1)];
+          CreateLive(name);
+          what = "created " + name;
+        } else if (!live_.empty()) {
+          const std::string name = Any(live_);
+          live_.erase(name);
+          removed_live_.insert(name);
+          changed_live_.erase(name);
+          what = "deleted " + name;
+        }
+        break;
+      }
+      case 13:
+        if (Pick(0, 1)) {
+          PauseRollout(stored_.rollout, now_);
+          tracker_->Pause(now_);
+          what = "pause";
+        } else {
+          ResumeRollout(stored_.rollout, now_);
+          tracker_->Resume(now_);
+          what = "resume";
+        }
+        break;
+      case 14: {
+        if (live_.empty()) break;
+        const std::string name = Any(live_);
+        SkipApplication(stored_.rollout, name, "flaky");
+        tracker_->Skip(name, "flaky");
+        what = "skip " + name;
+        break;
+      }
+      case 15:
+        now_ += std::chrono::seconds(Pick(30, 400));
+        what = "time passes";
+        break;
+      case 16: {  // a restart: load from the stored status; the clusters are not observed yet
+        Flush();
+        tracker_.emplace(set_, stored_, DesiredVector(), LiveVector());
+        unobserved_decisions_ = Pick(0, 2);
+        just_loaded_ = true;
+        what = "restart";
+        break;
+      }
+      default:
+        what = "nothing";
+        break;
+    }
+    if (what.empty()) what = "no-op";
+    Decide(run, what);
+  }
+
+  // Hands the changed facts to the tracker (not after a restart: the load took them).
+  void Flush() {
+    if (desired_changed_) tracker_->SetDesired(DesiredVector());
+    for (const auto& name : removed_live_) tracker_->RemoveLive(name);
+    for (const auto& name : changed_live_) {
+      if (auto it = live_.find(name); it != live_.end()) tracker_->SetLive(it->second);
+    }
+    desired_changed_ = false;
+    removed_live_.clear();
+    changed_live_.clear();
+  }
+
+  bool Decide(DifferentialRun& run, const std::string& what) {
+    history_.push_back(FormatRfc3339(now_) + " " + what);
+    if (history_.size() > 8) history_.erase(history_.begin());
+    Flush();
+    const bool observed = unobserved_decisions_ == 0;
+    if (unobserved_decisions_ > 0) --unobserved_decisions_;
+    const PlanResult oracle = Plan(set_, stored_, DesiredVector(), LiveVector(), now_, observed);
+    const RolloutDelta delta = tracker_->Decide(now_, observed);
+    const PlanResult actual = tracker_->Snapshot();
+    ++run.decisions;
+    std::optional<std::string> difference = FirstPlanDifference(oracle, actual);
+    if (!difference) difference = CheckDelta(delta, oracle);
+    if (difference) {
+      std::string events;
+      for (const auto& h : history_) events += "\n  " + h;
+      run.divergence = *difference + "\nafter:" + events;
+      return false;
+    }
+    for (const auto& e : delta.changed_entries) {
+      if (e.status == RolloutAppState::kPending) ++run.promotions;
+    }
+    if (oracle.rollout && oracle.rollout->step == 0) ++run.completions;
+    just_loaded_ = false;
+    last_ = oracle;
+    stored_.application_status = oracle.application_status;
+    stored_.conditions = oracle.conditions;
+    stored_.rollout = *oracle.rollout;
+    stored_.has_rollout = true;
+    return true;
+  }
+
+  // The delta is exactly the difference between the last decision and this one.
+  std::optional<std::string> CheckDelta(const RolloutDelta& delta, const PlanResult& now) const {
+    std::map<std::string, AppRolloutStatus> before, after;
+    for (const auto& e : last_.application_status) before[e.application] = e;
+    for (const auto& e : now.application_status) after[e.application] = e;
+    std::vector<std::string> changed, removed, changed_delta, removed_delta;
+    for (const auto& [app, e] : after) {
+      auto it = before.find(app);
+      if (it == before.end() || !(it->second == e)) changed.push_back(app);
+    }
+    for (const auto& [app, e] : before) {
+      if (!after.count(app)) removed.push_back(app);
+    }
+    for (const auto& e : delta.changed_entries) changed_delta.push_back(e.application);
+    removed_delta = delta.removed_entries;
+    if (changed != changed_delta) {
+      return "delta.changed_entries: expected " + Json(changed).dump() + ", got " +
+             Json(changed_delta).dump();
+    }
+    if (removed != removed_delta) {
+      return "delta.removed_entries: expected " + Json(removed).dump() + ", got " +
+             Json(removed_delta).dump();
+    }
+    // After a load every listed app is new to the tracker: the caller checks each one's
+    // operation record (a restart resumes, never repeats, a sync).
+    std::vector<std::string> joined;
+    std::set<std::string> was;
+    if (!just_loaded_) was.insert(last_.apps_to_sync.begin(), last_.apps_to_sync.end());
+    for (const auto& app : now.apps_to_sync) {
+      if (!was.count(app)) joined.push_back(app);
+    }
+    if (joined != delta.syncs_to_start) {
+      return "delta.syncs_to_start: expected " + Json(joined).dump() + ", got " +
+             Json(delta.syncs_to_start).dump();
+    }
+    return std::nullopt;
+  }
+
+  std::mt19937_64 rng_;
+  Time now_;
+  ApplicationSet set_;
+  std::map<std::string, GeneratedApplication> desired_;
+  std::map<std::string, Application> live_;
+  StoredRolloutStatus stored_;
+  PlanResult last_;
+  std::optional<RolloutTracker> tracker_;
+  std::set<std::string> changed_live_, removed_live_;
+  bool desired_changed_ = false;
+  bool just_loaded_ = true;
+  int next_app_ = 0, commit_ = 1, version_ = 1, unobserved_decisions_ = 0;
+  std::vector<std::string> history_;
+};
+
+inline DifferentialRun RunDifferential(uint64_t seed, int events) {
+  World world(seed);
+  return world.Run(events);
+}
+
+}  // namespace fleetwave::engine::differential
