@@ -170,7 +170,16 @@ ApiResponse SummariesRoute(const actors::StatusBoard& board, const ApiRequest& r
   for (const auto& s : all) {
     if (s && wanted(*s)) items.push_back(s.get());
   }
-  return Ok(PagedList("fleetwave.io/v1", "ApplicationSetSummaryList", items, engine::Page{}));
+  // The input files that failed to load, as the sets list carries them: the web view reads
+  // them here, without every set's full status.
+  Json errors = Json::array();
+  for (const auto& [file, error] : board.Files()) {
+    if (error) errors.push_back(Json{{"file", file}, {"message", *error}});
+  }
+  std::string body =
+      PagedList("fleetwave.io/v1", "ApplicationSetSummaryList", items, engine::Page{});
+  body.insert(body.size() - 1, ",\"errors\":" + Dump(errors));
+  return Ok(std::move(body));
 }
 
 ApiResponse SummaryRoute(const actors::StatusBoard& board, const std::string& appset) {

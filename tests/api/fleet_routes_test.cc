@@ -179,6 +179,21 @@ TEST_F(FleetRoutesTest, SummaryCountsPerStepAndListsWhatNeedsAttention) {
             (std::vector<std::string>{"web"}));
 }
 
+// The summaries list carries the input files that failed to load, as the sets list does: the web
+// view reads them there instead of every set's full status.
+TEST_F(FleetRoutesTest, SummariesListTheFilesThatFailedToLoad) {
+  PublishWeb();
+  board_.SetFileStatus("/etc/fleetwave/appsets/ok.yaml", std::nullopt);
+  board_.SetFileStatus("/etc/fleetwave/appsets/bad.yaml", "bad.yaml:3:1: spec: must be a map");
+  Start();
+  const Json list = Json::parse(Get("/api/v1/summaries").body);
+  ASSERT_TRUE(list["errors"].is_array());
+  ASSERT_EQ(list["errors"].size(), 1u);
+  EXPECT_EQ(list["errors"][0]["file"], "/etc/fleetwave/appsets/bad.yaml");
+  EXPECT_EQ(list["errors"][0]["message"], "bad.yaml:3:1: spec: must be a map");
+  EXPECT_EQ(Names(list), (std::vector<std::string>{"guestbook", "web"}));
+}
+
 // A filtered watch: the snapshot holds only matching rows; an app that starts matching is
 // ADDED, one that stops is DELETED, a change to one that never matched sends nothing.
 TEST_F(FleetRoutesTest, AFilteredWatchFollowsAppsInAndOutOfItsFilter) {

@@ -201,7 +201,8 @@ class WebView(unittest.TestCase):
         # With the token: the actions appear. Pause and resume the set through the page.
         d.find_element(By.ID, "token").send_keys(self.env.token)
         self.click("#token-save")
-        sync_gate = 'button[data-action="sync"][data-target="%s"]' % QA
+        # The tile's button (the filter list below the set has one per row as well).
+        sync_gate = tile(QA) + ' button[data-action="sync"]'
         self.wait("the sync button", lambda: self.count(sync_gate) == 1)
         self.assertEqual(d.execute_script(
             "return sessionStorage.getItem('fleetwave.token')"), self.env.token)
@@ -214,7 +215,7 @@ class WebView(unittest.TestCase):
                   and self.count(SET + ' button[data-action="pause"]') == 1)
 
         # Skip asks for a reason in a dialog; cancelling it changes nothing.
-        self.click('button[data-action="skip"][data-target="%s"]' % QA)
+        self.click(tile(QA) + ' button[data-action="skip"]')
         self.wait("the skip dialog", lambda: d.find_element(By.ID, "skip-dialog").is_displayed())
         self.assertIn(QA, d.find_element(By.ID, "skip-title").text)
         self.click("#skip-cancel")
