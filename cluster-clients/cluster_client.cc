@@ -823,6 +823,9 @@ struct ClusterClient::Discovery {
   int outstanding = 0;
   Result error;  // the first failure of /api or /apis
   std::map<std::string, ResourceRef> found;
+  // API versions whose resource list failed ("v1", "apps/v1"): their kinds are unknown, not
+  // absent.
+  std::map<std::string, Result> failed;
   std::vector<std::function<void(Result)>> waiters;
 };
 
@@ -839,7 +842,14 @@ void ClusterClient::Discover(std::function<void(Result)> done) {
     if (--pending->outstanding > 0) return;
     if (pending->error.ok()) {
       self->mapping_ = std::move(pending->found);
-      self->discovered_at_ = self->transport_->Now();
+      self->failed_versions_ = std::move(pending->failed);
+      // A partial discovery is used, but never trusted to say a kind is absent: the next
+      // lookup of an unknown kind discovers again.
+      if (self->failed_versions_.empty()) {
+        self->discovered_at_ = self->transport_->Now();
+      } else {
+        self->discovered_at_.reset();
+      }
     }
     // Ended: a waiter asking again starts a new round.
     self->discovery_.reset();
@@ -864,7 +874,10 @@ void ClusterClient::Discover(std::function<void(Result)> done) {
           self->Guarded(
               "discovery " + path,
               [&] {
-                if (!r.ok()) return;
+                if (!r.ok()) {
+                  pending->failed.emplace(group.empty() ? version : group + "/" + version, r);
+                  return;
+                }
                 FieldReader list(r.object);
                 const Json* resources = list.Array({"resources"});
                 if (!list.ok()) self->Warn("discovery " + path + ": " + list.error());
@@ -975,13 +988,16 @@ void ClusterClient::ResolveOnLoop(const std::string& api_version, const std::str
     return;
   }
   auto self = shared_from_this();
-  Discover([self, key, done, not_found](Result r) {
+  Discover([self, key, api_version, done, not_found](Result r) {
     if (!r.ok()) {
       done(std::move(r), {});
       return;
     }
     if (auto it = self->mapping_.find(key); it != self->mapping_.end()) {
       done(Result{}, it->second);
+    } else if (auto f = self->failed_versions_.find(api_version);
+               f != self->failed_versions_.end()) {
+      done(f->second, {});  // its group's list failed: as transient as that failure
     } else {
       done(not_found(), {});
     }

@@ -254,6 +254,7 @@ class ClusterClient : public std::enable_shared_from_this<ClusterClient> {
   std::string cred_endpoint_key_;
   std::map<std::string, ResourceRef> mapping_;  // "apiVersion/Kind" -> resource
   std::optional<SteadyTime> discovered_at_;
+  std::map<std::string, Result> failed_versions_;  // of the last discovery: apiVersion -> why
   // The discovery round in flight, if any: its requests own it and it owns its waiters, so
   // the client (whom a waiter may hold) never owns itself through them (Discover).
   std::weak_ptr<Discovery> discovery_;
