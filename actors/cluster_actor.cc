@@ -235,11 +235,9 @@ std::optional<ProjectedEntry> Decode(ClusterActor* self, const clients::Projecti
 LiveEntry EffectiveEntry(const ClusterState& st, const LabelledWorkload& lw) {
   LiveEntry entry = lw.entry;
   auto slot = st.workloads.find(entry.object.ref);
-  if (slot != st.workloads.end() && slot->second.view.exceeded) {
-    entry.health = lw.if_exceeded;
-    if (entry.health.status == engine::HealthCode::kDegraded && entry.health.message.empty()) {
-      entry.health.message = slot->second.view.message;
-    }
+  if (slot != st.workloads.end()) {
+    entry.health = engine::WorkloadHealthUnderDeadline(
+        entry.health, lw.if_exceeded, slot->second.view.exceeded, slot->second.view.message);
   }
   return entry;
 }
@@ -449,10 +447,9 @@ void OnWorkloadsLoaded(ClusterActor* self,
     st.stored_workloads[WorkloadKey{r.ns, r.kind, r.name}] = std::move(r.record.value);
   }
   for (const std::string& kind : st.config.workload_kinds) {
-    if (kind == "CloneSet") {
-      WatchWorkloadKind(self, kind, {"apps.kruise.io/v1alpha1", "apps.kruise.io/v1beta1"});
-    } else if (kind == "Deployment" || kind == "StatefulSet" || kind == "DaemonSet") {
-      WatchWorkloadKind(self, kind, {"apps/v1"});
+    std::vector<std::string> versions = engine::WorkloadKindApiVersions(kind);
+    if (!versions.empty()) {
+      WatchWorkloadKind(self, kind, std::move(versions));
     } else {
       st.LogOnce("workload kind " + kind,
                  "workload kind " + kind + " has no progress-deadline rule; not watched");
@@ -712,11 +709,7 @@ caf::result<ApplyReplyPtr> StartApply(ClusterActor* self, const ApplyCommandPtr&
     run->reply->results.push_back({ref, engine::ObjectResultCode::kSyncFailed, "not run"});
   }
   run->applied.resize(cmd->objects.size());
-  while (run->ordered < cmd->objects.size() &&
-         (engine::IsNamespace(cmd->objects[run->ordered].ref) ||
-          engine::IsCrd(cmd->objects[run->ordered].ref))) {
-    ++run->ordered;
-  }
+  run->ordered = engine::SequentialApplyPrefix(cmd->objects);
   ApplyOrdered(self, run);
   return run->promise;
 }

@@ -91,4 +91,10 @@ DeletePlan PlanAppDeletion(const AppIdentity& app, const std::vector<LiveObject>
   return plan;
 }
 
+size_t SequentialApplyPrefix(const std::vector<RenderedObject>& objects) {
+  size_t n = 0;
+  while (n < objects.size() && (IsNamespace(objects[n].ref) || IsCrd(objects[n].ref))) ++n;
+  return n;
+}
+
 }  // namespace fleetwave::engine

@@ -68,4 +68,10 @@ DeletePlan PlanAppDeletion(const AppIdentity& app, const std::vector<LiveObject>
 // adopt it`.
 std::string NotManagedMessage(const ObjectRef& ref);
 
+// How many of an apply's objects, from the front, go out one after another before the rest are
+// sent at once: the leading Namespaces and CRDs (render order puts them first), so that the
+// objects in a namespace, and the custom resources of a new kind, find it there. Pinned by
+// apply_plan_test.cc SequentialApplyPrefix.
+size_t SequentialApplyPrefix(const std::vector<RenderedObject>& objects);
+
 }  // namespace fleetwave::engine

@@ -148,4 +148,13 @@ HealthStatus AggregateHealth(const std::vector<ResourceHealth>& resources) {
   return out;
 }
 
+HealthStatus WorkloadHealthUnderDeadline(const HealthStatus& judged,
+                                         const HealthStatus& if_exceeded, bool exceeded,
+                                         const std::string& exceeded_message) {
+  if (!exceeded) return judged;
+  HealthStatus out = if_exceeded;
+  if (out.status == HealthCode::kDegraded && out.message.empty()) out.message = exceeded_message;
+  return out;
+}
+
 }  // namespace fleetwave::engine

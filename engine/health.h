@@ -59,4 +59,13 @@ struct ResourceHealth {
 // that health. No objects: Healthy.
 HealthStatus AggregateHealth(const std::vector<ResourceHealth>& resources);
 
+// A labelled workload's health as the daemon reports it: `if_exceeded` (what its projection says
+// it is once the deadline passed, Degraded for a Deployment or CloneSet) while its workload
+// actor's decision says the progress deadline is exceeded, with that decision's message when the
+// projection has none; otherwise `judged`, its health without a timeout. Pinned by
+// health_test.cc WorkloadHealthUnderItsDeadline.
+HealthStatus WorkloadHealthUnderDeadline(const HealthStatus& judged,
+                                         const HealthStatus& if_exceeded, bool exceeded,
+                                         const std::string& exceeded_message);
+
 }  // namespace fleetwave::engine

@@ -231,4 +231,10 @@ ProgressResult EvaluateProgress(const Workload& w, const std::optional<PreviousC
   return out;
 }
 
+std::vector<std::string> WorkloadKindApiVersions(const std::string& kind) {
+  if (kind == "CloneSet") return {"apps.kruise.io/v1alpha1", "apps.kruise.io/v1beta1"};
+  if (kind == "Deployment" || kind == "StatefulSet" || kind == "DaemonSet") return {"apps/v1"};
+  return {};
+}
+
 }  // namespace fleetwave::engine

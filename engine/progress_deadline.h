@@ -75,4 +75,10 @@ struct ProgressResult {
 ProgressResult EvaluateProgress(const Workload& workload,
                                 const std::optional<PreviousCondition>& previous, Time now);
 
+// The API versions a cluster is asked for, in order, when fleetwave watches a workload kind's
+// progress deadlines: the first one served is watched. Empty: the kind has no progress-deadline
+// rule here (a configured kind fleetwave cannot evaluate). Pinned by progress_deadline_test.cc
+// WorkloadKindApiVersions.
+std::vector<std::string> WorkloadKindApiVersions(const std::string& kind);
+
 }  // namespace fleetwave::engine

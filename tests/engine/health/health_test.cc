@@ -225,6 +225,36 @@ TEST(Health, OrderAndNames) {
   EXPECT_FALSE(ParseHealthCode("healthy"));
 }
 
+// The cluster actor reports a labelled workload's health through this rule (issue 25: no
+// domain rule in an actor).
+TEST(Health, WorkloadHealthUnderItsDeadline) {
+  const HealthStatus judged{HealthCode::kProgressing, "Waiting for rollout to finish"};
+  const HealthStatus degraded_unsaid{HealthCode::kDegraded, ""};
+  const HealthStatus degraded_said{HealthCode::kDegraded, "its own words"};
+  const std::string why = "Deployment web exceeded its progress deadline";
+  struct Case {
+    const char* name;
+    HealthStatus if_exceeded;
+    bool exceeded;
+    HealthStatus want;
+  } cases[] = {
+      {"not exceeded: as judged", degraded_unsaid, false, judged},
+      {"exceeded: Degraded with the decision's message",
+       degraded_unsaid,
+       true,
+       {HealthCode::kDegraded, why}},
+      {"exceeded: a message of its own is kept", degraded_said, true, degraded_said},
+      {"exceeded, but not Degraded (a paused kind): as projected",
+       {HealthCode::kSuspended, ""},
+       true,
+       {HealthCode::kSuspended, ""}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(WorkloadHealthUnderDeadline(judged, c.if_exceeded, c.exceeded, why), c.want);
+  }
+}
+
 TEST(Health, AggregateWorstWins) {
   using R = ResourceHealth;
   struct Row {

@@ -671,5 +671,17 @@ TEST(ProgressDeadline, UnsupportedKindIsAnError) {
             "StatefulSet, DaemonSet, Deployment");
 }
 
+// Which API versions the cluster actor asks for per configured workload kind (issue 25: the table
+// lives here, not in the actor).
+TEST(WorkloadKindApiVersions, OnePerKindWithARuleAndNoneOtherwise) {
+  EXPECT_EQ(WorkloadKindApiVersions("CloneSet"),
+            (std::vector<std::string>{"apps.kruise.io/v1alpha1", "apps.kruise.io/v1beta1"}));
+  for (const char* kind : {"Deployment", "StatefulSet", "DaemonSet"}) {
+    EXPECT_EQ(WorkloadKindApiVersions(kind), std::vector<std::string>{"apps/v1"}) << kind;
+  }
+  EXPECT_TRUE(WorkloadKindApiVersions("ReplicaSet").empty());
+  EXPECT_TRUE(WorkloadKindApiVersions("deployment").empty());  // kinds are case-sensitive
+}
+
 }  // namespace
 }  // namespace fleetwave::engine

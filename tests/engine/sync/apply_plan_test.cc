@@ -215,5 +215,36 @@ TEST(ApplyPlanTest, DeleteSet) {
   }
 }
 
+// Namespaces and CRDs at the front go out one after another; everything from the first other
+// object on is sent at once (render order puts them first; one later in the list is not moved).
+TEST(SequentialApplyPrefix, TheLeadingNamespacesAndCrdsOnly) {
+  auto obj = [](const char* group, const char* kind, const char* name) {
+    RenderedObject o;
+    o.ref.group = group;
+    o.ref.kind = kind;
+    o.ref.name = name;
+    return o;
+  };
+  const RenderedObject ns = obj("", "Namespace", "web");
+  const RenderedObject crd =
+      obj("apiextensions.k8s.io", "CustomResourceDefinition", "widgets.example.com");
+  const RenderedObject deploy = obj("apps", "Deployment", "web");
+  struct Case {
+    const char* name;
+    std::vector<RenderedObject> objects;
+    size_t want;
+  } cases[] = {
+      {"none", {}, 0},
+      {"only workloads", {deploy, deploy}, 0},
+      {"a namespace and a CRD first", {ns, crd, deploy, deploy}, 2},
+      {"a namespace after a workload is not moved", {deploy, ns}, 0},
+      {"everything ordered", {ns, ns, crd}, 3},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(SequentialApplyPrefix(c.objects), c.want);
+  }
+}
+
 }  // namespace
 }  // namespace fleetwave::engine
