@@ -27,7 +27,10 @@ LAYERS = {
     "api": ["api", "actors"] + PRODUCT_BELOW_ACTORS,
     "tools/fleetwave": ["tools/fleetwave", "api", "actors"] + PRODUCT_BELOW_ACTORS,
     "tools/kubesim": ["tools/kubesim", "engine"],
-    "bench": ["bench", "tools/fleetwave", "api", "actors"] + PRODUCT_BELOW_ACTORS,
+    # bench/ may also use the engine tests' pure drivers (the tracker-vs-Plan differential
+    # sequences, run there with many seeds), never the fixtures of the other test folders.
+    "bench": ["bench", "tools/fleetwave", "api", "actors", "tests/engine"] + PRODUCT_BELOW_ACTORS,
+    "tests/engine": None,  # (a layer of its own only so that bench/ can name it)
     "tests": None,  # tests may include anything
 }
 
