@@ -12,6 +12,7 @@
 #include "actors/blocking_pool.h"
 #include "actors/deletion_actor.h"
 #include "engine/operator_command.h"
+#include "engine/reload_plan.h"
 
 namespace fleetwave::actors {
 namespace {
@@ -42,9 +43,9 @@ struct CoordinatorState {
   CoordinatorConfig config;
   // The inputs in force: the last good config and clusters, and per file its last good sets.
   DaemonInputs inputs;
-  std::map<std::string, std::vector<engine::ApplicationSet>> good_files;
-  std::map<std::string, std::vector<std::string>> file_errors;  // what was reported last
-  std::set<std::string> files_seen;  // the ApplicationSet files of the last load that read them
+  // Per file its last good sets, the errors reported last, the files of the last load that
+  // read the directory (engine::PlanReload moves it on).
+  engine::ReloadState reload;
   std::vector<std::string> config_errors;  // the same, of fleetwave.yaml
 
   std::map<std::string, caf::actor> clusters;  // context -> cluster actor
@@ -212,31 +213,27 @@ void Apply(Self* self, bool clusters_changed) {
     }
   }
   // ApplicationSets: the last good sets of every file.
-  std::map<std::string, std::pair<std::string, const engine::ApplicationSet*>> wanted;
-  for (const auto& [file, sets] : st.good_files) {
-    for (const auto& set : sets) {
-      if (wanted.count(set.name) > 0) {
-        Log(self, file + ": ApplicationSet " + set.name + " is also defined in " +
-                      wanted[set.name].first + "; the first one is used");
-        continue;
-      }
-      wanted[set.name] = {file, &set};
-    }
+  std::vector<engine::DuplicateSet> duplicates;
+  const std::map<std::string, engine::WantedSet> wanted =
+      engine::WantedSets(st.reload.good_files, &duplicates);
+  for (const auto& d : duplicates) {
+    Log(self, d.file + ": ApplicationSet " + d.name + " is also defined in " + d.used_file +
+                  "; the first one is used");
   }
   const ClusterMapPtr cluster_map = ClusterMapOf(self);
   for (const auto& [name, where] : wanted) {
     auto it = st.appsets.find(name);
-    AppSetSpecPtr spec = SpecOf(self, *where.second);
+    AppSetSpecPtr spec = SpecOf(self, *where.set);
     if (it == st.appsets.end()) {
       st.appsets[name].spec = spec;
-      st.appsets[name].file = where.first;
+      st.appsets[name].file = where.file;
       SpawnAppSet(self, name);
-      Log(self, "appset=" + name + " loaded from " + where.first);
+      Log(self, "appset=" + name + " loaded from " + where.file);
     } else {
-      if (!it->second.defined) Log(self, "appset=" + name + " is defined again in " + where.first);
+      if (!it->second.defined) Log(self, "appset=" + name + " is defined again in " + where.file);
       it->second.defined = true;
       it->second.spec = spec;
-      it->second.file = where.first;
+      it->second.file = where.file;
       self->send(it->second.actor, spec_atom::value, spec, cluster_map);
     }
   }
@@ -281,54 +278,43 @@ void Merge(Self* self, const DaemonInputs& fresh, bool first) {
     if (fresh.config_errors != st.config_errors && !fresh.load_failed) Degraded(self, "file");
   }
   st.config_errors = fresh.config_errors;
-  // Deletion trusts only complete inputs (product §3.5): an empty or unreadable directory or a
-  // configuration that failed keeps the last good inputs in force and marks nothing.
-  const bool directory_empty = !fresh.directory_error && fresh.files.empty();
-  st.trusted = fresh.config_errors.empty() && !fresh.directory_error && !directory_empty;
-  if (!fresh.directory_error) {
-    // A file that left the directory takes every error shown under it with it, its load's
-    // and those its sets' actors published (a gather that failed): the API lists it no more.
-    for (const auto& path : st.files_seen) {
-      if (fresh.files.count(path) > 0) continue;
-      if (st.file_errors.erase(path) > 0) Log(self, path + ": removed; its error is gone");
-      if (publish.file) publish.file(path, {});
-      if (publish.file_removed) publish.file_removed(path);
+  const bool had_sets = !st.reload.good_files.empty();
+  engine::ReloadPlan plan = engine::PlanReload(st.reload, fresh.config_errors.empty(),
+                                               fresh.directory_error, fresh.files);
+  st.trusted = plan.trusted;
+  for (const engine::FileEvent& e : plan.events) {
+    switch (e.kind) {
+      case engine::FileEvent::Kind::kRemoved:
+        // A file that left the directory takes every error shown under it with it, its
+        // load's and those its sets' actors published (a gather that failed).
+        if (e.had_error) Log(self, e.path + ": removed; its error is gone");
+        if (publish.file) publish.file(e.path, {});
+        if (publish.file_removed) publish.file_removed(e.path);
+        break;
+      case engine::FileEvent::Kind::kClean:
+        if (e.was_failing) Log(self, e.path + ": loads again");
+        if (publish.file) publish.file(e.path, {});
+        break;
+      case engine::FileEvent::Kind::kFailed:
+        if (e.changed) {
+          Degraded(self, "file");
+          for (const auto& error : e.errors) Log(self, error);
+          Log(self, e.path + (e.kept ? ": the last good version stays in force"
+                                     : ": not loaded (no earlier good version)"));
+        }
+        if (publish.file) publish.file(e.path, e.errors);
+        break;
     }
-    st.files_seen.clear();
-    for (const auto& [path, file] : fresh.files) st.files_seen.insert(path);
   }
   if (fresh.directory_error) {
     Log(self,
         "reload: " + *fresh.directory_error + "; the ApplicationSets loaded before stay in force");
-  } else if (directory_empty && !st.good_files.empty()) {
+  } else if (plan.directory_empty && had_sets) {
     Log(self, "reload: the ApplicationSet directory " + fresh.config.application_sets +
                   " is empty; the ApplicationSets loaded before stay in force and nothing is "
                   "deleted");
-  } else {
-    // A file that disappeared takes its sets with it; a file that fails keeps its last good.
-    std::map<std::string, std::vector<engine::ApplicationSet>> next;
-    for (const auto& [path, file] : fresh.files) {
-      if (file.errors.empty()) {
-        next[path] = file.appsets;
-        if (st.file_errors.count(path) > 0) Log(self, path + ": loads again");
-        st.file_errors.erase(path);
-        if (publish.file) publish.file(path, {});
-        continue;
-      }
-      if (st.file_errors[path] != file.errors) {
-        Degraded(self, "file");
-        for (const auto& e : file.errors) Log(self, e);
-        const bool kept = st.good_files.count(path) > 0;
-        Log(self, path + (kept ? ": the last good version stays in force"
-                               : ": not loaded (no earlier good version)"));
-      }
-      st.file_errors[path] = file.errors;
-      if (publish.file) publish.file(path, file.errors);
-      auto good = st.good_files.find(path);
-      if (good != st.good_files.end()) next[path] = good->second;
-    }
-    st.good_files = std::move(next);
   }
+  st.reload = std::move(plan.next);
   Apply(self, false);
 }
 

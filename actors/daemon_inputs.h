@@ -13,13 +13,11 @@
 #include "engine/appset.h"
 #include "engine/config.h"
 #include "engine/generate.h"
+#include "engine/reload_plan.h"
 
 namespace fleetwave::actors {
 
-struct AppSetFile {
-  std::vector<engine::ApplicationSet> appsets;  // only when `errors` is empty
-  std::vector<std::string> errors;              // each "file:line:col: message"
-};
+using AppSetFile = engine::AppSetFile;  // engine/reload_plan.h: what PlanReload reads
 
 struct DaemonInputs {
   std::string config_path;
