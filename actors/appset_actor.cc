@@ -1053,14 +1053,6 @@ void FinishAttempt(Self* self, const std::string& app, const engine::OperationRe
   CommitOnPool<AttemptDonePtr>(self, std::move(batch), done, finished_atom::value);
 }
 
-// Who started an operation, from the operation itself (it survives restarts).
-std::string TriggerOf(const engine::OperationRecord& r) {
-  const Json& by = Member(r.operation, "initiatedBy");
-  if (Member(by, "username") == Json("applicationset-controller")) return "rollout";
-  if (Member(by, "automated") == Json(true)) return "automated";
-  return "manual";
-}
-
 void OnFinished(Self* self, AttemptDonePtr done) {
   auto& st = self->state;
   st.in_flight.erase(done->app);
@@ -1071,8 +1063,9 @@ void OnFinished(Self* self, AttemptDonePtr done) {
     st.mirror->stored[done->app].operation = done->record;
     const auto& r = done->record;
     if (r.phase != engine::OperationPhase::kRunning && st.services->publish.sync_finished) {
-      st.services->publish.sync_finished(st.spec->appset.name, TriggerOf(r),
-                                         std::string(engine::OperationPhaseName(r.phase)));
+      st.services->publish.sync_finished(
+          st.spec->appset.name, engine::SyncStartTriggerName(engine::TriggerOfOperation(r)),
+          std::string(engine::OperationPhaseName(r.phase)));
     }
     const engine::GeneratedApplication* generated =
         st.last ? FindApp(*st.last, done->app) : nullptr;
@@ -1253,16 +1246,9 @@ void ManualSync(Self* self, const std::string& app, const std::string& revision,
   } else {
     stored.emplace();
   }
-  std::vector<std::string> pinned = observed.revisions;
-  if (auto it = st.mirror->statuses.find(app); it != st.mirror->statuses.end()) {
-    const Json& targets = Member(it->second, "targetRevisions");
-    if (targets.is_array() && !targets.empty()) {
-      pinned.clear();
-      for (const auto& t : targets) {
-        if (t.is_string()) pinned.push_back(t.get<std::string>());
-      }
-    }
-  }
+  auto entry = st.mirror->statuses.find(app);
+  const std::vector<std::string> pinned = engine::ManualSyncPin(
+      entry != st.mirror->statuses.end() ? &entry->second : nullptr, observed.revisions);
   engine::ManualSyncDecision decision = engine::StartManualSync(
       observed, stored, pinned,
       revision.empty() ? std::nullopt : std::optional<std::string>(revision), caller, Now(self));

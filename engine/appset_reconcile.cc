@@ -726,6 +726,26 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
   return out;
 }
 
+std::vector<std::string> ManualSyncPin(const Json* entry,
+                                       const std::vector<std::string>& resolved) {
+  const Json* targets = Child(entry, "targetRevisions");
+  if (targets == nullptr || !targets->is_array() || targets->empty()) return resolved;
+  std::vector<std::string> pinned;
+  for (const auto& t : *targets) {
+    if (t.is_string()) pinned.push_back(t.get<std::string>());
+  }
+  return pinned;
+}
+
+SyncStartTrigger TriggerOfOperation(const OperationRecord& record) {
+  const Json* by = Child(&record.operation, "initiatedBy");
+  const Json* user = Child(by, "username");
+  if (user != nullptr && *user == "applicationset-controller") return SyncStartTrigger::kRollout;
+  const Json* automated = Child(by, "automated");
+  if (automated != nullptr && *automated == true) return SyncStartTrigger::kAutomated;
+  return SyncStartTrigger::kManual;
+}
+
 ManualSyncDecision StartManualSync(const ObservedApp& app, const std::optional<StoredApp>& stored,
                                    const std::vector<std::string>& pinned,
                                    const std::optional<std::string>& revision,

@@ -164,6 +164,16 @@ struct ManualSyncDecision {
   std::optional<SyncStart> start;
   std::optional<Error> error;
 };
+// The revisions a manual sync without a revision is pinned to: the app's rollout entry's
+// targetRevisions (status.applicationStatus[].targetRevisions, its `entry` as stored) when it
+// has any, else the revisions resolved for it this reconcile. Pinned by manual_sync_test.cc.
+std::vector<std::string> ManualSyncPin(const Json* entry, const std::vector<std::string>& resolved);
+
+// Who started an operation, read from the operation itself so that it survives restarts:
+// RollingSync's (initiatedBy.username applicationset-controller), an automated sync's
+// (initiatedBy.automated), else an operator's.
+SyncStartTrigger TriggerOfOperation(const OperationRecord& record);
+
 ManualSyncDecision StartManualSync(const ObservedApp& app, const std::optional<StoredApp>& stored,
                                    const std::vector<std::string>& pinned,
                                    const std::optional<std::string>& revision,
