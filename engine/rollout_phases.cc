@@ -194,12 +194,8 @@ Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignme
         AppRolloutStatus& entry = joined.entries[i];
         if (entry.status != RolloutAppState::kWaiting || row.skipped) continue;
         if (budget && updating >= *budget) break;
-        entry.status = RolloutAppState::kPending;
-        entry.message = kPromoted;
-        entry.last_transition_time = now;
+        PromoteEntry(entry, *row.live, now);
         ++updating;
-        while (AdvanceAppRolloutStatus(entry, *row.live, now)) {
-        }
         completed_any = completed_any || entry.status == RolloutAppState::kHealthy;
       }
     }
@@ -209,6 +205,20 @@ Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignme
     open = next;
   }
   return open;
+}
+
+void PromoteEntry(AppRolloutStatus& entry, const Application& live, Time now) {
+  entry.status = RolloutAppState::kPending;
+  entry.message = kPromoted;
+  entry.last_transition_time = now;
+  while (AdvanceAppRolloutStatus(entry, live, now)) {
+  }
+}
+
+Json RolloutSyncOperation(const Json& spec, const std::vector<std::string>& pinned) {
+  auto sources = spec.find("sources");
+  const bool multi = sources != spec.end() && sources->is_array() && !sources->empty();
+  return BuildSyncOperation(spec, pinned, multi);
 }
 
 SyncSelection SelectSyncs(const JoinedApps& joined, const Eligibility& open, bool paused) {
@@ -221,10 +231,8 @@ SyncSelection SelectSyncs(const JoinedApps& joined, const Eligibility& open, boo
     if (entry.status != RolloutAppState::kPending) continue;
     out.apps.push_back(row.live->name);
     const Json& spec = row.desired ? DesiredSpecOf(*row.desired) : row.live->spec;
-    auto sources = spec.find("sources");
-    const bool multi = sources != spec.end() && sources->is_array() && !sources->empty();
     out.operations.emplace_hint(out.operations.end(), row.live->name,
-                                BuildSyncOperation(spec, entry.target_revisions, multi));
+                                RolloutSyncOperation(spec, entry.target_revisions));
   }
   return out;
 }

@@ -82,6 +82,15 @@ Eligibility OpenSteps(const StepAssignment& assignment, const JoinedApps& joined
 Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignment, bool paused,
                         JoinedApps& joined, Time now);
 
+// Promotes one Waiting entry to Pending at `now` (§4, the exact message) and moves it on at once
+// while the live data already says so (Pending -> Progressing -> Healthy). Plan's PromoteApps and
+// the incremental RolloutTracker both promote through it.
+void PromoteEntry(AppRolloutStatus& entry, const Application& live, Time now);
+
+// The operation that syncs an app to its entry's pinned revisions, from the spec it syncs (the
+// desired one, the live one for an app no longer generated).
+Json RolloutSyncOperation(const Json& spec, const std::vector<std::string>& pinned);
+
 // What to sync now.
 struct SyncSelection {
   std::vector<std::string> apps;           // in name order

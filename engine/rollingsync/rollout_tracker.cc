@@ -7,15 +7,9 @@
 #include "engine/rollout_eligibility.h"
 #include "engine/rollout_phases.h"
 #include "engine/rollout_spec_diff.h"
-#include "engine/sync_operation.h"
 
 namespace fleetwave::engine {
 namespace {
-
-// Plan's promotion message (rollout_phases.cc); the exact text is pinned by the vectors.
-constexpr const char* kPromoted =
-    "Application moved to Pending status, watching for the Application resource to start "
-    "Progressing";
 
 bool Updating(RolloutAppState s) {
   return s == RolloutAppState::kPending || s == RolloutAppState::kProgressing;
@@ -245,14 +239,9 @@ void RolloutTracker::Promote(Time now) {
       Record& r = it->second;
       Touch(it);
       Index(it->first, r, -1);
-      AppRolloutStatus& entry = *r.entry;
-      entry.status = RolloutAppState::kPending;
-      entry.message = kPromoted;
-      entry.last_transition_time = now;
+      PromoteEntry(*r.entry, *r.live, now);
       ++updating;
-      while (AdvanceAppRolloutStatus(entry, *r.live, now)) {
-      }
-      completed_any = completed_any || entry.status == RolloutAppState::kHealthy;
+      completed_any = completed_any || r.entry->status == RolloutAppState::kHealthy;
       Index(it->first, r, +1);
     }
     // A step completed by promotion opens the next one in the same decision, as in Plan.
@@ -329,12 +318,10 @@ PlanResult RolloutTracker::Snapshot() const {
   if (listing_ && open_step_ >= 0) {
     for (std::string_view name : steps_[open_step_].pending) {
       const Record& record = records_.find(name)->second;
-      const Json& spec = DesiredSpecOf(*record.desired);
-      auto sources = spec.find("sources");
-      const bool multi = sources != spec.end() && sources->is_array() && !sources->empty();
       r.apps_to_sync.emplace_back(name);
-      r.operations.emplace_hint(r.operations.end(), std::string(name),
-                                BuildSyncOperation(spec, record.entry->target_revisions, multi));
+      r.operations.emplace_hint(
+          r.operations.end(), std::string(name),
+          RolloutSyncOperation(DesiredSpecOf(*record.desired), record.entry->target_revisions));
     }
   }
   r.step_deadline = step_deadline_;
