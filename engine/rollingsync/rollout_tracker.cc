@@ -283,7 +283,10 @@ RolloutDelta RolloutTracker::Decide(Time now_in, bool observation_complete) {
   const bool same_list = open_before == open_step_ && listing_before == listing_;
   for (const Touched& t : touched_) {
     const Record& r = t.record->second;
-    if (r.entry && (!t.before || *r.entry != *t.before)) delta.changed_entries.push_back(*r.entry);
+    if (r.entry && (!t.before || *r.entry != *t.before)) {
+      delta.changed_entries.push_back(*r.entry);
+      delta.entries_before.push_back(t.before);
+    }
     if (!r.entry && t.before) delta.removed_entries.push_back(t.record->first);
     if (same_list && Listed(r) && !r.listed_before) delta.syncs_to_start.push_back(t.record->first);
   }
@@ -333,6 +336,15 @@ PlanResult RolloutTracker::Snapshot() const {
 const AppRolloutStatus* RolloutTracker::EntryOf(const std::string& app) const {
   auto it = records_.find(app);
   return it == records_.end() || !it->second.entry ? nullptr : &*it->second.entry;
+}
+
+bool RolloutTracker::InSyncList(const std::string& app) const {
+  auto it = records_.find(app);
+  return it != records_.end() && !it->second.dirty && Listed(it->second);
+}
+
+std::vector<std::string> RolloutTracker::Drifted() const {
+  return {drifted_.begin(), drifted_.end()};
 }
 
 std::vector<RolloutStepCounts> RolloutTracker::StepCounts() const {

@@ -46,6 +46,8 @@ struct RolloutDelta {
   // Entries that changed or appeared, in name order; `removed_entries` the apps whose entry went
   // with their Application.
   std::vector<AppRolloutStatus> changed_entries;
+  // Parallel to changed_entries: each one's entry before this decision (none: a new entry).
+  std::vector<std::optional<AppRolloutStatus>> entries_before;
   std::vector<std::string> removed_entries;
   bool conditions_changed = false;
   bool rollout_changed = false;  // status.rollout (step, clocks, pause, skips, generation)
@@ -103,6 +105,10 @@ class RolloutTracker {
   const RolloutState& rollout() const { return state_; }
   const std::vector<AppSetCondition>& conditions() const { return conditions_; }
   const AppRolloutStatus* EntryOf(const std::string& app) const;
+  // The app is in the last decision's sync list (Pending, unskipped, in the open step, not
+  // paused): Snapshot().apps_to_sync holds it.
+  bool InSyncList(const std::string& app) const;
+  std::vector<std::string> Drifted() const;  // reported, not healed: Snapshot().drifted
   size_t app_count() const { return records_.size(); }
   std::vector<RolloutStepCounts> StepCounts() const;
 
