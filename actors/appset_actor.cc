@@ -12,6 +12,7 @@
 #include "actors/blocking_pool.h"
 #include "engine/appset_reconcile.h"
 #include "engine/operator_command.h"
+#include "engine/rollingsync/appset_decider.h"
 #include "engine/rollout_state.h"
 #include "engine/rollout_status.h"
 #include "engine/strategy_json.h"
@@ -80,6 +81,8 @@ struct MirrorChange {
 // A decision committed (or not) to the store.
 struct Persisted {
   engine::AppSetReconcileResult result;
+  // Set: an incremental decision (the decider's); `result` then only carries nothing.
+  std::optional<engine::AppSetDelta> delta;
   MirrorChange change;  // what the commit changed in the mirror
   std::string error;
   bool deletions_changed = false;          // a deletion mark stored or cancelled: tell the deleter
@@ -201,6 +204,22 @@ struct AppSetState {
   // once per change, not at every retry.
   std::string stored_problem;
   std::vector<std::string> deletion_errors;  // the stored deletions' last logged problems
+
+  // A RollingSync set's incremental decisions (issue 25), seeded from each from-scratch decision
+  // that landed and taken by the events between gathers; it holds the observations (`observed`
+  // is empty meanwhile) and is released (ReleaseDecider) before a from-scratch decision, an
+  // operator's rollout command or after a failed commit. Null for other strategies.
+  std::unique_ptr<engine::RollingSyncDecider> decider;
+  GenerationPtr decider_generation;  // the generation it was seeded on
+  // Which of its apps a cluster's report concerns: (cluster, app label) -> app, cluster -> apps.
+  std::map<std::pair<std::string, std::string>, std::string> decider_labels;
+  std::map<std::string, std::vector<std::string>> decider_clusters;
+  std::set<std::string> clusters_changed;  // reachability or listing changed since the decision
+  // The set's summary as published, its status lent by the decider while it is published.
+  Json summary;
+  // app -> cluster for the publisher, per generation (not rebuilt at every publish).
+  std::shared_ptr<const std::map<std::string, std::string>> app_clusters;
+  GenerationPtr app_clusters_generation;
 
   static inline const char* name = "appset";
 };
@@ -337,6 +356,8 @@ Mirror MirrorOf(const store::AppSetRecords& r, Self* self) {
 
 void Reconcile(Self* self, bool regather, bool poll = false);
 void RunDueAttempts(Self* self);
+void RunAttempts(Self* self, const std::vector<std::string>& due,
+                 const std::vector<engine::SyncStart>& started);
 void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous);
 void ManualSync(Self* self, const std::string& app, const std::string& revision,
                 const std::string& caller, caf::response_promise answer);
@@ -697,6 +718,7 @@ std::vector<engine::ObservedApp> RefreshObserved(Self* self, const Gathered& g) 
   }
   st.live_changed.clear();
   st.applied_changed.clear();
+  st.clusters_changed.clear();
   return out;
 }
 
@@ -828,11 +850,148 @@ void OnGathered(Self* self, GatheredPtr g) {
   Decide(self, *g, &previous);
 }
 
+// ---- incremental decisions (RollingSyncDecider) ----
+
+// The decider gives the observations back; the next decision is from scratch.
+void ReleaseDecider(Self* self) {
+  auto& st = self->state;
+  if (!st.decider) return;
+  st.observed = st.decider->ReleaseObserved();
+  st.decider.reset();
+  st.decider_generation = nullptr;
+  st.decider_labels.clear();
+  st.decider_clusters.clear();
+}
+
+// After a from-scratch decision landed: a RollingSync set's next events are decided on what
+// they change. The decision's status and the mirror's records are what the store holds now.
+void SeedDecider(Self* self, engine::AppSetReconcileResult& result) {
+  auto& st = self->state;
+  if (!st.last || !st.mirror || st.deleting || !result.plan.planned ||
+      !engine::RollingSyncDecider::Handles(st.spec->appset, st.spec->progressive_syncs)) {
+    return;
+  }
+  engine::StoredRolloutStatus stored;
+  stored.application_status = std::move(result.plan.application_status);
+  stored.conditions = std::move(result.plan.conditions);
+  stored.has_rollout = result.plan.rollout.has_value();
+  if (result.plan.rollout) stored.rollout = std::move(*result.plan.rollout);
+  stored.other = std::move(result.plan.other_status);
+  std::shared_ptr<const engine::ApplicationSet> set(st.spec, &st.spec->appset);
+  st.decider = std::make_unique<engine::RollingSyncDecider>(
+      std::move(set), std::move(stored), std::move(st.observed), st.mirror->stored, st.gathered_at,
+      Now(self));
+  st.observed.clear();
+  st.decider_generation = st.last->generation;
+  for (const auto& app : st.last->generation->apps) {
+    st.decider_labels[{app.cluster, AppLabel(self, app.name)}] = app.name;
+    st.decider_clusters[app.cluster].push_back(app.name);
+  }
+}
+
+// What the cluster actors and finished attempts reported since the last decision, into the
+// decider: each concerned app's observation is refreshed as RefreshObserved refreshes it.
+void FeedDecider(Self* self) {
+  auto& st = self->state;
+  std::set<std::string> apps(st.applied_changed.begin(), st.applied_changed.end());
+  for (const auto& key : st.live_changed) {
+    if (auto it = st.decider_labels.find(key); it != st.decider_labels.end()) {
+      apps.insert(it->second);
+    }
+  }
+  for (const auto& cluster : st.clusters_changed) {
+    if (auto it = st.decider_clusters.find(cluster); it != st.decider_clusters.end()) {
+      apps.insert(it->second.begin(), it->second.end());
+    }
+  }
+  for (const auto& app : apps) {
+    engine::ObservedApp o = st.decider->TakeObserved(app);
+    if (o.desired.name.empty()) continue;  // not of the decider's generation
+    ObserveCluster(self, o);
+    if (st.live_changed.count({o.desired.cluster, AppLabel(self, app)}) > 0) ObserveLive(self, o);
+    if (st.applied_changed.count(app) > 0) ObserveApplied(self, o);
+    st.decider->PutObserved(std::move(o));
+  }
+  st.live_changed.clear();
+  st.applied_changed.clear();
+  st.clusters_changed.clear();
+}
+
+// At a gather that decides (a resync): the decider's next decision against a from-scratch one
+// on the same state. A difference is a bug: counted, logged with the first differing app, and
+// the set is decided from scratch (its state is what the store holds, not the decider's).
+void CheckDecider(Self* self) {
+  auto& st = self->state;
+  FeedDecider(self);
+  engine::DeciderCheck check;
+  if (std::string fed = engine::StoredAppsDifference(st.decider->stored_apps(), st.mirror->stored);
+      !fed.empty()) {
+    check = {false, std::move(fed)};
+  } else {
+    st.decider->DecideChecked(Now(self), check);
+  }
+  if (check.agrees) return;
+  Log(self,
+      "internal error (please report it): the incremental decision differs from the "
+      "from-scratch one: " +
+          check.difference + "; deciding from scratch");
+  if (st.services->publish.decision_divergence) {
+    st.services->publish.decision_divergence(st.spec->appset.name);
+  }
+}
+
+// An event's decision on what changed, committed before it is acted on.
+void DecideIncrementally(Self* self) {
+  auto& st = self->state;
+  FeedDecider(self);
+  auto persisted = std::make_shared<Persisted>();
+  persisted->delta = st.decider->Decide(Now(self));
+  persisted->pending_deletions = st.pending_deletions;
+  const engine::AppSetDelta& d = *persisted->delta;
+  const std::string& set = st.spec->appset.name;
+  MirrorChange& change = persisted->change;
+  store::StateBatch batch;
+  for (const auto& e : d.changed_entries) {
+    Json entry = engine::EncodeAppRolloutStatus(e);
+    batch.PutAppStatus(set, e.application, entry);
+    change.statuses[e.application] = std::move(entry);
+  }
+  if (d.conditions) {
+    change.conditions = Member(st.decider->status(), "conditions");
+    batch.PutConditions(set, *change.conditions);
+  }
+  if (d.rollout) {
+    change.rollout = Member(st.decider->status(), "rollout");
+    batch.PutRollout(set, *change.rollout);
+  }
+  for (const auto& [app, spec] : d.specs) {
+    batch.PutAppSpec(set, app, spec);
+    change.specs[app] = spec;
+  }
+  for (const auto& start : d.starts) {
+    batch.PutOperation(set, start.app, engine::OperationRecordToJson(start.record));
+    change.operations[start.app] = start.record;
+  }
+  if (batch.ops().empty()) {
+    self->send(self, persisted_atom::value, persisted);
+    return;
+  }
+  CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, persisted_atom::value);
+}
+
 // One decision on gathered inputs and the actor's live state, committed before it is acted on.
 // `previous` is the gather before `g` when `g` is new (apps gone since are marked for deletion);
 // null when deciding again on the same gather, which changes no deletion mark.
 void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous) {
   auto& st = self->state;
+  if (st.decider && st.decider_generation == gathered.generation) {
+    if (previous == nullptr) {
+      DecideIncrementally(self);
+      return;
+    }
+    CheckDecider(self);
+  }
+  ReleaseDecider(self);
   const Gathered* g = &gathered;
   const engine::Time now = Now(self);
   engine::AppSetReconcileInput input;
@@ -926,17 +1085,40 @@ void ApplyChange(Self* self, MirrorChange change) {
     m.stored.erase(app);
   }
   for (auto& [app, value] : change.statuses) m.statuses[app] = std::move(value);
+  engine::RollingSyncDecider* decider = self->state.decider.get();
   for (auto& [app, value] : change.specs) {
+    if (decider) decider->SetSpec(app, value);
     m.stored[app].spec = std::move(value);
     m.stored[app].spec_fingerprint = 0;
   }
   for (auto& [app, record] : change.operations) {
     auto& live = m.stored[app].operation;
-    if (live && live->id == record.id) continue;
-    live = std::move(record);
+    if (!(live && live->id == record.id)) live = std::move(record);
+    if (decider) decider->SetOperation(app, live);
   }
   if (change.conditions) m.conditions = std::move(*change.conditions);
   if (change.rollout) m.rollout = std::move(change.rollout);
+}
+
+// The published summary but its status.
+Json SummaryOf(Self* self) {
+  const auto& set = self->state.spec->appset;
+  return {{"metadata", {{"name", set.name}}},
+          {"spec", {{"file", set.file}, {"strategy", engine::StrategyJson(set.strategy)}}}};
+}
+
+// app -> cluster of the last generation, made once per generation.
+const std::map<std::string, std::string>& AppClusters(Self* self) {
+  auto& st = self->state;
+  static const std::map<std::string, std::string> kNone;
+  if (!st.last) return kNone;
+  if (st.app_clusters_generation != st.last->generation || !st.app_clusters) {
+    auto clusters = std::make_shared<std::map<std::string, std::string>>();
+    for (const auto& app : st.last->generation->apps) clusters->emplace(app.name, app.cluster);
+    st.app_clusters = std::move(clusters);
+    st.app_clusters_generation = st.last->generation;
+  }
+  return *st.app_clusters;
 }
 
 void OnPersisted(Self* self, PersistedPtr p) {
@@ -945,6 +1127,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
   if (!p->error.empty()) {
     // Nothing of this decision was acknowledged: act on none of it, try again shortly.
     Log(self, "cannot commit the reconcile to the state store: " + p->error + "; retrying in 5s");
+    ReleaseDecider(self);
     st.unchanged = false;  // the retry must decide: nothing of this decision is in force
     ArmWake(self, st.services->now() + std::chrono::seconds(5));
     DeliverAnswers(self);
@@ -965,18 +1148,11 @@ void OnPersisted(Self* self, PersistedPtr p) {
     for (const auto& line : result.log) st.services->log(line);
   }
   if (st.services->publish.appset) {
-    Json summary = {{"metadata", {{"name", st.spec->appset.name}}},
-                    {"spec",
-                     {{"file", st.spec->appset.file},
-                      {"strategy", engine::StrategyJson(st.spec->appset.strategy)}}},
-                    {"status", std::move(result.status)}};
+    Json summary = SummaryOf(self);
+    summary["status"] = std::move(result.status);
     if (!p->pending_deletions.empty()) summary["status"]["pendingDeletions"] = p->pending_deletions;
-    std::map<std::string, std::string> clusters;
-    if (st.last) {
-      for (const auto& app : st.last->generation->apps) clusters[app.name] = app.cluster;
-    }
     st.services->publish.appset(st.spec->appset.name, summary, std::move(result.applications),
-                                clusters);
+                                AppClusters(self));
   }
   if (st.services->publish.drift) {
     st.services->publish.drift(st.spec->appset.name, result.plan.drifted,
@@ -993,7 +1169,58 @@ void OnPersisted(Self* self, PersistedPtr p) {
   st.engine_wake_at = result.wake_at;
   st.unchanged = true;  // events that came in meanwhile set `dirty`: AfterDecision decides again
   ArmWake(self, wake);
-  RunDueAttempts(self);
+  RunAttempts(self, result.attempts_due, result.starts);
+  SeedDecider(self, result);
+  AfterDecision(self);
+}
+
+// An incremental decision landed: log, publish what changed, act.
+void OnDeltaPersisted(Self* self, PersistedPtr p) {
+  auto& st = self->state;
+  st.busy = false;
+  if (!p->error.empty()) {
+    // Nothing of this decision was acknowledged: the decider is ahead of the store, so the
+    // retry decides from scratch.
+    Log(self, "cannot commit the reconcile to the state store: " + p->error + "; retrying in 5s");
+    ReleaseDecider(self);
+    st.unchanged = false;
+    ArmWake(self, st.services->now() + std::chrono::seconds(5));
+    DeliverAnswers(self);
+    return;
+  }
+  ApplyChange(self, std::move(p->change));
+  engine::AppSetDelta& d = *p->delta;
+  if (st.services->publish.reconcile_seconds) {
+    st.services->publish.reconcile_seconds(
+        "appset",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - st.reconcile_started)
+            .count());
+  }
+  if (st.services->log) {
+    for (const auto& line : d.log) st.services->log(line);
+  }
+  if (st.services->publish.appset && st.decider && (!d.Empty() || !d.applications.empty())) {
+    // The decider's status is lent to the summary for the call: no copy of the set's status.
+    Json summary = SummaryOf(self);
+    Json& status = summary["status"];
+    status.swap(st.decider->status());
+    if (!p->pending_deletions.empty()) status["pendingDeletions"] = p->pending_deletions;
+    st.services->publish.appset(st.spec->appset.name, summary, st.decider->applications(),
+                                AppClusters(self));
+    status.erase("pendingDeletions");
+    status.swap(st.decider->status());
+  }
+  if (st.services->publish.drift)
+    st.services->publish.drift(st.spec->appset.name, d.drifted, d.healed);
+  DeliverAnswers(self);
+  std::optional<engine::Time> wake = st.services->now() + st.spec->poll_interval;
+  if (d.wake_at && *d.wake_at < *wake) wake = d.wake_at;
+  // decided_at stays the last from-scratch decision's: the resync comes every kResyncPolls
+  // polls whatever the events did meanwhile.
+  st.engine_wake_at = d.wake_at;
+  st.unchanged = true;
+  ArmWake(self, wake);
+  RunAttempts(self, d.attempts_due, d.starts);
   AfterDecision(self);
 }
 
@@ -1061,6 +1288,7 @@ void OnFinished(Self* self, AttemptDonePtr done) {
     Log(self, "app=" + done->app + " cannot record the sync's end: " + done->error);
   } else {
     st.mirror->stored[done->app].operation = done->record;
+    if (st.decider) st.decider->SetOperation(done->app, done->record);
     const auto& r = done->record;
     if (r.phase != engine::OperationPhase::kRunning && st.services->publish.sync_finished) {
       st.services->publish.sync_finished(
@@ -1190,26 +1418,47 @@ void OnAttemptRendered(Self* self, AttemptRenderPtr job) {
 // Every Running operation without an attempt in this process whose next attempt is due: new
 // starts, retries, and operations a crash interrupted (PlanSyncAttempt re-applies only what the
 // cluster lacks).
+void RunDueAttempt(Self* self, const std::string& app, const engine::StoredApp& stored,
+                   engine::Time now);
+
 void RunDueAttempts(Self* self) {
   auto& st = self->state;
   if (!st.mirror || !st.last || st.deleting) return;
   const engine::Time now = st.services->now();
-  for (const auto& [app, stored] : st.mirror->stored) {
-    if (st.in_flight.count(app) > 0) continue;
-    if (!stored.operation || stored.operation->phase != engine::OperationPhase::kRunning) continue;
-    // Only against a cluster whose watches have listed: after a restart, an attempt planned
-    // before the live objects arrive would re-apply objects that already carry the hash.
-    const engine::GeneratedApplication* generated = FindApp(*st.last, app);
-    if (generated == nullptr) continue;
-    auto view = st.views.find(generated->cluster);
-    if (view == st.views.end() || !view->second.reachable || !view->second.synced) continue;
-    const engine::OperationRecord record = *stored.operation;  // StartAttempt may change the map
-    if (record.next_attempt_at && *record.next_attempt_at > now) {
-      ArmWake(self, record.next_attempt_at);
-      continue;
-    }
-    StartAttempt(self, app, record);
+  for (const auto& [app, stored] : st.mirror->stored) RunDueAttempt(self, app, stored, now);
+}
+
+// The attempts a decision found due and the syncs it started: no scan of every app.
+void RunAttempts(Self* self, const std::vector<std::string>& due,
+                 const std::vector<engine::SyncStart>& started) {
+  auto& st = self->state;
+  if (!st.mirror || !st.last || st.deleting) return;
+  const engine::Time now = st.services->now();
+  auto run = [&](const std::string& app) {
+    auto it = st.mirror->stored.find(app);
+    if (it != st.mirror->stored.end()) RunDueAttempt(self, app, it->second, now);
+  };
+  for (const auto& app : due) run(app);
+  for (const auto& start : started) run(start.app);
+}
+
+void RunDueAttempt(Self* self, const std::string& app, const engine::StoredApp& stored,
+                   engine::Time now) {
+  auto& st = self->state;
+  if (st.in_flight.count(app) > 0) return;
+  if (!stored.operation || stored.operation->phase != engine::OperationPhase::kRunning) return;
+  // Only against a cluster whose watches have listed: after a restart, an attempt planned
+  // before the live objects arrive would re-apply objects that already carry the hash.
+  const engine::GeneratedApplication* generated = FindApp(*st.last, app);
+  if (generated == nullptr) return;
+  auto view = st.views.find(generated->cluster);
+  if (view == st.views.end() || !view->second.reachable || !view->second.synced) return;
+  const engine::OperationRecord record = *stored.operation;  // StartAttempt may change the map
+  if (record.next_attempt_at && *record.next_attempt_at > now) {
+    ArmWake(self, record.next_attempt_at);
+    return;
   }
+  StartAttempt(self, app, record);
 }
 
 // ---- manual sync ----
@@ -1321,6 +1570,7 @@ void RolloutAction(Self* self, engine::RolloutCommand command, const std::string
   persisted->accepted = std::move(outcome);
   store::StateBatch batch;
   batch.PutRollout(st.spec->appset.name, rollout);
+  ReleaseDecider(self);  // the rollout state changed under it: the next decision is from scratch
   st.busy = true;
   st.dirty = true;  // the next reconcile plans with the new state
   CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, persisted_atom::value);
@@ -1337,9 +1587,13 @@ void OnClusterUpdate(Self* self, const ClusterUpdatePtr& update) {
   if (!from || !sender || sender->id() != from.id()) return;
   auto& view = self->state.views[update->cluster];
   const bool was_up = view.reachable && view.synced;
+  const bool was_listed = view.listed;
   view.reachable = update->reachable;
   view.synced = update->synced;
   view.listed = view.listed || update->synced;
+  if (was_up != (view.reachable && view.synced) || was_listed != view.listed) {
+    self->state.clusters_changed.insert(update->cluster);
+  }
   for (const auto& [label, entries] : update->apps) {
     view.apps[label] = entries;
     self->state.live_changed.emplace(update->cluster, label);
@@ -1376,6 +1630,10 @@ caf::behavior AppSetBehavior(Self* self, caf::actor coordinator, AppSetActorConf
       },
       [=](gathered_atom, GatheredPtr g) { OnGathered(self, std::move(g)); },
       [=](persisted_atom, PersistedPtr p) {
+        if (p->delta) {
+          OnDeltaPersisted(self, std::move(p));
+          return;
+        }
         // A manual sync's commit carries no status: publish nothing, just run its attempt.
         if (p->result.status.empty()) {
           self->state.busy = false;

@@ -67,6 +67,9 @@ struct Publisher {
       sync_finished;
   // How long one reconcile took, from wake-up to its decision committed.
   std::function<void(const std::string& actor, double seconds)> reconcile_seconds;
+  // An incremental decision differed from the from-scratch one at a resync (a bug, logged with
+  // the first difference; the set was decided from scratch).
+  std::function<void(const std::string& appset)> decision_divergence;
   // A reload finished: it covered every (reload_atom, ticket) request up to `ticket` (0 when
   // only ticketless ones); `ok` is false when any input failed to load (its last good version
   // stays in force). The daemon answers SIGHUP's RELOADING=1 with READY=1 on it.

@@ -181,6 +181,10 @@ Metrics::Metrics(BuildInfo build, std::string proc)
                               "Failures the daemon survived, by the kind of object they concern "
                               "(file, set, cluster, store, internal)."),
                 {"reason"}),
+      decision_divergence_(CounterFamily(*registry_, "fleetwave_decision_divergence_total",
+                                         "Resyncs at which the set's incremental decision "
+                                         "differed from the from-scratch one (a bug)."),
+                           {"appset"}),
       drift_corrections_(CounterFamily(*registry_, "fleetwave_drift_corrections_total",
                                        "Drifted applications the rollout sent back to be synced "
                                        "again in step order."),
@@ -388,6 +392,7 @@ void Metrics::EraseAppSetLocked(const std::string& appset) {
   syncs_.EraseWhere(0, appset);
   if (drifted_.erase(appset) > 0) app_drifted_.EraseWhere(0, appset);
   drift_corrections_.Erase({appset});
+  decision_divergence_.Erase({appset});
   appsets_.erase(appset);
 }
 
@@ -412,6 +417,11 @@ void Metrics::AppSetDrift(const std::string& appset, const std::vector<std::stri
   }
   for (const auto& app : drifted) app_drifted_.Get({appset, app}).Set(1);
   drifted_[appset] = drifted;
+}
+
+void Metrics::DecisionDiverged(const std::string& appset) {
+  std::lock_guard<std::mutex> lock(mu_);
+  decision_divergence_.Get({appset}).Increment();
 }
 
 void Metrics::SyncFinished(const std::string& appset, const std::string& trigger,

@@ -14,6 +14,7 @@
 //   fleetwave_cluster_request_duration_seconds{verb}                         histogram
 //   fleetwave_cluster_requests_total{cluster,verb,code}                      counter
 //   fleetwave_cluster_up{cluster}                                            gauge 0/1
+//   fleetwave_decision_divergence_total{appset}                              counter (a bug)
 //   fleetwave_drift_corrections_total{appset}                                counter
 //   fleetwave_config_last_reload_success{file}                               gauge 0/1
 //   fleetwave_pending_deletions{appset}                                      gauge
@@ -119,6 +120,8 @@ class Metrics {
   // how many were sent back to be synced again this reconcile.
   void AppSetDrift(const std::string& appset, const std::vector<std::string>& drifted,
                    std::size_t corrected);
+  // A resync found the set's incremental decision differing from the from-scratch one.
+  void DecisionDiverged(const std::string& appset);
   // A sync operation ended. trigger: rollout|manual|automated; result: Succeeded|Failed|Error.
   void SyncFinished(const std::string& appset, const std::string& trigger,
                     const std::string& result);
@@ -204,6 +207,7 @@ class Metrics {
   Series<prometheus::Gauge> cluster_up_;
   Series<prometheus::Gauge> config_reload_success_;
   Series<prometheus::Counter> degraded_;
+  Series<prometheus::Counter> decision_divergence_;
   Series<prometheus::Counter> drift_corrections_;
   Series<prometheus::Gauge> pending_deletions_;
   Series<prometheus::Histogram> reconcile_duration_;

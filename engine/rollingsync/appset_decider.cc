@@ -301,6 +301,32 @@ std::vector<ObservedApp> RollingSyncDecider::ReleaseObserved() {
   return out;
 }
 
+std::string StoredAppsDifference(const std::map<std::string, StoredApp>& decider,
+                                 const std::map<std::string, StoredApp>& store) {
+  auto operation = [](const StoredApp& a) {
+    return a.operation ? OperationRecordToJson(*a.operation) : Json();
+  };
+  auto d = decider.begin();
+  auto s = store.begin();
+  while (d != decider.end() || s != store.end()) {
+    if (s == store.end() || (d != decider.end() && d->first < s->first)) {
+      return "app \"" + d->first + "\": held by the decider, not in the store";
+    }
+    if (d == decider.end() || s->first < d->first) {
+      return "app \"" + s->first + "\": in the store, not held by the decider";
+    }
+    if (d->second.spec != s->second.spec)
+      return "app \"" + d->first + "\": its stored spec differs";
+    if (operation(d->second) != operation(s->second)) {
+      return "app \"" + d->first + "\": its operation differs: decider " +
+             operation(d->second).dump() + ", store " + operation(s->second).dump();
+    }
+    ++d;
+    ++s;
+  }
+  return "";
+}
+
 AppSetDelta RollingSyncDecider::DecideChecked(Time now, DeciderCheck& check) {
   AppSetReconcileInput in;
   in.appset = set_.get();

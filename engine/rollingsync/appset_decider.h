@@ -59,6 +59,13 @@ struct DeciderCheck {
   std::string difference;  // the first difference: app and what differs
 };
 
+// The first app whose stored spec or operation differs between what a decider holds and what
+// the store holds (the caller's mirror of it), or "" when they are the same: a fact the caller
+// failed to feed (SetSpec, SetOperation) shows here, which DecideChecked cannot see since it
+// decides on the decider's own state. O(apps).
+std::string StoredAppsDifference(const std::map<std::string, StoredApp>& decider,
+                                 const std::map<std::string, StoredApp>& store);
+
 class RollingSyncDecider {
  public:
   // Sets a decider can take: an enabled RollingSync with progressive syncs on.
@@ -97,6 +104,9 @@ class RollingSyncDecider {
   // The set's whole status (PlanStatusJson) and Applications (name order), kept up to date per
   // changed app.
   const Json& status() const { return status_; }
+  // Lent, e.g. swapped into a message and swapped back: the caller returns it unchanged before
+  // the next Decide.
+  Json& status() { return status_; }
   const std::vector<std::shared_ptr<const Json>>& applications() const { return applications_; }
   const std::map<std::string, StoredApp>& stored_apps() const { return stored_; }
   std::vector<ObservedApp> ReleaseObserved();  // the decider is done: the observations back

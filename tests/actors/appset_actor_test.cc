@@ -773,5 +773,56 @@ TEST_F(AppSetActorTest, DeletingASetAFileStillDefinesIsAConflictNamingTheFile) {
   EXPECT_EQ(missing->outcome, engine::CommandOutcome::kNotFound) << missing->message;
 }
 
+// Issue 25: between resyncs a RollingSync set decides each event on the apps it concerns; every
+// resync decides the same state from scratch too and compares. Through a whole rollout (applies,
+// syncs ending, health turning, a cluster going away and coming back) the two never differ, and
+// what the rollout does is what it did when every event was decided from scratch.
+TEST_F(AppSetActorTest, EventsDecidedOnWhatChangedAgreeWithTheFromScratchDecisionAtEachResync) {
+  size_t divergences = 0;
+  services_.publish.decision_divergence = [&divergences](const std::string&) { ++divergences; };
+  auto resync = [&] {  // three polls: the resync decides from scratch and checks
+    const auto poll = std::chrono::seconds(inputs_.config.git_poll_interval_seconds);
+    for (int i = 0; i < 3; ++i) {
+      now_ += poll;
+      sched_->advance_time(poll + std::chrono::seconds(1));
+      sched_->run();
+    }
+  };
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+  resync();
+  EXPECT_EQ(AppStatus("web-dev"), "Progressing");
+  EXPECT_EQ(AppStatus("web-qa"), "Waiting");
+
+  BecomeHealthy("dev");  // an event: step 1 healthy, step 2 starts
+  EXPECT_EQ(AppStatus("web-dev"), "Healthy");
+  ASSERT_EQ(clusters_["qa"]->applies.size(), 1u);
+  resync();
+
+  // qa goes away and comes back: its app's observation changes with the cluster's reachability.
+  clusters_["qa"]->listed = false;
+  caf::anon_send(fakes_.at("qa"), tick_atom::value);
+  sched_->run();
+  resync();
+  clusters_["qa"]->listed = true;
+  caf::anon_send(fakes_.at("qa"), tick_atom::value);
+  sched_->run();
+  resync();
+  BecomeHealthy("qa");
+  EXPECT_EQ(AppStatus("web-qa"), "Healthy");
+  resync();
+  bool completed = false;
+  for (const auto& c : status_["conditions"]) {
+    completed = completed || c["message"] == "ApplicationSet Rollout has completed";
+  }
+  EXPECT_TRUE(completed) << status_.dump(2);
+  EXPECT_EQ(divergences, 0u);
+  for (const auto& line : log_) {
+    EXPECT_EQ(line.find("internal error"), std::string::npos) << line;
+  }
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+  EXPECT_EQ(clusters_["qa"]->applies.size(), 1u);
+}
+
 }  // namespace
 }  // namespace fleetwave::actors

@@ -22,7 +22,7 @@ REPO = os.path.realpath(os.path.join(HERE, "..", ".."))
 EXAMPLES = os.path.join(REPO, "examples", "prometheus")
 ALERTS = ["FleetwaveProgressDeadlineExceeded", "FleetwaveRolloutStalled", "FleetwaveClusterDown",
           "FleetwaveConfigReloadFailed", "FleetwaveApplicationOutOfSync",
-          "FleetwavePendingDeletion", "FleetwaveApplicationDrifted"]
+          "FleetwavePendingDeletion", "FleetwaveApplicationDrifted", "FleetwaveDecisionDiverged"]
 
 
 def promtool(*args, cwd=EXAMPLES):

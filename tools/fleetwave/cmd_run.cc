@@ -293,6 +293,9 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   services.publish.reconcile_seconds = [&metrics](const std::string& actor, double seconds) {
     metrics.ReconcileDuration(actor, seconds);
   };
+  services.publish.decision_divergence = [&metrics](const std::string& appset) {
+    metrics.DecisionDiverged(appset);
+  };
   services.publish.cluster = [&board, &metrics](const std::string& name,
                                                 const engine::Json& state) {
     metrics.ClusterState(name, state.value("up", false));

@@ -272,5 +272,30 @@ TEST(RollingSyncDeciderTest, DecidesAsTheFromScratchReconcileAfterEveryEvent) {
   EXPECT_GT(starts, 300);
 }
 
+// The daemon's check that it fed the decider every stored fact: the first app whose spec or
+// operation differs from the store's copy, or a key only one side has.
+TEST(StoredAppsDifferenceTest, NamesTheFirstAppWhoseStoredFactsDiffer) {
+  const Time t0 = FromUnixSeconds(1'800'000'000);
+  std::map<std::string, StoredApp> store;
+  store["a"].spec = Json{{"project", "default"}};
+  store["b"].operation = StartOperation("op-1", Json::object(), {"sha"}, t0);
+  EXPECT_EQ(StoredAppsDifference(store, store), "");
+
+  auto finished = store;
+  finished["b"].operation->phase = OperationPhase::kSucceeded;
+  EXPECT_NE(StoredAppsDifference(store, finished).find("app \"b\": its operation differs"),
+            std::string::npos);
+  auto respecced = store;
+  respecced["a"].spec = Json{{"project", "other"}};
+  EXPECT_EQ(StoredAppsDifference(respecced, store), "app \"a\": its stored spec differs");
+  auto fewer = store;
+  fewer.erase("a");
+  EXPECT_EQ(StoredAppsDifference(fewer, store), "app \"a\": in the store, not held by the decider");
+  EXPECT_EQ(StoredAppsDifference(store, fewer), "app \"a\": held by the decider, not in the store");
+  auto fingerprinted = store;  // a cache, not a fact
+  fingerprinted["a"].spec_fingerprint = 42;
+  EXPECT_EQ(StoredAppsDifference(fingerprinted, store), "");
+}
+
 }  // namespace
 }  // namespace fleetwave::engine
