@@ -16,7 +16,7 @@ WriteResult GroupCommitter::Commit(const std::vector<Op>& ops) {
   queue_.push_back(&mine);
   // Either a leader commits this batch, or it is left queued when a group ends and this
   // caller leads the next one.
-  cv_.wait(lock, [&] { return mine.done || !leading_; });
+  mine.wake.wait(lock, [&] { return mine.done || !leading_; });
   if (mine.done) return std::move(mine.result);
 
   leading_ = true;
@@ -40,10 +40,14 @@ WriteResult GroupCommitter::Commit(const std::vector<Op>& ops) {
   if (durable) ++counters_.transactions;
   leading_ = false;
   WriteResult out = std::move(mine.result);
+  // Notified under the lock: a follower woken here can only return (and destroy its batch)
+  // after the unlock, when none of them is touched any more. The first queued caller leads the
+  // next group, unless a newcomer takes the lead first - then its group includes that caller.
+  for (GroupedBatch* b : group) {
+    if (b != &mine) b->wake.notify_one();
+  }
+  if (!queue_.empty()) queue_.front()->wake.notify_one();
   lock.unlock();
-  // After the unlock a woken follower may return and destroy its GroupedBatch at once; none
-  // of them is touched from here on.
-  cv_.notify_all();
   return out;
 }
 

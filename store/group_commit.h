@@ -31,6 +31,9 @@ struct GroupedBatch {
   const std::vector<Op>* ops = nullptr;  // non-empty, keys checked
   WriteResult result;
   bool done = false;  // guarded by the committer's mutex
+  // Woken alone (no herd of every waiter per group): when its result is in, or when it is
+  // first in the queue as a group ends and may lead the next.
+  std::condition_variable wake;
 };
 
 // A batch's result when its group failed: the failure alone, no revision, no conflict key.
@@ -61,7 +64,6 @@ class GroupCommitter {
   const CommitGroup commit_;
   const GroupTaken on_group_taken_;
   mutable std::mutex mu_;
-  std::condition_variable cv_;
   bool leading_ = false;  // a group is being committed
   std::vector<GroupedBatch*> queue_;
   CommitCounters counters_;
