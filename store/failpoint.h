@@ -18,9 +18,9 @@ inline constexpr int kFailpointExitCode = 86;
 
 // The store's failpoints (sqlite_store.cc):
 inline constexpr const char* kFailBeforeCommit =
-    "store.commit.before";  // txn written, not committed
+    "store.commit.before";  // the group's txn written, not committed
 inline constexpr const char* kFailAfterCommit =
-    "store.commit.after";  // committed, not acknowledged
+    "store.commit.after";  // the group committed, none of it acknowledged
 inline constexpr const char* kFailBeforeMigrate =
     "store.migrate.before";  // migration written, not committed
 inline constexpr const char* kFailAfterMigrate = "store.migrate.after";  // migration committed

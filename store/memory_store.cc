@@ -1,5 +1,8 @@
 #include "store/memory_store.h"
 
+#include <string>
+#include <utility>
+
 namespace fleetwave::store {
 
 GetResult MemoryStore::Get(const std::string& key) {
@@ -25,8 +28,11 @@ ListResult MemoryStore::List(const std::string& prefix) {
   return out;
 }
 
+MemoryStore::MemoryStore(GroupCommitter::GroupTaken on_group_taken)
+    : committer_([this](const std::vector<GroupedBatch*>& group) { return CommitGroup(group); },
+                 std::move(on_group_taken)) {}
+
 WriteResult MemoryStore::Commit(const std::vector<Op>& ops) {
-  std::lock_guard<std::mutex> lock(mu_);
   WriteResult out;
   for (const Op& op : ops) {
     if (op.key.empty()) {
@@ -34,33 +40,46 @@ WriteResult MemoryStore::Commit(const std::vector<Op>& ops) {
       return out;
     }
   }
-  if (ops.empty()) {
-    out.revision = revision_;
-    return out;
-  }
-  // Every comparison is against the state before the batch, as in SqliteStore.
-  for (const Op& op : ops) {
-    if (!op.expected_revision) continue;
-    auto it = data_.find(op.key);
-    const int64_t current = it == data_.end() ? 0 : it->second.second;
-    if (current != *op.expected_revision) {
-      out.conflict_key = op.key;
-      out.status = {Code::kConflict, op.key + ": revision is " + std::to_string(current) +
-                                         ", expected " + std::to_string(*op.expected_revision)};
-      return out;
-    }
-  }
-  ++revision_;
-  for (const Op& op : ops) {
-    if (op.kind == Op::Kind::kPut) {
-      data_[op.key] = {op.value, revision_};
-    } else {
-      data_.erase(op.key);
-    }
-  }
-  commits_.push_back(ops);
+  if (!ops.empty()) return committer_.Commit(ops);
+  std::lock_guard<std::mutex> lock(mu_);
   out.revision = revision_;
   return out;
+}
+
+bool MemoryStore::CommitGroup(const std::vector<GroupedBatch*>& group) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bool any = false;
+  for (GroupedBatch* b : group) {
+    // Every comparison is against the state before the batch (the group's earlier batches
+    // included), as in SqliteStore.
+    bool conflict = false;
+    for (const Op& op : *b->ops) {
+      if (!op.expected_revision) continue;
+      auto it = data_.find(op.key);
+      const int64_t current = it == data_.end() ? 0 : it->second.second;
+      if (current != *op.expected_revision) {
+        b->result.conflict_key = op.key;
+        b->result.status = {Code::kConflict, op.key + ": revision is " + std::to_string(current) +
+                                                 ", expected " +
+                                                 std::to_string(*op.expected_revision)};
+        conflict = true;
+        break;
+      }
+    }
+    if (conflict) continue;
+    ++revision_;
+    for (const Op& op : *b->ops) {
+      if (op.kind == Op::Kind::kPut) {
+        data_[op.key] = {op.value, revision_};
+      } else {
+        data_.erase(op.key);
+      }
+    }
+    commits_.push_back(*b->ops);
+    b->result.revision = revision_;
+    any = true;
+  }
+  return any;
 }
 
 int64_t MemoryStore::Revision() {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "store/failpoint.h"
+#include "store/group_commit.h"
 #include "store/state_identity.h"
 #include "store/state_lock.h"
 #include "store/store_health.h"
@@ -64,8 +65,13 @@ class SqliteStore final : public Store {
   // `db` null: the database could not be used at open; `health` is stuck on why, and every
   // call returns that.
   SqliteStore(sqlite3* db, std::string path, std::vector<std::unique_ptr<StateLock>> locks,
-              std::shared_ptr<StoreHealth> health)
-      : db_(db), path_(std::move(path)), locks_(std::move(locks)), health_(std::move(health)) {}
+              std::shared_ptr<StoreHealth> health, GroupCommitter::GroupTaken on_group_taken)
+      : db_(db),
+        path_(std::move(path)),
+        locks_(std::move(locks)),
+        health_(std::move(health)),
+        committer_([this](const std::vector<GroupedBatch*>& group) { return CommitGroup(group); },
+                   std::move(on_group_taken)) {}
   ~SqliteStore() override {
     if (db_ != nullptr) sqlite3_close_v2(db_);
   }
@@ -74,8 +80,11 @@ class SqliteStore final : public Store {
   ListResult List(const std::string& prefix) override;
   WriteResult Commit(const std::vector<Op>& ops) override;
   int64_t Revision() override;
+  CommitCounters Counters() override { return committer_.Counters(); }
 
  private:
+  // One transaction for the group (the committer's leader calls it); sets every result.
+  bool CommitGroup(const std::vector<GroupedBatch*>& group);
   // The failure of the current call, reported to the health (sticky when the file itself
   // cannot be trusted).
   Status Error(const std::string& what) {
@@ -105,6 +114,7 @@ class SqliteStore final : public Store {
   const std::string path_;
   std::vector<std::unique_ptr<StateLock>> locks_;  // released after the database is closed
   std::shared_ptr<StoreHealth> health_;
+  GroupCommitter committer_;  // last: its leader calls into everything above
 };
 
 void BindText(sqlite3_stmt* s, int i, const std::string& v) {
@@ -208,50 +218,44 @@ int64_t SqliteStore::Revision() {
 }
 
 WriteResult SqliteStore::Commit(const std::vector<Op>& ops) {
-  std::lock_guard<std::mutex> lock(mu_);
   WriteResult out;
-  if (Blocked(&out.status)) return out;
   for (const Op& op : ops) {
     if (op.key.empty()) {
       out.status = {Code::kInvalid, "empty key"};
       return out;
     }
   }
-  if (ops.empty()) {
-    out.revision = ReadRevision();
-    if (out.revision < 0) {
-      out.status = Error("read revision");
-    } else {
-      Succeeded();
-    }
-    return out;
+  if (!ops.empty()) return committer_.Commit(ops);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (Blocked(&out.status)) return out;
+  out.revision = ReadRevision();
+  if (out.revision < 0) {
+    out.status = Error("read revision");
+  } else {
+    Succeeded();
   }
+  return out;
+}
+
+bool SqliteStore::CommitGroup(const std::vector<GroupedBatch*>& group) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // A failure fails the whole group: none of it is acknowledged, conflicts included (they
+  // were judged against batches that are not committed now).
+  auto fail = [&](const Status& status) {
+    for (GroupedBatch* b : group) b->result = Failed(status);
+    return false;
+  };
+  auto rollback = [&](const Status& status) {
+    Exec("ROLLBACK");
+    return fail(status);
+  };
+  Status blocked;
+  if (Blocked(&blocked)) return fail(blocked);
   // IMMEDIATE: take the write lock now, so the comparisons below and the writes see one
   // state (nothing else writes in between).
-  if (!Exec("BEGIN IMMEDIATE")) {
-    out.status = Error("begin");
-    return out;
-  }
-  auto fail = [&](Status status) {
-    Exec("ROLLBACK");
-    out.status = std::move(status);
-    out.revision = 0;
-    return out;
-  };
-  // Every comparison is against the state before the batch (etcd's Txn semantics).
-  for (const Op& op : ops) {
-    if (!op.expected_revision) continue;
-    const int64_t current = KeyRevision(op.key);
-    if (current < 0) return fail(Error("read " + op.key));
-    if (current != *op.expected_revision) {
-      out.conflict_key = op.key;
-      return fail({Code::kConflict, op.key + ": revision is " + std::to_string(current) +
-                                        ", expected " + std::to_string(*op.expected_revision)});
-    }
-  }
-  const int64_t revision = ReadRevision();
-  if (revision < 0) return fail(Error("read revision"));
-  const int64_t next = revision + 1;
+  if (!Exec("BEGIN IMMEDIATE")) return fail(Error("begin"));
+  int64_t revision = ReadRevision();
+  if (revision < 0) return rollback(Error("read revision"));
   Stmt put, del, bump;
   if (!Prepare("INSERT INTO kv (key, value, revision) VALUES (?1, ?2, ?3) "
                "ON CONFLICT (key) DO UPDATE SET value = excluded.value, "
@@ -259,32 +263,63 @@ WriteResult SqliteStore::Commit(const std::vector<Op>& ops) {
                put) ||
       !Prepare("DELETE FROM kv WHERE key = ?1", del) ||
       !Prepare("UPDATE meta SET value = ?1 WHERE name = 'revision'", bump)) {
-    return fail(Error("prepare"));
+    return rollback(Error("prepare"));
   }
-  for (const Op& op : ops) {
-    sqlite3_stmt* s = op.kind == Op::Kind::kPut ? put.get() : del.get();
-    sqlite3_reset(s);
-    BindText(s, 1, op.key);
-    if (op.kind == Op::Kind::kPut) {
-      BindBlob(s, 2, op.value);
-      sqlite3_bind_int64(s, 3, next);
+  bool any = false;
+  for (GroupedBatch* b : group) {
+    // Every comparison is against the state before the batch (etcd's Txn semantics): the
+    // store as committed plus the group's batches before this one, read inside this
+    // transaction. A batch writes only once all its comparisons hold, so a conflicting batch
+    // leaves nothing behind and needs no savepoint.
+    bool conflict = false;
+    for (const Op& op : *b->ops) {
+      if (!op.expected_revision) continue;
+      const int64_t current = KeyRevision(op.key);
+      if (current < 0) return rollback(Error("read " + op.key));
+      if (current != *op.expected_revision) {
+        b->result.conflict_key = op.key;
+        b->result.status = {Code::kConflict, op.key + ": revision is " + std::to_string(current) +
+                                                 ", expected " +
+                                                 std::to_string(*op.expected_revision)};
+        conflict = true;
+        break;
+      }
     }
-    if (sqlite3_step(s) != SQLITE_DONE) return fail(Error("write " + op.key));
+    if (conflict) continue;
+    const int64_t next = revision + 1;
+    for (const Op& op : *b->ops) {
+      sqlite3_stmt* s = op.kind == Op::Kind::kPut ? put.get() : del.get();
+      sqlite3_reset(s);
+      BindText(s, 1, op.key);
+      if (op.kind == Op::Kind::kPut) {
+        BindBlob(s, 2, op.value);
+        sqlite3_bind_int64(s, 3, next);
+      }
+      if (sqlite3_step(s) != SQLITE_DONE) return rollback(Error("write " + op.key));
+    }
+    revision = next;
+    b->result.revision = next;
+    any = true;
   }
-  sqlite3_bind_int64(bump.get(), 1, next);
-  if (sqlite3_step(bump.get()) != SQLITE_DONE) return fail(Error("bump revision"));
+  if (!any) {
+    // Every batch conflicted: nothing to make durable, no fsync.
+    Exec("ROLLBACK");
+    Succeeded();
+    return false;
+  }
+  sqlite3_bind_int64(bump.get(), 1, revision);
+  if (sqlite3_step(bump.get()) != SQLITE_DONE) return rollback(Error("bump revision"));
   put.reset();
   del.reset();
   bump.reset();
 
   Failpoint(kFailBeforeCommit);
-  if (!Exec("COMMIT")) return fail(Error("commit"));
-  // Durable from here (WAL + synchronous=FULL fsyncs the log on commit); the caller has not
-  // been told yet.
+  if (!Exec("COMMIT")) return rollback(Error("commit"));
+  // Durable from here (WAL + synchronous=FULL fsyncs the log on commit, once for the whole
+  // group); no caller has been told yet.
   Failpoint(kFailAfterCommit);
   Succeeded();
-  out.revision = next;
-  return out;
+  return true;
 }
 
 // Applies every migration the database lacks, one transaction each.
@@ -429,7 +464,8 @@ OpenResult OpenSqliteStore(const std::string& db_path, const OpenOptions& option
     health->Report({Code::kIo, db_path + ": " + what + ": " + message}, /*sticky=*/true);
     sqlite3_close_v2(db);
     out.health = health;
-    out.store = std::make_unique<SqliteStore>(nullptr, db_path, std::move(locks), health);
+    out.store = std::make_unique<SqliteStore>(nullptr, db_path, std::move(locks), health,
+                                              options.on_group_taken);
     return std::move(out);
   };
   if (rc != SQLITE_OK) {
@@ -517,7 +553,8 @@ OpenResult OpenSqliteStore(const std::string& db_path, const OpenOptions& option
     }
   }
   out.health = health;
-  out.store = std::make_unique<SqliteStore>(db, db_path, std::move(locks), health);
+  out.store =
+      std::make_unique<SqliteStore>(db, db_path, std::move(locks), health, options.on_group_taken);
   return out;
 }
 

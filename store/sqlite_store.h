@@ -29,10 +29,17 @@
 // clusters. Deleting only the -wal file loses the commits not yet checkpointed but leaves an
 // older consistent state (the main file as of the last checkpoint).
 //
+// Commits are grouped (group_commit.h): concurrent batches share one transaction and one
+// fsync, each with its own revision; a failed comparison fails only its own batch, and a
+// failed transaction every batch in it. The store failpoints sit on both sides of the group's
+// COMMIT.
+//
 // Thread-safety: one connection behind a mutex; every call may come from any thread and
 // blocks on disk. Destroying the store closes the database and releases the lock.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -49,6 +56,8 @@ struct OpenOptions {
   // Start with the database as it is (missing, empty or another one) although the state
   // directory's marker names a different one; a new identity is written to both.
   bool accept_empty_state = false;
+  // Tests only: shapes commit groups (group_commit.h, GroupCommitter::GroupTaken).
+  std::function<void(std::size_t group_size)> on_group_taken = {};
 };
 
 struct OpenResult {

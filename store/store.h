@@ -13,6 +13,11 @@
 // never takes an action whose record could be lost. Store failpoints sit on both sides of every
 // commit (failpoint.h) and tests/store/ kills a child process at each.
 //
+// Group commit (group_commit.h): concurrent Commit calls may share one backend transaction
+// and one fsync. Each batch still gets its own revision, succeeds or fails on its own
+// comparisons alone, and returns only when it is durable; a backend failure fails every batch
+// of that transaction and acknowledges none.
+//
 // Thread-safety: implementations are safe to call from any thread; calls block on disk
 // (fsync), so the daemon calls them from its blocking pool, never from an actor thread.
 #pragma once
@@ -88,6 +93,13 @@ struct ListResult {
   bool ok() const { return status.ok(); }
 };
 
+// What a store counts about its commits (for metrics, and for tests of the grouping).
+struct CommitCounters {
+  int64_t batches = 0;       // write batches committed (each got its own revision)
+  int64_t transactions = 0;  // backend transactions made durable (SQLite: one fsync each)
+  int64_t queued = 0;        // batches waiting for the group being committed now
+};
+
 class Store {
  public:
   virtual ~Store() = default;
@@ -100,6 +112,8 @@ class Store {
   virtual WriteResult Commit(const std::vector<Op>& ops) = 0;
   // The current store revision (0 for a fresh store; -1 when the backend cannot be read).
   virtual int64_t Revision() = 0;
+  // Counts since the store was opened (zeros for a store that does not count).
+  virtual CommitCounters Counters() { return {}; }
 
   WriteResult Put(std::string key, std::string value,
                   std::optional<int64_t> expected = std::nullopt) {

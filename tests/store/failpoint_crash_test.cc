@@ -4,8 +4,14 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <functional>
 #include <map>
+#include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "store/failpoint.h"
@@ -78,6 +84,86 @@ TEST(FailpointCrash, CommitBoundaries) {
     }
     EXPECT_EQ(Contents(*reopened.store), want);
     EXPECT_EQ(reopened.store->Revision(), c.in_flight_committed ? 4 : 3);
+    ExpectConsistent(*reopened.store);
+  }
+}
+
+// Bounded wait (10 s) on a condition, yielding: no sleeps.
+bool WaitUntil(const std::function<bool()>& condition) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    std::this_thread::yield();
+  }
+  return true;
+}
+
+// A group of three concurrent batches dies at each commit boundary after a first, lone batch
+// was acknowledged: the acknowledged batch survives, and the group is wholly there (each batch
+// with its own revision) or wholly absent - never part of it.
+TEST(FailpointCrash, GroupCommitBoundaries) {
+  struct Case {
+    std::string name;
+    std::string failpoint;
+    bool group_committed;
+  };
+  const std::vector<Case> cases = {
+      {"dies with the group written but not committed", kFailBeforeCommit, false},
+      {"dies after the group committed, before acknowledging any of it", kFailAfterCommit, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    TempDir dir;
+    const std::string db = dir.db();
+    const std::string failpoint = c.failpoint;
+    Child child("", [db, failpoint](const Reporter& report, int) {
+      std::atomic<int> groups{0};
+      std::atomic<bool> first_reported{false};
+      Store* store = nullptr;
+      OpenOptions options;
+      // The first group (the lone batch) waits until the three others queue behind it; the
+      // second arms the failpoint once the first batch's acknowledgement is reported.
+      options.on_group_taken = [&](std::size_t) {
+        if (groups.fetch_add(1) == 0) {
+          if (!WaitUntil([&] { return store->Counters().queued == 3; })) report.Line("no group");
+          return;
+        }
+        if (!WaitUntil([&] { return first_reported.load(); })) report.Line("no report");
+        ::setenv("FLEETWAVE_FAILPOINT", failpoint.c_str(), 1);
+      };
+      OpenResult r = OpenSqliteStore(db, options);
+      if (!r.ok()) return report.Line("open failed: " + r.status.message);
+      store = r.store.get();
+      std::vector<std::thread> threads;
+      threads.emplace_back([&] {
+        if (store->Put("acked/a", "v").ok()) report.Line("acked/a");
+        first_reported = true;
+      });
+      if (!WaitUntil([&] { return groups.load() == 1; })) report.Line("no first group");
+      for (const std::string key : {"group/b", "group/c", "group/d"}) {
+        threads.emplace_back([&, key] {
+          if (store->Put(key, "v").ok()) report.Line(key);
+        });
+      }
+      for (std::thread& t : threads) t.join();
+    });
+    const std::vector<std::string> acked = child.ReadAll();
+    EXPECT_EQ(child.Wait(), kFailpointExitCode);
+    EXPECT_EQ(acked, std::vector<std::string>{"acked/a"});
+
+    OpenResult reopened = OpenSqliteStore(db);
+    ASSERT_TRUE(reopened.ok()) << reopened.status.message;
+    std::map<std::string, std::string> want = {{"acked/a", "v"}};
+    if (c.group_committed) {
+      for (const char* key : {"group/b", "group/c", "group/d"}) want[key] = "v";
+    }
+    EXPECT_EQ(Contents(*reopened.store), want);
+    EXPECT_EQ(reopened.store->Revision(), c.group_committed ? 4 : 1);
+    if (c.group_committed) {
+      std::set<int64_t> revisions;
+      for (const Entry& e : reopened.store->List("group/").entries) revisions.insert(e.revision);
+      EXPECT_EQ(revisions, (std::set<int64_t>{2, 3, 4})) << "each batch its own revision";
+    }
     ExpectConsistent(*reopened.store);
   }
 }
