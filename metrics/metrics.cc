@@ -76,29 +76,6 @@ std::string CodeClass(int code) {
   return std::to_string(code / 100) + "xx";
 }
 
-std::string_view HealthState(std::string_view s) {
-  static constexpr std::array<std::string_view, 6> kHealth{"Healthy",   "Progressing", "Degraded",
-                                                           "Suspended", "Missing",     "Unknown"};
-  return OneOfView(s, kHealth, "Unknown");
-}
-std::string_view SyncState(std::string_view s) {
-  static constexpr std::array<std::string_view, 3> kSync{"Synced", "OutOfSync", "Unknown"};
-  return OneOfView(s, kSync, "Unknown");
-}
-std::string_view RolloutState(std::string_view s) {
-  static constexpr std::array<std::string_view, 4> kRollout{"Waiting", "Pending", "Progressing",
-                                                            "Healthy"};
-  return OneOfView(s, kRollout, "Unknown");
-}
-
-// The string at `path`, or "" (StringAt without the copy: the per-app fields are read on every
-// reconcile and compared with what the series hold).
-const std::string& StringRef(const Json& object, std::initializer_list<std::string_view> path) {
-  static const std::string empty;
-  const Json* v = FieldAt(object, path);
-  return v != nullptr && v->is_string() ? v->get_ref<const std::string&>() : empty;
-}
-
 double Seconds(Time from, Time to) { return engine::ToSeconds(to - from); }
 
 double UnixSeconds(Time t) { return engine::ToSeconds(t.time_since_epoch()); }
@@ -135,16 +112,7 @@ prometheus::Family<Histogram>& HistogramFamily(prometheus::Registry& r, const ch
 Metrics::Metrics(BuildInfo build, std::string proc)
     : registry_(std::make_shared<prometheus::Registry>()),
       process_(std::make_shared<ProcessCollector>(std::move(proc))),
-      app_health_(GaugeFamily(*registry_, "fleetwave_application_health",
-                              "State set: the health of each Application (value 1)."),
-                  {"appset", "application", "cluster", "health"}, 2),
-      app_rollout_status_(
-          GaugeFamily(*registry_, "fleetwave_application_rollout_status",
-                      "State set: each Application's RollingSync status (value 1)."),
-          {"appset", "application", "status"}, 2),
-      app_sync_status_(GaugeFamily(*registry_, "fleetwave_application_sync_status",
-                                   "State set: the sync status of each Application (value 1)."),
-                       {"appset", "application", "cluster", "status"}, 2),
+      app_series_(std::make_shared<AppSeries>()),
       appset_condition_(
           GaugeFamily(*registry_, "fleetwave_applicationset_condition",
                       "State set: each ApplicationSet condition's status and reason (value 1)."),
@@ -235,6 +203,15 @@ Metrics::~Metrics() = default;
 
 std::string Metrics::Text() const {
   std::vector<prometheus::MetricFamily> families = registry_->Collect();
+  // The per-app families go where prometheus-cpp put them when they were the first Gauge
+  // families registered: after the counters, before every other gauge, so that the exposition
+  // reads as it always did (tests/metrics/app_series_exposition_test.cc).
+  std::vector<prometheus::MetricFamily> apps = app_series_->Collect();
+  auto first_gauge = std::find_if(families.begin(), families.end(), [](const auto& f) {
+    return f.type == prometheus::MetricType::Gauge;
+  });
+  families.insert(first_gauge, std::make_move_iterator(apps.begin()),
+                  std::make_move_iterator(apps.end()));
   for (auto& f : process_->Collect()) families.push_back(std::move(f));
   return prometheus::TextSerializer().Serialize(families);
 }
@@ -261,34 +238,13 @@ void Metrics::AppSetObservedShared(const std::string& appset, const Json& status
   appset_rollout_step_.Get({appset}).Set(step);
   auto [it, first] = appsets_.try_emplace(appset);
   AppSetMemory& m = it->second;
-  const uint64_t call = ++m.calls;
 
-  // Per-app series change only for apps whose labels changed; the rest cost a map lookup and
-  // string comparisons (MetricsTest.ObservingTheSameResultChangesNothing).
+  // The apps' series follow only the apps that changed (app_series.h).
   std::optional<Time> last_progress = step_started;
-  for (const Json& e : ArrayAt(status, {"applicationStatus"})) {
-    const std::string& app = StringRef(e, {"application"});
-    if (app.empty()) continue;
-    const std::string_view state = RolloutState(StringRef(e, {"status"}));
-    auto known = m.rollout.find(app);
-    if (known == m.rollout.end() || known->second.status != state) {
-      app_rollout_status_.Set({appset, app}, {std::string(state)});
-      if (known == m.rollout.end()) known = m.rollout.emplace(app, AppRollout{}).first;
-      known->second.status = state;
-    }
-    known->second.seen = call;
-    if (auto t = engine::ParseRfc3339(StringRef(e, {"lastTransitionTime"}));
-        t && (!last_progress || *t > *last_progress)) {
-      last_progress = t;
-    }
-  }
-  for (auto r = m.rollout.begin(); r != m.rollout.end();) {
-    if (r->second.seen == call) {
-      ++r;
-      continue;
-    }
-    app_rollout_status_.Erase({appset, r->first});
-    r = m.rollout.erase(r);
+  if (auto latest = app_series_->Observe(appset, ArrayAt(status, {"applicationStatus"}),
+                                         applications, clusters);
+      latest && (!last_progress || *latest > *last_progress)) {
+    last_progress = latest;
   }
   if (last_progress) {
     appset_last_progress_.Get({appset}).Set(UnixSeconds(*last_progress));
@@ -311,46 +267,6 @@ void Metrics::AppSetObservedShared(const std::string& appset, const Json& status
   }
   for (const auto& id : appset_condition_.Where(0, appset)) {
     if (!types.count(id)) appset_condition_.Erase(id);
-  }
-
-  // Applications: health and sync status per app, on its destination cluster.
-  for (const auto& pointer : applications) {
-    if (pointer == nullptr) continue;
-    const Json& a = *pointer;
-    const std::string& app = StringRef(a, {"metadata", "name"});
-    if (app.empty()) continue;
-    const std::string* cluster = &StringRef(a, {"spec", "destination", "server"});
-    if (const std::string& name = StringRef(a, {"spec", "destination", "name"}); !name.empty()) {
-      cluster = &name;
-    }
-    if (auto given = clusters.find(app); given != clusters.end() && !given->second.empty()) {
-      cluster = &given->second;
-    }
-    const std::string_view health = HealthState(StringRef(a, {"status", "health", "status"}));
-    const std::string_view sync = SyncState(StringRef(a, {"status", "sync", "status"}));
-    auto known = m.apps.find(app);
-    if (known == m.apps.end()) known = m.apps.emplace(app, AppState{}).first;
-    AppState& was = known->second;
-    const bool fresh = was.seen == 0;
-    if (fresh || was.cluster != *cluster || was.health != health) {
-      app_health_.Set({appset, app}, {*cluster, std::string(health)});
-    }
-    if (fresh || was.cluster != *cluster || was.sync != sync) {
-      app_sync_status_.Set({appset, app}, {*cluster, std::string(sync)});
-    }
-    if (fresh || was.cluster != *cluster) was.cluster = *cluster;
-    if (fresh || was.health != health) was.health = health;
-    if (fresh || was.sync != sync) was.sync = sync;
-    was.seen = call;
-  }
-  for (auto a = m.apps.begin(); a != m.apps.end();) {
-    if (a->second.seen == call) {
-      ++a;
-      continue;
-    }
-    app_health_.Erase({appset, a->first});
-    app_sync_status_.Erase({appset, a->first});
-    a = m.apps.erase(a);
   }
 
   // Durations, from the transition between the previous call and this one. A step completes
@@ -381,9 +297,8 @@ void Metrics::AppSetObservedShared(const std::string& appset, const Json& status
 }
 
 void Metrics::EraseAppSetLocked(const std::string& appset) {
-  for (StateSet* s : {&app_health_, &app_rollout_status_, &app_sync_status_, &appset_condition_}) {
-    s->EraseWhere(0, appset);
-  }
+  app_series_->Erase(appset);
+  appset_condition_.EraseWhere(0, appset);
   appset_last_progress_.Erase({appset});
   appset_rollout_step_.Erase({appset});
   pending_deletions_.Erase({appset});

@@ -64,6 +64,7 @@
 
 #include "engine/time.h"
 #include "engine/yaml_json.h"
+#include "metrics/app_series.h"
 #include "metrics/build_info.h"
 #include "metrics/series.h"
 
@@ -162,31 +163,13 @@ class Metrics {
   void Degraded(const std::string& reason);
 
  private:
-  // The label values an app's state sets hold now, so that an app whose state did not change
-  // costs a comparison and no prometheus call (MetricsTest.ObservingTheSameResultChangesNothing).
-  // `seen` is the call that last reported the app: older entries are apps gone from the set.
-  struct AppRollout {
-    std::string status;  // fleetwave_application_rollout_status's "status"
-    uint64_t seen = 0;
-  };
-  struct AppState {
-    std::string cluster;
-    std::string health;  // fleetwave_application_health's "health"
-    std::string sync;    // fleetwave_application_sync_status's "status"
-    uint64_t seen = 0;
-  };
-
-  // What AppSetObserved remembers between calls to see transitions.
+  // What AppSetObserved remembers between calls to see transitions. (The apps' own series are
+  // app_series_'s.)
   struct AppSetMemory {
     long long generation = 0;
     int step = 0;  // 0 = idle
     std::optional<engine::Time> step_started_at;
     std::optional<engine::Time> rollout_started_at;  // the promotion out of idle, if seen
-    // Mirrors of this set's series in app_rollout_status_, app_health_ and app_sync_status_
-    // (only AppSetObserved and EraseAppSetLocked touch those): app name -> its labels.
-    std::map<std::string, AppRollout, std::less<>> rollout;
-    std::map<std::string, AppState, std::less<>> apps;
-    uint64_t calls = 0;
   };
 
   void EraseAppSetLocked(const std::string& appset);
@@ -194,10 +177,10 @@ class Metrics {
   mutable std::mutex mu_;
   std::shared_ptr<prometheus::Registry> registry_;
   std::shared_ptr<ProcessCollector> process_;
+  // The per-app state sets, outside the registry: prometheus-cpp's Family::Remove scans the
+  // family, and a fleet changes thousands of app states per rollout (app_series.h).
+  std::shared_ptr<AppSeries> app_series_;
 
-  StateSet app_health_;
-  StateSet app_rollout_status_;
-  StateSet app_sync_status_;
   StateSet appset_condition_;
   Series<prometheus::Gauge> app_drifted_;
   Series<prometheus::Gauge> appset_last_progress_;
