@@ -13,6 +13,11 @@
 // made (ObservedApp::compared), as the daemon's do for apps whose objects did not change;
 // --cold drops every one before each run, so each reconcile compares every object again (the
 // daemon's first reconcile, or every app's live objects changed).
+// Then the same set's event through engine::RollingSyncDecider (issue 25), as the appset actor
+// decides one between gathers: seeded from the primed state, one app's live health flips
+// (Healthy -> Progressing, the next event back), and Decide runs on that app alone. Reports its
+// median CPU time (the observation's take and put included) and the ratio of the full
+// reconcile to it.
 // Usage: reconcile_bench [--cold] [--runs=K] [N...]  (default 100 1000 2000 20000)
 #include <algorithm>
 #include <cstdio>
@@ -29,6 +34,7 @@
 #include "engine/live_object.h"
 #include "engine/operation_record.h"
 #include "engine/render.h"
+#include "engine/rollingsync/appset_decider.h"
 #include "engine/rollout_plan.h"
 #include "engine/sync_operation.h"
 #include "engine/time.h"
@@ -300,10 +306,13 @@ int main(int argc, char** argv) {
   std::vector<int> sizes;
   int runs_override = 0;
   bool cold = false;
+  bool events_only = false;  // --events: the decider's events alone (to profile them)
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--cold") {
       cold = true;
+    } else if (arg == "--events") {
+      events_only = true;
     } else if (arg.rfind("--runs=", 0) == 0) {
       runs_override = std::atoi(arg.c_str() + 7);
     } else {
@@ -326,7 +335,7 @@ int main(int argc, char** argv) {
     engine::AppSetReconcileInput handed_over;
     engine::AppSetReconcileResult r;
     const double ms = MedianMs(
-        runs, [&] { r = engine::ReconcileAppSet(std::move(handed_over)); },
+        events_only ? 1 : runs, [&] { r = engine::ReconcileAppSet(std::move(handed_over)); },
         [&] {
           r = {};
           handed_over = primed;
@@ -341,6 +350,85 @@ int main(int argc, char** argv) {
         "(rollout step %d, starts %zu, log lines %zu, specs %zu)\n",
         n, cold ? "cold" : "warm", ms, us_per_app, sizes.front(), us_per_app / base_us_per_app,
         r.plan.rollout ? r.plan.rollout->step : -1, r.starts.size(), r.log.size(), r.specs.size());
+    std::fflush(stdout);
+
+    // One event through the decider: a step-1/2 app's health flaps (apps i with i % 100 < 10).
+    auto shared_set = std::make_shared<const engine::ApplicationSet>(set);
+    engine::RollingSyncDecider decider(shared_set, primed.stored, primed.apps, primed.stored_apps,
+                                       std::nullopt, kNow);
+    decider.Decide(kNow);  // the first decides every app (see the constructor)
+    std::vector<std::string> flappers;
+    for (int i = 0; i < n; ++i) {
+      if (StepOf(i) <= 2) flappers.push_back(Name(i));
+    }
+    int event = 0;
+    std::size_t decided = 0, changed = 0;
+    const int event_runs = events_only ? 20001 : std::max(201, runs);
+    const double event_ms = MedianMs(
+        event_runs,
+        [&] {
+          const std::string& app = flappers[(event / 2) % flappers.size()];
+          engine::ObservedApp o = decider.TakeObserved(app);
+          const auto code =
+              event % 2 == 0 ? engine::HealthCode::kProgressing : engine::HealthCode::kHealthy;
+          for (auto& [ref, health] : o.live_health) health.status = code;
+          decider.PutObserved(std::move(o));
+          engine::AppSetDelta d = decider.Decide(kNow);
+          decided += d.apps_decided;
+          changed += d.changed_entries.size();
+          ++event;
+        },
+        [] {});
+    std::printf(
+        "%6d apps one event (a health flip) through RollingSyncDecider median %9.4f ms = %8.2f "
+        "us  full reconcile / event %8.0fx  (%d events, apps decided %.2f, entries changed "
+        "%.2f per event)\n",
+        n, event_ms, event_ms * 1000.0, event_ms > 0 ? ms / event_ms : 0, event_runs,
+        static_cast<double>(decided) / event_runs, static_cast<double>(changed) / event_runs);
+    std::fflush(stdout);
+
+    // The rollout's own event: a step-3 app's sync ends and it turns Healthy (its entry moves
+    // Progressing -> Healthy, which may let a Waiting app of the step start). Each app once.
+    std::vector<std::string> finishing;
+    for (int i = 0; i < n; ++i) {
+      if (StepOf(i) == 3 && i % 3 == 1) finishing.push_back(Name(i));
+    }
+    const int finish_runs = static_cast<int>(std::min<std::size_t>(finishing.size(), 201));
+    std::size_t finished = 0, starts = 0;
+    std::vector<engine::LiveObject> next_live;
+    decided = changed = 0;
+    const double finish_ms = MedianMs(
+        finish_runs,
+        [&] {
+          const std::string& app = finishing[finished++];
+          engine::OperationRecord op = *decider.stored_apps().at(app).operation;
+          op.phase = engine::OperationPhase::kSucceeded;
+          op.finished_at = kNow;
+          decider.SetOperation(app, op);
+          engine::ObservedApp o = decider.TakeObserved(app);
+          // The cluster shows the applied objects (projected untimed, as the cluster actor
+          // projects them before it reports).
+          o.live = std::move(next_live);
+          o.compared.reset();
+          for (auto& [ref, health] : o.live_health) health.status = engine::HealthCode::kHealthy;
+          decider.PutObserved(std::move(o));
+          engine::AppSetDelta d = decider.Decide(kNow);
+          decided += d.apps_decided;
+          changed += d.changed_entries.size();
+          starts += d.starts.size();
+        },
+        [&] {
+          next_live.clear();
+          const std::string& app = finishing[finished];
+          for (const auto& r : RenderAt(app, "ui:2")) {
+            next_live.push_back(LiveOf(r, std::atoi(app.c_str() + 4)));
+          }
+        });
+    std::printf(
+        "%6d apps one event (a sync ends Healthy) through RollingSyncDecider median %9.4f ms = "
+        "%8.2f us  (%d events, apps decided %.2f, entries changed %.2f, starts %.2f per event)\n",
+        n, finish_ms, finish_ms * 1000.0, finish_runs, static_cast<double>(decided) / finish_runs,
+        static_cast<double>(changed) / finish_runs, static_cast<double>(starts) / finish_runs);
     std::fflush(stdout);
   }
   return 0;

@@ -42,9 +42,10 @@ if [ -x scripts/fuzz.sh ]; then
 fi
 
 # Last, so its summary closes the run: three kinds of threads meet in the client (callers, the
-# curl I/O thread, the callback executor).
-step "TSan (RelWithDebInfo): cluster-clients tests"
+# curl I/O thread, the callback executor), and the store's group commit hands batches between
+# the pool threads that commit concurrently (one leads, the others wait for its result).
+step "TSan (RelWithDebInfo): cluster-clients and store tests"
 configure build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFLEETWAVE_TSAN=ON -DFLEETWAVE_BUILD_KUBESIM=OFF
-cmake --build build-tsan -j"$jobs" --target cluster_clients_tests
+cmake --build build-tsan -j"$jobs" --target cluster_clients_tests store_tests
 KUBESIM="$kubesim_bin" TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-  ctest --test-dir build-tsan --output-on-failure -j"$jobs" -L cluster_clients_tests
+  ctest --test-dir build-tsan --output-on-failure -j"$jobs" -L "cluster_clients_tests|store_tests"

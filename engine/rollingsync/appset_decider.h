@@ -39,7 +39,9 @@ struct AppSetDelta {
   std::optional<RolloutState> rollout;                     // set: status.rollout changed
   std::map<std::string, Json> specs;                       // app -> spec to store
   std::vector<SyncStart> starts;                           // persist, then execute
-  // Apps whose stored operation is Running and due for an attempt (as ReconcileAppSet's).
+  // Apps whose stored operation is Running and became due for an attempt since the last
+  // decision, or changed while due (a subset of ReconcileAppSet's, which lists every due one at
+  // every decision; the caller skips those it has an attempt in flight for either way). Sorted.
   std::vector<std::string> attempts_due;
   // The Applications that changed, name order (the decider's applications() holds all).
   std::vector<std::shared_ptr<const Json>> applications;
@@ -136,8 +138,15 @@ class RollingSyncDecider {
   std::map<std::string, StoredApp> stored_;
   std::optional<RolloutTracker> tracker_;  // set in the constructor, after the views
   std::set<std::string> dirty_;
-  std::set<std::string> running_;  // apps whose stored operation is Running
-  std::size_t unobserved_ = 0;     // apps whose cluster was not observed yet
+  // Apps whose stored operation is Running -> its next_attempt_at. An attempt is reported due
+  // once per state of its operation (not at every event: the set may have thousands running,
+  // each with its attempt in flight): when it becomes Running without a retry time
+  // (`due_unreported_`), when its retry time comes (`retry_at_`, popped then), and again when
+  // the app itself changed (a cluster back may let a held attempt run).
+  std::map<std::string, std::optional<Time>> running_;
+  std::set<std::pair<Time, std::string>> retry_at_;
+  std::set<std::string> due_unreported_;
+  std::size_t unobserved_ = 0;  // apps whose cluster was not observed yet
   std::optional<Time> reuse_since_;
   Time decided_at_{};
   Json status_;

@@ -202,6 +202,13 @@ struct FakeStore {
     OperationRecord& op = *apps[app].operation;
     op = FinishSyncAttempt(op, apps[app].spec.value_or(Json::object()), {}, std::nullopt, now);
   }
+  // The attempt could not run: the operation retries (Running, next_attempt_at set) while its
+  // retry limit allows, then ends in Error.
+  void FailAttempt(const std::string& app, Time now) {
+    OperationRecord& op = *apps[app].operation;
+    op = FinishSyncAttempt(op, apps[app].spec.value_or(Json::object()), {},
+                           Error{ErrorKind::kTransient, app, "cluster unreachable"}, now);
+  }
 };
 
 // Three apps, one per env and cluster, in name order.
