@@ -304,8 +304,8 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
   if (!r.Is(doc, "", "object")) return out;
   r.Keys(doc, "",
          {"kubeconfig", "clusters", "applicationSets", "progressiveSyncs", "state", "listen",
-          "apiTokenFile", "apiReadTokenFile", "tls", "git", "repositories", "deletion", "workloads",
-          "liveness", "limits"});
+          "apiTokenFile", "apiReadTokenFile", "tls", "git", "repositories", "webhook", "deletion",
+          "workloads", "liveness", "limits"});
   if (const YAML::Node k = doc["kubeconfig"]) {
     if (k.IsSequence()) {
       c.kubeconfig = r.StrList(k, "kubeconfig");
@@ -403,6 +403,14 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
   }
   if (const YAML::Node rs = doc["repositories"]; rs && r.Is(rs, "repositories", "array")) {
     DecodeRepositories(r, rs, c.repositories);
+  }
+  if (const YAML::Node w = doc["webhook"]; w && r.Is(w, "webhook", "object")) {
+    r.Keys(w, "webhook", {"secretFile"});
+    r.Str(w["secretFile"], "webhook.secretFile", c.webhook_secret_file);
+    if (!w["secretFile"] || c.webhook_secret_file.empty()) {
+      r.Add(w, "webhook.secretFile",
+            "required (the file holding the secret push webhooks are signed with)");
+    }
   }
   if (const YAML::Node d = doc["deletion"]; d && r.Is(d, "deletion", "object")) {
     r.Keys(d, "deletion", {"gracePeriod"});

@@ -60,6 +60,9 @@ struct Config {
   // `repositories:` credentials per repository URL prefix (longest wins: FindRepository).
   // File paths relative to fleetwave.yaml's directory are resolved by the caller.
   std::vector<RepositoryConfig> repositories;
+  // `webhook: {secretFile}`: POST /api/v1/webhook checks pushes against this file's secret
+  // (re-read when it changes). Empty: the endpoint refuses every request.
+  std::string webhook_secret_file;
   long long deletion_grace_period_seconds = 600;
   std::vector<std::string> workload_kinds = {"CloneSet", "Deployment", "StatefulSet", "DaemonSet"};
   std::vector<std::string> workload_namespaces;  // empty = all

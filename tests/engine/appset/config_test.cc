@@ -45,6 +45,7 @@ git: {pollInterval: 1m30s}
 deletion: {gracePeriod: 1h}
 workloads: {kinds: [CloneSet], namespaces: [web]}
 liveness: {probeInterval: 5s, probeTimeout: 3s, progressTimeout: 1m, maxProbeBackoff: 2m}
+webhook: {secretFile: /etc/fleetwave/webhook-secret}
 repositories:
   - url: https://git.example.com/platform/
     username: deploy
@@ -80,6 +81,7 @@ repositories:
   EXPECT_EQ(c.liveness.probe_timeout_seconds, 3);
   EXPECT_EQ(c.liveness.progress_timeout_seconds, 60);
   EXPECT_EQ(c.liveness.max_probe_backoff_seconds, 120);
+  EXPECT_EQ(c.webhook_secret_file, "/etc/fleetwave/webhook-secret");
   ASSERT_EQ(c.repositories.size(), 3u);
   EXPECT_EQ(c.repositories[0].username, "deploy");
   EXPECT_EQ(c.repositories[0].password_file, "/etc/fleetwave/git-token");
@@ -163,6 +165,9 @@ INSTANTIATE_TEST_SUITE_P(
                   "file's path)"},
         ErrorCase{"RepositoryUnknownKey", "repositories: [{url: 'https://h/', password: x}]\n",
                   "fleetwave.yaml:1:36: repositories[0].password: unknown field \"password\""},
+        ErrorCase{"WebhookWithoutSecret", "webhook: {}\n",
+                  "fleetwave.yaml:1:10: webhook.secretFile: required (the file holding the "
+                  "secret push webhooks are signed with)"},
         ErrorCase{"DuplicateRepository",
                   "repositories: [{url: 'https://h/org/'}, {url: 'https://H/org'}]\n",
                   "fleetwave.yaml:1:47: repositories[1].url: duplicate repository "
