@@ -107,8 +107,10 @@ RepoPtr OpenOrCreate(const std::string& dir, const std::string& key, std::string
 
 }  // namespace
 
-Mirrors::Mirrors(std::string root, std::vector<engine::RepositoryConfig> repositories)
+Mirrors::Mirrors(std::string root, std::vector<engine::RepositoryConfig> repositories,
+                 SyncObserver observer)
     : root_(std::move(root)),
+      observer_(std::move(observer)),
       repositories_(
           std::make_shared<const std::vector<engine::RepositoryConfig>>(std::move(repositories))) {}
 
@@ -252,6 +254,10 @@ Mirrors::Synced Mirrors::Sync(const std::string& repo_url) {
   mirror->in_flight = false;
   ++mirror->generation;
   mirror->done.notify_all();
+  lock.unlock();
+  if (observer_) {
+    observer_(key, out.error ? "failed" : cost.downloads > 0 ? "fetched" : "unchanged");
+  }
   return out;
 }
 

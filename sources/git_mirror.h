@@ -15,6 +15,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -34,10 +35,16 @@ struct MirrorCounters {
   long long failures = 0;   // syncs that failed
 };
 
+// Told after every sync that went to the remote (callers that joined one in flight are not
+// counted again): the normalised URL and "unchanged", "fetched" or "failed". Called on the
+// syncing thread; must be thread-safe.
+using SyncObserver = std::function<void(const std::string& repo, const std::string& result)>;
+
 class Mirrors {
  public:
   // `root` is created when the first mirror is; `repositories` are the credentials.
-  Mirrors(std::string root, std::vector<engine::RepositoryConfig> repositories);
+  Mirrors(std::string root, std::vector<engine::RepositoryConfig> repositories,
+          SyncObserver observer = nullptr);
 
   // Replaces the credentials (fleetwave.yaml was reloaded); syncs in flight keep the old ones.
   void SetRepositories(std::vector<engine::RepositoryConfig> repositories);
@@ -66,6 +73,7 @@ class Mirrors {
   std::shared_ptr<Mirror> Get(const std::string& key);
 
   const std::string root_;
+  const SyncObserver observer_;
   mutable std::mutex mu_;
   std::shared_ptr<const std::vector<engine::RepositoryConfig>> repositories_;
   std::map<std::string, std::shared_ptr<Mirror>> mirrors_;

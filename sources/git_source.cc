@@ -82,7 +82,8 @@ GitSource::GitSource(GitSourceOptions options) {
   static std::once_flag once;
   std::call_once(once, [] { git_libgit2_init(); });
   if (!options.mirror_root.empty()) {
-    mirrors_ = std::make_unique<Mirrors>(options.mirror_root, std::move(options.repositories));
+    mirrors_ = std::make_unique<Mirrors>(options.mirror_root, std::move(options.repositories),
+                                         std::move(options.on_sync));
   }
 }
 

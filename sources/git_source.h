@@ -29,6 +29,7 @@ struct GitSourceOptions {
   // are refused, as by the CLI's offline commands.
   std::string mirror_root;
   std::vector<engine::RepositoryConfig> repositories;  // credentials (`repositories:`)
+  SyncObserver on_sync;                                // metrics; may be empty
 };
 
 class GitSource final : public Source {

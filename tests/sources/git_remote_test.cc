@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -57,7 +58,7 @@ class HttpsRemoteTest : public ::testing::Test {
   }
 
   GitSource MakeSource() {
-    return GitSource(GitSourceOptions{tmp_.path() + "/mirrors", repositories_});
+    return GitSource(GitSourceOptions{tmp_.path() + "/mirrors", repositories_, nullptr});
   }
 
   TempDir tmp_;
@@ -106,6 +107,23 @@ TEST_F(HttpsRemoteTest, PollOfAnUnchangedRemoteListsRefsAndFetchesNothing) {
   EXPECT_EQ(after.failures, 0);
 }
 
+TEST_F(HttpsRemoteTest, ObserverSeesEachSyncResultUnderTheNormalisedUrl) {
+  std::mutex mu;
+  std::vector<std::string> seen;
+  GitSource source(GitSourceOptions{tmp_.path() + "/mirrors", repositories_,
+                                    [&](const std::string& repo, const std::string& result) {
+                                      std::lock_guard<std::mutex> lock(mu);
+                                      seen.push_back(result + " " + repo);
+                                    }});
+  const std::string key = engine::NormalizeRepoUrl(url_);
+  ASSERT_TRUE(source.Resolve(url_, "main").ok());
+  ASSERT_TRUE(source.Resolve(url_, "main").ok());
+  server_->Stop();
+  ASSERT_FALSE(source.Resolve(url_, "main").ok());
+  EXPECT_EQ(seen,
+            (std::vector<std::string>{"fetched " + key, "unchanged " + key, "failed " + key}));
+}
+
 TEST_F(HttpsRemoteTest, NewCommitIsFetchedByTheNextPoll) {
   GitSource source = MakeSource();
   ASSERT_TRUE(source.Resolve(url_, "main").ok());
@@ -147,7 +165,7 @@ TEST_F(HttpsRemoteTest, WrongPasswordKeepsTheLastCommitAndARotatedTokenIsUsedAtO
 }
 
 TEST_F(HttpsRemoteTest, NoCredentialsNamesTheMissingEntry) {
-  GitSource source(GitSourceOptions{tmp_.path() + "/mirrors", {}});
+  GitSource source(GitSourceOptions{tmp_.path() + "/mirrors", {}, nullptr});
   const Resolution r = source.Resolve(url_, "main");
   ASSERT_FALSE(r.ok());
   // No caFile either: the certificate is refused before the server asks for a password.
@@ -249,7 +267,7 @@ class SshRemoteTest : public ::testing::Test {
   }
 
   GitSource MakeSource() {
-    return GitSource(GitSourceOptions{tmp_.path() + "/mirrors", repositories_});
+    return GitSource(GitSourceOptions{tmp_.path() + "/mirrors", repositories_, nullptr});
   }
   std::string Where() const { return "[127.0.0.1]:" + std::to_string(server_->port()); }
 
@@ -298,7 +316,7 @@ TEST_F(SshRemoteTest, UnknownHostIsRefused) {
 }
 
 TEST_F(SshRemoteTest, NoEntryMeansNoHostKeyCheckAndIsRefused) {
-  GitSource source(GitSourceOptions{tmp_.path() + "/mirrors", {}});
+  GitSource source(GitSourceOptions{tmp_.path() + "/mirrors", {}, nullptr});
   const Resolution r = source.Resolve(url_, "main");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(Text(r.error).find("the host key of " + Where() + " cannot be verified"),
