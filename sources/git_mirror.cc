@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <mutex>
 #include <utility>
 
 #include "sources/git_handles.h"
@@ -258,6 +259,70 @@ Mirrors::Synced Mirrors::Sync(const std::string& repo_url) {
   if (observer_) {
     observer_(key, out.error ? "failed" : cost.downloads > 0 ? "fetched" : "unchanged");
   }
+  return out;
+}
+
+RemoteCheck CheckRemote(const std::string& repo_url, const std::string& revision,
+                        const std::vector<engine::RepositoryConfig>& repositories) {
+  static std::once_flag once;
+  std::call_once(once, [] { git_libgit2_init(); });
+  RemoteCheck out;
+  const std::optional<engine::RepoUrl> url = engine::ParseRepoUrl(repo_url);
+  if (!url) {
+    out.problem = "is not a remote repository URL";
+    return out;
+  }
+  if (url->has_password) {
+    out.problem = "a password in repoURL is refused: put it in a repositories entry's passwordFile";
+    return out;
+  }
+  RemoteAuth auth;
+  auth.config = engine::FindRepository(repositories, repo_url);
+  auth.host = url->host;
+  auth.port = url->port.empty() ? 0 : std::atoi(url->port.c_str());
+  git_remote_callbacks callbacks = GIT_REMOTE_CALLBACKS_INIT;
+  SetAuthCallbacks(callbacks, auth);
+  git_remote* raw = nullptr;
+  if (git_remote_create_detached(&raw, repo_url.c_str()) != 0) {
+    out.problem = "cannot use this URL: " + LastGitError();
+    return out;
+  }
+  RemotePtr remote(raw);
+  const git_remote_head** heads = nullptr;
+  size_t count = 0;
+  if (git_remote_connect(remote.get(), GIT_DIRECTION_FETCH, &callbacks, nullptr, nullptr) != 0 ||
+      git_remote_ls(&heads, &count, remote.get()) != 0) {
+    out.problem = "cannot fetch: " + auth.failure.value_or(LastGitError());
+    return out;
+  }
+  const bool head = revision.empty() || revision == "HEAD";
+  const bool full_sha =
+      revision.size() == 40 && revision.find_first_not_of("0123456789abcdef") == std::string::npos;
+  for (size_t i = 0; i < count && out.sha.empty(); ++i) {
+    const std::string name = heads[i]->name;
+    char hex[GIT_OID_HEXSZ + 1];
+    git_oid_tostr(hex, sizeof hex, &heads[i]->oid);
+    if ((head && name == "HEAD") || name == "refs/heads/" + revision ||
+        name == "refs/tags/" + revision + "^{}" || name == revision ||
+        (full_sha && revision == hex)) {
+      out.sha = hex;
+    } else if (name == "refs/tags/" + revision) {
+      out.sha = hex;  // a lightweight tag (an annotated one's ^{} entry, if listed, wins below)
+      for (size_t j = 0; j < count; ++j) {
+        if (std::string(heads[j]->name) == name + "^{}") {
+          git_oid_tostr(hex, sizeof hex, &heads[j]->oid);
+          out.sha = hex;
+        }
+      }
+    }
+  }
+  git_remote_disconnect(remote.get());
+  if (out.sha.empty() && !full_sha) {
+    out.problem = "revision " + (head ? std::string("HEAD") : revision) +
+                  " is no branch or tag of this repository";
+    return out;
+  }
+  out.ok = true;
   return out;
 }
 

@@ -79,4 +79,17 @@ class Mirrors {
   std::map<std::string, std::shared_ptr<Mirror>> mirrors_;
 };
 
+// What `fleetwave doctor` asks of a remote repository without a mirror: one connection that
+// lists its refs (no objects are downloaded). `problem` names the reason (the same text a
+// sync gives: a refused host key, failed authentication, an unreachable host), or that
+// `revision` is no branch or tag of it. A full commit SHA no ref names cannot be checked without
+// a fetch: ok, with `sha` empty.
+struct RemoteCheck {
+  bool ok = false;
+  std::string sha;      // the commit `revision` names, when a ref does
+  std::string problem;  // empty when ok
+};
+RemoteCheck CheckRemote(const std::string& repo_url, const std::string& revision,
+                        const std::vector<engine::RepositoryConfig>& repositories);
+
 }  // namespace fleetwave::sources

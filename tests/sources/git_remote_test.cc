@@ -124,6 +124,25 @@ TEST_F(HttpsRemoteTest, ObserverSeesEachSyncResultUnderTheNormalisedUrl) {
             (std::vector<std::string>{"fetched " + key, "unchanged " + key, "failed " + key}));
 }
 
+TEST_F(HttpsRemoteTest, DoctorCheckListsRefsWithoutAMirror) {
+  repo_->work().Git("tag -a v1 -m v1");
+  repo_->work().Git("push -q origin v1");
+  const RemoteCheck main = CheckRemote(url_, "main", repositories_);
+  EXPECT_TRUE(main.ok) << main.problem;
+  EXPECT_EQ(main.sha, first_);
+  EXPECT_EQ(CheckRemote(url_, "", repositories_).sha, first_);
+  EXPECT_EQ(CheckRemote(url_, "v1", repositories_).sha, first_);  // the tag's commit
+  const RemoteCheck missing = CheckRemote(url_, "nope", repositories_);
+  EXPECT_FALSE(missing.ok);
+  EXPECT_EQ(missing.problem, "revision nope is no branch or tag of this repository");
+  WriteFile(tmp_.path() + "/password", "wrong-token-0815\n");
+  const RemoteCheck denied = CheckRemote(url_, "main", repositories_);
+  EXPECT_FALSE(denied.ok);
+  EXPECT_NE(denied.problem.find("authentication failed"), std::string::npos) << denied.problem;
+  EXPECT_EQ(denied.problem.find("wrong-token"), std::string::npos) << denied.problem;
+  EXPECT_FALSE(testing::fs::exists(tmp_.path() + "/mirrors"));
+}
+
 TEST_F(HttpsRemoteTest, NewCommitIsFetchedByTheNextPoll) {
   GitSource source = MakeSource();
   ASSERT_TRUE(source.Resolve(url_, "main").ok());
@@ -303,6 +322,15 @@ TEST_F(SshRemoteTest, WrongHostKeyIsRefusedNamingTheHost) {
             std::string::npos)
       << Text(r.error);
   EXPECT_EQ(source.Counters(url_).downloads, 0);
+}
+
+TEST_F(SshRemoteTest, DoctorCheckRefusesAWrongHostKey) {
+  EXPECT_TRUE(CheckRemote(url_, "main", repositories_).ok);
+  repositories_[0].known_hosts_file = server_->WrongKnownHosts();
+  const RemoteCheck r = CheckRemote(url_, "main", repositories_);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.problem.find("the host key of " + Where() + " does not match"), std::string::npos)
+      << r.problem;
 }
 
 TEST_F(SshRemoteTest, UnknownHostIsRefused) {
