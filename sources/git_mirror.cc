@@ -4,7 +4,9 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <mutex>
+#include <set>
 #include <utility>
 
 #include "sources/git_handles.h"
@@ -109,9 +111,10 @@ RepoPtr OpenOrCreate(const std::string& dir, const std::string& key, std::string
 }  // namespace
 
 Mirrors::Mirrors(std::string root, std::vector<engine::RepositoryConfig> repositories,
-                 SyncObserver observer)
+                 SyncObserver observer, std::chrono::seconds unused_after)
     : root_(std::move(root)),
       observer_(std::move(observer)),
+      unused_after_(unused_after),
       repositories_(
           std::make_shared<const std::vector<engine::RepositoryConfig>>(std::move(repositories))) {}
 
@@ -136,6 +139,38 @@ std::shared_ptr<Mirrors::Mirror> Mirrors::Get(const std::string& key) {
   auto& slot = mirrors_[key];
   if (!slot) slot = std::make_shared<Mirror>();
   return slot;
+}
+
+int Mirrors::PruneUnused() {
+  namespace fs = std::filesystem;
+  std::set<std::string> busy;  // mirrors being synced now
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [key, mirror] : mirrors_) {
+      std::lock_guard<std::mutex> mirror_lock(mirror->mu);
+      if (mirror->in_flight) busy.insert(DirOf(key));
+    }
+  }
+  int removed = 0;
+  std::error_code ec;
+  const auto cutoff = fs::file_time_type::clock::now() - unused_after_;
+  for (fs::directory_iterator it(root_, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    // Only what Mirrors made: 40 hex digits holding a bare repository.
+    if (name.size() != GIT_OID_HEXSZ ||
+        name.find_first_not_of("0123456789abcdef") != std::string::npos ||
+        !fs::exists(it->path() / "HEAD", ec) || busy.count(it->path().string())) {
+      continue;
+    }
+    fs::path used = it->path() / "fleetwave-used";
+    if (!fs::exists(used, ec)) used = it->path() / "HEAD";
+    const auto when = fs::last_write_time(used, ec);
+    if (ec || when >= cutoff) continue;
+    std::error_code remove_ec;
+    fs::remove_all(it->path(), remove_ec);
+    if (!remove_ec) ++removed;
+  }
+  return removed;
 }
 
 MirrorCounters Mirrors::Counters(const std::string& repo_url) const {
@@ -187,6 +222,21 @@ Mirrors::Synced Mirrors::Sync(const std::string& repo_url) {
 
   std::string error;
   RepoPtr repo = OpenOrCreate(dir, key, &error);
+  if (repo) {
+    // In use: PruneUnused keeps it (touched on failures too: a set still names it).
+    std::ofstream(dir + "/fleetwave-used", std::ios::trunc) << "synced by fleetwave\n";
+  }
+  bool prune_due = false;
+  {
+    std::lock_guard<std::mutex> config_lock(mu_);
+    const auto now = std::chrono::steady_clock::now();
+    if (!pruned_once_ || now - last_prune_ >= std::chrono::hours(1)) {
+      pruned_once_ = true;
+      last_prune_ = now;
+      prune_due = true;
+    }
+  }
+  if (prune_due) PruneUnused();
   RemoteAuth auth;
   auth.config = engine::FindRepository(*repositories, repo_url);
   auth.host = url->host;

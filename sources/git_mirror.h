@@ -8,12 +8,18 @@
 // that one listing. A failed sync changes nothing on disk: the commits fetched before stay
 // readable, and refs are only moved after the objects they name were downloaded.
 //
+// Mirrors no set uses any more go: every sync touches its mirror's `fleetwave-used` file, and
+// at most once an hour a sync removes the mirrors under the root not touched for
+// `unused_after` (7 days by default; a set polls at least every git.pollInterval, so a mirror
+// that old is used by none) and not being synced now.
+//
 // Thread-safety: every method may be called from any thread. Syncs of one repository are
 // single-flight: a caller that arrives while one is running waits for it and gets its result
 // (so sets on one repository share one fetch); different repositories sync in parallel. A
 // sync blocks on the network: call it from the daemon's blocking pool only.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <map>
@@ -44,7 +50,8 @@ class Mirrors {
  public:
   // `root` is created when the first mirror is; `repositories` are the credentials.
   Mirrors(std::string root, std::vector<engine::RepositoryConfig> repositories,
-          SyncObserver observer = nullptr);
+          SyncObserver observer = nullptr,
+          std::chrono::seconds unused_after = std::chrono::hours(24 * 7));
 
   // Replaces the credentials (fleetwave.yaml was reloaded); syncs in flight keep the old ones.
   void SetRepositories(std::vector<engine::RepositoryConfig> repositories);
@@ -61,6 +68,10 @@ class Mirrors {
 
   MirrorCounters Counters(const std::string& repo_url) const;
 
+  // Removes the mirrors not used for `unused_after` (Sync calls it at most once an hour);
+  // returns how many went.
+  int PruneUnused();
+
  private:
   struct Mirror {
     std::mutex mu;
@@ -74,6 +85,9 @@ class Mirrors {
 
   const std::string root_;
   const SyncObserver observer_;
+  const std::chrono::seconds unused_after_;
+  std::chrono::steady_clock::time_point last_prune_{};  // guarded by mu_
+  bool pruned_once_ = false;                            // guarded by mu_
   mutable std::mutex mu_;
   std::shared_ptr<const std::vector<engine::RepositoryConfig>> repositories_;
   std::map<std::string, std::shared_ptr<Mirror>> mirrors_;

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -141,6 +142,33 @@ TEST_F(HttpsRemoteTest, DoctorCheckListsRefsWithoutAMirror) {
   EXPECT_NE(denied.problem.find("authentication failed"), std::string::npos) << denied.problem;
   EXPECT_EQ(denied.problem.find("wrong-token"), std::string::npos) << denied.problem;
   EXPECT_FALSE(testing::fs::exists(tmp_.path() + "/mirrors"));
+}
+
+TEST_F(HttpsRemoteTest, MirrorsNoSetUsedForAWhileAreRemoved) {
+  namespace fs = testing::fs;
+  const std::string root = tmp_.path() + "/mirrors";
+  auto fake_mirror = [&](const std::string& name, std::chrono::hours age) {
+    WriteFile(root + "/" + name + "/HEAD", "ref: refs/heads/main\n");
+    WriteFile(root + "/" + name + "/fleetwave-used", "");
+    fs::last_write_time(root + "/" + name + "/fleetwave-used",
+                        fs::file_time_type::clock::now() - age);
+  };
+  const std::string old_one(40, 'a'), recent(40, 'b');
+  fake_mirror(old_one, std::chrono::hours(24 * 8));
+  fake_mirror(recent, std::chrono::hours(24 * 6));
+  fake_mirror("not-a-mirror", std::chrono::hours(24 * 30));
+  Mirrors mirrors(root, repositories_);
+  const Mirrors::Synced synced = mirrors.Sync(url_);  // the first sync prunes
+  ASSERT_FALSE(synced.error) << synced.error->ToString();
+  EXPECT_FALSE(fs::exists(root + "/" + old_one));
+  EXPECT_TRUE(fs::exists(root + "/" + recent));
+  EXPECT_TRUE(fs::exists(root + "/not-a-mirror"));
+  EXPECT_TRUE(fs::exists(synced.git_dir + "/fleetwave-used"));
+  // Once a mirror is unused for long enough it goes too, however it was used before.
+  fs::last_write_time(synced.git_dir + "/fleetwave-used",
+                      fs::file_time_type::clock::now() - std::chrono::hours(24 * 8));
+  EXPECT_EQ(mirrors.PruneUnused(), 1);
+  EXPECT_FALSE(fs::exists(synced.git_dir));
 }
 
 TEST_F(HttpsRemoteTest, NewCommitIsFetchedByTheNextPoll) {
