@@ -40,6 +40,9 @@ using reload_atom = caf::atom_constant<caf::atom("reload")>;
 using stop_atom = caf::atom_constant<caf::atom("stop")>;
 // coordinator: (refresh_atom, caller), the API's POST /api/v1/refresh: every set reconciles now
 using refresh_atom = caf::atom_constant<caf::atom("refresh")>;
+// coordinator: (webhook_atom, repo_urls, ref, default_branch, caller), a verified push webhook
+// (engine/webhook.h): the sets that follow the pushed repository and ref reconcile now
+using webhook_atom = caf::atom_constant<caf::atom("webhook")>;
 using tick_atom = caf::atom_constant<caf::atom("tick")>;
 // deletion actor (deletion_actor.h): the coordinator's cluster map and input trust; a set's
 // deletion completed; the clusters pending deletions still need

@@ -13,6 +13,7 @@
 #include "actors/deletion_actor.h"
 #include "engine/operator_command.h"
 #include "engine/reload_plan.h"
+#include "engine/webhook.h"
 
 namespace fleetwave::actors {
 namespace {
@@ -270,6 +271,7 @@ void Merge(Self* self, const DaemonInputs& fresh, bool first) {
     st.inputs.clusters = fresh.clusters;
     st.inputs.cluster_configs = fresh.cluster_configs;
     st.inputs.config_path = fresh.config_path;
+    if (publish.repositories) publish.repositories(fresh.config.repositories);
     if (publish.file) publish.file(fresh.config_path, {});
   } else {
     Log(self, std::string(first ? "" : "reload: ") + Join(fresh.config_errors) +
@@ -552,6 +554,29 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
         return {engine::CommandOutcome::kAccepted, "refresh of " +
                                                        std::to_string(self->state.appsets.size()) +
                                                        " applicationset(s) started"};
+      },
+      [=](webhook_atom, const std::vector<std::string>& repo_urls, const std::string& ref,
+          const std::string& default_branch, const std::string& caller) -> engine::CommandAnswer {
+        // A push webhook: only the sets reading the pushed repository at the pushed ref
+        // reconcile (and so fetch) now; the others wait for their poll.
+        engine::WebhookPush push;
+        push.repo_urls = repo_urls;
+        push.ref = ref;
+        push.default_branch = default_branch;
+        std::vector<std::string> names;
+        for (auto& [name, entry] : self->state.appsets) {
+          if (!entry.spec || !engine::AppSetFollowsPush(entry.spec->appset, push)) continue;
+          self->send(entry.actor, reconcile_atom::value);
+          names.push_back(name);
+        }
+        const std::string repo = repo_urls.empty() ? "" : engine::RedactUrl(repo_urls.front());
+        std::string listed;
+        for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + n;
+        Log(self, "webhook push to " + ref + " of " + repo + " from " + caller + ": " +
+                      (names.empty() ? "no applicationset follows it" : "refreshing " + listed));
+        return {engine::CommandOutcome::kAccepted, "refresh of " + std::to_string(names.size()) +
+                                                       " applicationset(s) started" +
+                                                       (names.empty() ? "" : ": " + listed)};
       },
       [=](pause_atom, const std::string& appset,
           const std::string& caller) -> caf::result<engine::CommandAnswer> {

@@ -16,6 +16,8 @@
 //   (pause_atom | resume_atom, appset, caller)  operator actions on a set, forwarded
 //   (skip_atom, appset, app, reason, caller)    an operator's skip of an app, forwarded
 //   (refresh_atom, caller)                an operator's refresh: every appset actor reconciles
+//   (webhook_atom, urls, ref, default_branch, caller)  a verified push: the sets following the
+//                                         pushed repository at the pushed ref reconcile now
 //   (delete_atom, appset, caller)         the API's DELETE: a set pending deletion goes now
 //   (reconcile_atom)                      an appset actor stored or cancelled a deletion mark
 //   (deleted_atom, appset)                the deletion actor completed a set's deletion

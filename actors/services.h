@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/repo_url.h"
 #include "engine/time.h"
 #include "engine/yaml_json.h"
 
@@ -81,6 +82,9 @@ struct Publisher {
   std::function<void(const std::string& cluster, const std::string& ns, const std::string& kind,
                      const std::string& name)>
       workload_removed;
+  // fleetwave.yaml loaded (at start and at every good reload): its `repositories:`
+  // credentials, file paths resolved. The binary hands them to its GitSource.
+  std::function<void(const std::vector<engine::RepositoryConfig>& repositories)> repositories;
   // One evaluation of the progress-deadline engine (counted, so a benchmark can show that an
   // idle daemon evaluates nothing).
   std::function<void()> progress_evaluated;

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/operator_command.h"
 
@@ -20,6 +21,10 @@ struct ApiCommand {
   std::optional<std::string> revision;  // sync: the revision asked for, if any
   std::string caller;                   // the remote address, "ip:port" or "[ip6]:port"
   std::optional<std::string> reason;    // skip: the operator's reason (required)
+  // webhook (a verified push, engine/webhook.h): the pushed repository's URLs and ref.
+  std::vector<std::string> repo_urls;
+  std::string ref;
+  std::string default_branch;
 };
 
 struct ApiCommandResult {

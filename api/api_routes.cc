@@ -1,11 +1,13 @@
 #include "api/api_routes.h"
 
+#include <algorithm>
 #include <exception>
 #include <iostream>
 #include <string_view>
 
 #include "api/fleet_routes.h"
 #include "api/web_view.h"
+#include "engine/webhook.h"
 
 namespace fleetwave::api {
 namespace {
@@ -283,6 +285,10 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
     if (request.method != "POST") return MethodNotAllowed(request, "POST");
     return Mutate(request, "refresh", "");
   }
+  if (api && n == 3 && s[2] == "webhook") {
+    if (request.method != "POST") return MethodNotAllowed(request, "POST");
+    return Webhook(request);
+  }
 
   if (api && s[2] == "applicationsets" && n == 5 && !s[3].empty() &&
       (s[4] == "pause" || s[4] == "resume")) {
@@ -361,6 +367,69 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
   return ApiError(404, "no route for " + request.path);
 }
 
+ApiResponse ApiRouter::Webhook(const ApiRequest& request) const {
+  constexpr double kWebhookBurst = 20;
+  constexpr double kWebhookPerSecond = 5;
+  auto answer = [&](ApiResponse r, const std::string& why) {
+    LogLine("api: webhook from " + request.caller + ": " + std::to_string(r.status) + " " +
+            LogSafe(why));
+    return r;
+  };
+  {
+    // Checking a signature costs a hash of the body: a flood is refused before it.
+    std::lock_guard<std::mutex> lock(webhook_mu_);
+    const auto now = std::chrono::steady_clock::now();
+    if (webhook_refilled_ == std::chrono::steady_clock::time_point{}) {
+      webhook_tokens_ = kWebhookBurst;
+    } else {
+      const double seconds = std::chrono::duration<double>(now - webhook_refilled_).count();
+      webhook_tokens_ = std::min(kWebhookBurst, webhook_tokens_ + seconds * kWebhookPerSecond);
+    }
+    webhook_refilled_ = now;
+    if (webhook_tokens_ < 1) {
+      ApiResponse r = ApiError(429, "too many webhook requests; try again in a second");
+      r.headers.emplace_back("Retry-After", "1");
+      return answer(std::move(r), "rate limited");
+    }
+    webhook_tokens_ -= 1;
+  }
+  if (webhook_secret_ == nullptr) {
+    return answer(ApiError(503,
+                           "push webhooks are not configured (webhook.secretFile in "
+                           "fleetwave.yaml)"),
+                  "no webhook.secretFile");
+  }
+  engine::WebhookVerdict verdict;
+  const ApiTokenSource::Verdict checked = webhook_secret_->CheckWith([&](std::string_view secret) {
+    verdict = engine::CheckWebhook(request.headers, request.body, secret);
+    return verdict.status != 401;
+  });
+  if (checked == ApiTokenSource::Verdict::kUnavailable) {
+    return answer(ApiError(503, "the webhook secret file cannot be read (see the daemon's log)"),
+                  "webhook secret unavailable");
+  }
+  if (verdict.status != 200) {
+    ApiResponse r = ApiError(verdict.status, verdict.message);
+    if (verdict.status == 202) r.body = Dump(Json{{"message", verdict.message}});
+    return answer(std::move(r), verdict.message);
+  }
+  if (!handler_) {
+    return answer(ApiError(503, "this server accepts no commands"), "no command handler");
+  }
+  ApiCommand command;
+  command.kind = "webhook";
+  command.caller = request.caller;
+  command.repo_urls = verdict.push->repo_urls;
+  command.ref = verdict.push->ref;
+  command.default_branch = verdict.push->default_branch;
+  ApiCommandResult result = handler_(command);
+  int status = result.http_status;
+  if (status < 200 || status > 599) status = 500;
+  ApiResponse r = status < 300 ? JsonResponse(status, Dump(Json{{"message", result.message}}))
+                               : ApiError(status, result.message);
+  return answer(std::move(r), verdict.message + ": " + result.message);
+}
+
 ApiResponse ApiRouter::Mutate(const ApiRequest& request, const std::string& kind,
                               const std::string& target) const {
   const bool on_set = kind == "pause" || kind == "resume" || kind == "delete";
@@ -411,7 +480,7 @@ ApiResponse ApiRouter::Mutate(const ApiRequest& request, const std::string& kind
     return refuse(ApiError(503, "this server accepts no commands"), "no command handler");
   }
 
-  ApiCommand command{kind, target, body.revision, request.caller, body.reason};
+  ApiCommand command{kind, target, body.revision, request.caller, body.reason, {}, {}, {}};
   ApiCommandResult result = handler_(command);
   int status = result.http_status;
   if (status < 200 || status > 599) status = 500;

@@ -21,6 +21,10 @@
 //   DELETE /api/v1/applicationsets/NAME      bearer token; a set pending deletion is deleted
 //                                            now (202); one a file still defines: 409
 //   POST /api/v1/refresh                     bearer token; reconcile every set now
+//   POST /api/v1/webhook                     a push webhook, authenticated by its signature
+//                                            (no bearer token; engine/webhook.h): the sets
+//                                            following the pushed repository reconcile now;
+//                                            rate-limited, the body bounded by the server
 //
 // HEAD is served wherever GET is. Unknown paths are 404 and known paths with another method 405
 // (with Allow); errors are JSON {"code": N, "message": "..."}. Every request is answered: a
@@ -30,8 +34,11 @@
 // source and the command handler must be thread-safe and outlive the router.
 #pragma once
 
+#include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -48,6 +55,8 @@ struct ApiRequest {
   std::string path;  // URL-decoded, without the query
   std::string query;
   std::optional<std::string> authorization;  // the Authorization header, if sent
+  // The X-* headers (push webhooks' event and signature), names in lower case.
+  std::map<std::string, std::string> headers;
   std::string body;
   std::string caller;  // "ip:port" or "[ip6]:port"
 };
@@ -82,6 +91,9 @@ class ApiRouter {
 
   void LogLine(const std::string& line) const;
 
+  // The webhook.secretFile's source (re-read when it changes); must outlive the router.
+  void SetWebhookSecret(ApiTokenSource* secret) { webhook_secret_ = secret; }
+
  private:
   ApiResponse Route(const ApiRequest& request) const;
   // An authenticated mutation of an Application (sync, skip) or an ApplicationSet (pause,
@@ -89,8 +101,16 @@ class ApiRouter {
   ApiResponse Mutate(const ApiRequest& request, const std::string& kind,
                      const std::string& target) const;
 
+  // POST /api/v1/webhook: the signature first, then the push goes to the handler.
+  ApiResponse Webhook(const ApiRequest& request) const;
+
   const actors::StatusBoard& board_;
   ApiTokenSource& tokens_;
+  ApiTokenSource* webhook_secret_ = nullptr;  // nullptr: no webhook.secretFile configured
+  // The webhook's rate limit: a bucket of kWebhookBurst requests refilled kWebhookPerSecond.
+  mutable std::mutex webhook_mu_;
+  mutable double webhook_tokens_ = 0;
+  mutable std::chrono::steady_clock::time_point webhook_refilled_{};
   ApiCommandHandler handler_;
   Log log_;
 };

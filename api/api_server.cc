@@ -24,6 +24,13 @@ std::optional<std::string> ApiServer::Start(const ApiServerOptions& options) {
     read_tokens_->Reload();
   }
   router_ = std::make_unique<ApiRouter>(board_, *tokens_, handler_, options_.log);
+  if (!options_.webhook_secret_file.empty()) {
+    webhook_secret_ = std::make_unique<ApiTokenSource>(
+        options_.webhook_secret_file, options_.token_refresh, options_.clock, options_.log,
+        "every push webhook is refused with 401");
+    webhook_secret_->Reload();
+    router_->SetWebhookSecret(webhook_secret_.get());
+  }
   http_ = std::make_unique<HttpServer>([this](const ApiRequest& r) { return Serve(r); }, &board_);
   HttpServerOptions http = options_;
   if (http.name.empty()) http.name = "api";
@@ -32,6 +39,7 @@ std::optional<std::string> ApiServer::Start(const ApiServerOptions& options) {
     router_.reset();
     tokens_.reset();
     read_tokens_.reset();
+    webhook_secret_.reset();
     return failed;
   }
   if (read_tokens_) router_->LogLine("api: reads under /api/ need a token");
@@ -45,6 +53,7 @@ void ApiServer::Stop() {
   router_.reset();
   tokens_.reset();
   read_tokens_.reset();
+  webhook_secret_.reset();
 }
 
 ApiResponse ApiServer::Serve(const ApiRequest& request) const {

@@ -32,8 +32,9 @@ class ApiTokenSource;
 
 // The HTTP server's options (listen, tls, limits, watches) and the API's own.
 struct ApiServerOptions : HttpServerOptions {
-  std::string token_file;       // empty: no token, every mutation is refused
-  std::string read_token_file;  // empty: reads are open
+  std::string token_file;           // empty: no token, every mutation is refused
+  std::string read_token_file;      // empty: reads are open
+  std::string webhook_secret_file;  // empty: POST /api/v1/webhook is refused (503)
   std::chrono::seconds token_refresh{60};
   std::function<std::chrono::steady_clock::time_point()> clock;  // nullptr = steady_clock
 };
@@ -58,6 +59,7 @@ class ApiServer {
   ApiCommandHandler handler_;
   ApiServerOptions options_;
   std::unique_ptr<ApiTokenSource> tokens_;
+  std::unique_ptr<ApiTokenSource> webhook_secret_;
   std::unique_ptr<ApiTokenSource> read_tokens_;  // null: reads are open
   std::unique_ptr<ApiRouter> router_;
   std::unique_ptr<HttpServer> http_;

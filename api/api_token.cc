@@ -74,8 +74,13 @@ std::optional<std::string_view> BearerToken(std::string_view authorization) {
   return token;
 }
 
-ApiTokenSource::ApiTokenSource(std::string path, std::chrono::seconds refresh, Clock clock, Log log)
-    : path_(std::move(path)), refresh_(refresh), clock_(std::move(clock)), log_(std::move(log)) {}
+ApiTokenSource::ApiTokenSource(std::string path, std::chrono::seconds refresh, Clock clock, Log log,
+                               std::string consequence)
+    : path_(std::move(path)),
+      refresh_(refresh),
+      clock_(std::move(clock)),
+      log_(std::move(log)),
+      consequence_(std::move(consequence)) {}
 
 void ApiTokenSource::LoadLocked(std::chrono::steady_clock::time_point now) {
   auto [token, error] = ReadToken(path_);
@@ -84,8 +89,7 @@ void ApiTokenSource::LoadLocked(std::chrono::steady_clock::time_point now) {
   // Logged once per change of condition, never per request, and never the token itself
   // (ApiAuthTest.MissingTokenFileRefusesEveryMutation).
   if (!token && error != last_error_) {
-    const std::string line =
-        "api: " + error + "; every API mutation is refused with 401 until it can be read";
+    const std::string line = "api: " + error + "; " + consequence_ + " until it can be read";
     if (log_) {
       log_(line);
     } else {
@@ -107,6 +111,17 @@ void ApiTokenSource::LoadLocked(std::chrono::steady_clock::time_point now) {
 void ApiTokenSource::Reload() {
   std::lock_guard<std::mutex> lock(mu_);
   LoadLocked(clock_ ? clock_() : std::chrono::steady_clock::now());
+}
+
+ApiTokenSource::Verdict ApiTokenSource::CheckWith(
+    const std::function<bool(std::string_view secret)>& accepts) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto now = clock_ ? clock_() : std::chrono::steady_clock::now();
+  if (!loaded_once_ || now - loaded_at_ >= refresh_) LoadLocked(now);
+  if (token_ && accepts(*token_)) return Verdict::kAccepted;
+  LoadLocked(now);
+  if (!token_) return Verdict::kUnavailable;
+  return accepts(*token_) ? Verdict::kAccepted : Verdict::kWrong;
 }
 
 ApiTokenSource::Verdict ApiTokenSource::Check(std::string_view presented) {

@@ -37,10 +37,17 @@ class ApiTokenSource {
   };
 
   // `clock` nullptr = steady_clock::now; `log` nullptr = stderr.
-  ApiTokenSource(std::string path, std::chrono::seconds refresh, Clock clock, Log log);
+  // `consequence`: what a missing file means, for its log line.
+  ApiTokenSource(std::string path, std::chrono::seconds refresh, Clock clock, Log log,
+                 std::string consequence = "every API mutation is refused with 401");
 
   // REQUIRES: `presented` is non-empty (a missing header is refused before asking).
   Verdict Check(std::string_view presented);
+
+  // The same for a secret that is not compared but used (a webhook's HMAC key): kAccepted
+  // when `accepts` returns true for the file's content, the file read again once before
+  // refusing (a rotated secret works on its first use).
+  Verdict CheckWith(const std::function<bool(std::string_view secret)>& accepts);
 
   // Reads the file now (the server calls it at start, so a missing file is logged before the
   // first request rather than at it).
@@ -53,6 +60,7 @@ class ApiTokenSource {
   const std::chrono::seconds refresh_;
   const Clock clock_;
   const Log log_;
+  const std::string consequence_;
   std::mutex mu_;
   bool loaded_once_ = false;
   std::chrono::steady_clock::time_point loaded_at_{};

@@ -437,6 +437,13 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
     if (auto it = req.find(http::field::authorization); it != req.end()) {
       request.authorization = std::string(it->value());
     }
+    for (const auto& field : req) {
+      const std::string_view name = field.name_string();
+      if (name.size() < 2 || (name[0] != 'x' && name[0] != 'X') || name[1] != '-') continue;
+      std::string lower(name);
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      request.headers[lower] = std::string(field.value());
+    }
     request.body = std::move(req.body());
     request.caller = caller_;
     parser_.reset();

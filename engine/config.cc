@@ -199,6 +199,74 @@ void DecodeLimits(Reader& r, const YAML::Node& l, InputLimits& out) {
   }
 }
 
+// ---- repositories: (issue 27) ----
+
+// Credentials per repository URL prefix. What is wrong is named with the entry's index and
+// field, and a URL is only ever shown redacted (a password written into it stays out of every
+// message). The secrets themselves live in files read at each connection, never here.
+void DecodeRepositories(Reader& r, const YAML::Node& list, std::vector<RepositoryConfig>& out) {
+  std::set<std::string> seen;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const YAML::Node e = list[i];
+    const std::string p = "repositories[" + std::to_string(i) + "]";
+    if (!r.Is(e, p, "object")) continue;
+    r.Keys(e, p,
+           {"url", "username", "usernameFile", "passwordFile", "caFile", "sshPrivateKeyFile",
+            "knownHostsFile", "insecureIgnoreHostKey"});
+    RepositoryConfig entry;
+    entry.pos = PosOf(e);
+    const YAML::Node u = e["url"];
+    if (!u) {
+      r.Add(e, p + ".url", "required field is missing (a repository URL or URL prefix)");
+      continue;
+    }
+    if (!r.Is(u, p + ".url", "string")) continue;
+    entry.url = u.Scalar();
+    const std::optional<RepoUrl> url = ParseRepoUrl(entry.url);
+    if (!url) {
+      r.Add(u, p + ".url",
+            "\"" + RedactUrl(entry.url) +
+                "\" is not a remote repository URL (https://, http://, ssh:// or user@host:path)");
+      continue;
+    }
+    if (url->has_password) {
+      r.Add(u, p + ".url",
+            "must not contain a password (\"" + RedactUrl(entry.url) + "\"): use passwordFile");
+      continue;
+    }
+    if (!seen.insert(NormalizeRepoUrl(entry.url)).second) {
+      r.Add(u, p + ".url", "duplicate repository \"" + entry.url + "\"");
+      continue;
+    }
+    r.Str(e["username"], p + ".username", entry.username);
+    r.Str(e["usernameFile"], p + ".usernameFile", entry.username_file);
+    r.Str(e["passwordFile"], p + ".passwordFile", entry.password_file);
+    r.Str(e["caFile"], p + ".caFile", entry.ca_file);
+    r.Str(e["sshPrivateKeyFile"], p + ".sshPrivateKeyFile", entry.ssh_private_key_file);
+    r.Str(e["knownHostsFile"], p + ".knownHostsFile", entry.known_hosts_file);
+    if (const YAML::Node k = e["insecureIgnoreHostKey"];
+        k && r.Is(k, p + ".insecureIgnoreHostKey", "boolean")) {
+      entry.insecure_ignore_host_key = YamlToJson(k).get<bool>();
+    }
+    for (const char* field :
+         {"usernameFile", "passwordFile", "caFile", "sshPrivateKeyFile", "knownHostsFile"}) {
+      const YAML::Node f = e[field];
+      if (f && f.IsScalar() && f.Scalar().empty()) {
+        r.Add(f, p + "." + field, "must not be empty (a file's path)");
+      }
+    }
+    if (e["username"] && e["usernameFile"]) {
+      r.Add(e, p, "username and usernameFile exclude each other");
+    }
+    const bool ssh = url->scheme == "ssh";
+    if (!ssh && (e["sshPrivateKeyFile"] || e["knownHostsFile"] || e["insecureIgnoreHostKey"])) {
+      r.Add(e, p, "sshPrivateKeyFile, knownHostsFile and insecureIgnoreHostKey are for ssh URLs");
+    }
+    if (ssh && e["caFile"]) r.Add(e, p, "caFile is for https URLs");
+    out.push_back(std::move(entry));
+  }
+}
+
 }  // namespace
 
 std::optional<long long> ParseDurationSeconds(const std::string& text) {
@@ -236,8 +304,8 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
   if (!r.Is(doc, "", "object")) return out;
   r.Keys(doc, "",
          {"kubeconfig", "clusters", "applicationSets", "progressiveSyncs", "state", "listen",
-          "apiTokenFile", "apiReadTokenFile", "tls", "git", "deletion", "workloads", "liveness",
-          "limits"});
+          "apiTokenFile", "apiReadTokenFile", "tls", "git", "repositories", "webhook", "deletion",
+          "workloads", "liveness", "limits"});
   if (const YAML::Node k = doc["kubeconfig"]) {
     if (k.IsSequence()) {
       c.kubeconfig = r.StrList(k, "kubeconfig");
@@ -332,6 +400,17 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
   if (const YAML::Node g = doc["git"]; g && r.Is(g, "git", "object")) {
     r.Keys(g, "git", {"pollInterval"});
     r.Duration(g["pollInterval"], "git.pollInterval", c.git_poll_interval_seconds);
+  }
+  if (const YAML::Node rs = doc["repositories"]; rs && r.Is(rs, "repositories", "array")) {
+    DecodeRepositories(r, rs, c.repositories);
+  }
+  if (const YAML::Node w = doc["webhook"]; w && r.Is(w, "webhook", "object")) {
+    r.Keys(w, "webhook", {"secretFile"});
+    r.Str(w["secretFile"], "webhook.secretFile", c.webhook_secret_file);
+    if (!w["secretFile"] || c.webhook_secret_file.empty()) {
+      r.Add(w, "webhook.secretFile",
+            "required (the file holding the secret push webhooks are signed with)");
+    }
   }
   if (const YAML::Node d = doc["deletion"]; d && r.Is(d, "deletion", "object")) {
     r.Keys(d, "deletion", {"gracePeriod"});

@@ -14,6 +14,7 @@
 #include "engine/generate.h"
 #include "engine/input_limits.h"
 #include "engine/issue.h"
+#include "engine/repo_url.h"
 
 namespace fleetwave::engine {
 
@@ -56,6 +57,12 @@ struct Config {
   // Host header names served besides addresses, localhost and the listen host (DNS rebinding).
   std::vector<std::string> listen_allowed_hosts;
   long long git_poll_interval_seconds = 60;
+  // `repositories:` credentials per repository URL prefix (longest wins: FindRepository).
+  // File paths relative to fleetwave.yaml's directory are resolved by the caller.
+  std::vector<RepositoryConfig> repositories;
+  // `webhook: {secretFile}`: POST /api/v1/webhook checks pushes against this file's secret
+  // (re-read when it changes). Empty: the endpoint refuses every request.
+  std::string webhook_secret_file;
   long long deletion_grace_period_seconds = 600;
   std::vector<std::string> workload_kinds = {"CloneSet", "Deployment", "StatefulSet", "DaemonSet"};
   std::vector<std::string> workload_namespaces;  // empty = all

@@ -157,6 +157,13 @@ Metrics::Metrics(BuildInfo build, std::string proc)
                                        "Drifted applications the rollout sent back to be synced "
                                        "again in step order."),
                          {"appset"}),
+      git_fetches_(CounterFamily(*registry_, "fleetwave_git_fetch_total",
+                                 "Syncs of remote repositories' mirrors: unchanged (one ref "
+                                 "listing), fetched, or failed."),
+                   {"repo", "result"}),
+      git_last_success_(GaugeFamily(*registry_, "fleetwave_git_last_success_timestamp_seconds",
+                                    "When the repository's mirror last synced successfully."),
+                        {"repo"}),
       pending_deletions_(GaugeFamily(*registry_, "fleetwave_pending_deletions",
                                      "Applications of the set waiting to be deleted."),
                          {"appset"}),
@@ -429,6 +436,13 @@ void Metrics::ConfigReload(const std::string& file, bool ok) {
 void Metrics::ConfigFileRemoved(const std::string& file) {
   std::lock_guard<std::mutex> lock(mu_);
   config_reload_success_.Erase({file});
+}
+
+void Metrics::GitFetch(const std::string& repo, const std::string& result, double unix_seconds) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const bool success = result == "unchanged" || result == "fetched";
+  git_fetches_.Get({repo, success ? result : "failed"}).Increment();
+  if (success) git_last_success_.Get({repo}).Set(unix_seconds);
 }
 
 void Metrics::Degraded(const std::string& reason) {

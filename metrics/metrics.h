@@ -16,6 +16,8 @@
 //   fleetwave_cluster_up{cluster}                                            gauge 0/1
 //   fleetwave_decision_divergence_total{appset}                              counter (a bug)
 //   fleetwave_drift_corrections_total{appset}                                counter
+//   fleetwave_git_fetch_total{repo,result}                                   counter
+//   fleetwave_git_last_success_timestamp_seconds{repo}                       gauge
 //   fleetwave_config_last_reload_success{file}                               gauge 0/1
 //   fleetwave_pending_deletions{appset}                                      gauge
 //   fleetwave_progress_evaluations_total                                     counter
@@ -151,6 +153,12 @@ class Metrics {
                       double seconds);
   void WatchRestart(const std::string& cluster, const std::string& resource);
 
+  // ---- Remote repositories (sources/git_mirror.h) ----
+  // One sync of a remote repository's mirror: `repo` its normalised URL (no credentials),
+  // `result` "unchanged" (a ref listing found nothing new), "fetched" or "failed" (anything
+  // else counts as "failed"); a success sets the last success time to `unix_seconds`.
+  void GitFetch(const std::string& repo, const std::string& result, double unix_seconds);
+
   // ---- The daemon ----
   // One reconcile of an actor kind ("appset", "cluster", "coordinator") took `seconds`.
   void ReconcileDuration(const std::string& actor, double seconds);
@@ -192,6 +200,8 @@ class Metrics {
   Series<prometheus::Counter> degraded_;
   Series<prometheus::Counter> decision_divergence_;
   Series<prometheus::Counter> drift_corrections_;
+  Series<prometheus::Counter> git_fetches_;
+  Series<prometheus::Gauge> git_last_success_;
   Series<prometheus::Gauge> pending_deletions_;
   Series<prometheus::Histogram> reconcile_duration_;
   Series<prometheus::Histogram> rollout_duration_;

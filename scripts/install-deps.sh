@@ -19,6 +19,10 @@ packages=(
   systemd procps
   gnuplot-nox  # bench/fleet_bench's plot (docs/images)
   tmux  # tests/daemon/get_watch_tty_e2e_test.py drives `get --watch` on a terminal
+  libssh2-1-dev  # sources/git_remote_auth.cc checks ssh host keys with libssh2's known_hosts
+  # The remote-repository tests serve git on loopback: git http-backend behind lighttpd over
+  # HTTPS with basic auth, and sshd on a high port (tests/sources/git_remote_test.cc).
+  lighttpd lighttpd-mod-openssl openssh-server
 )
 
 missing=()

@@ -41,10 +41,10 @@ int Visit(const char* root, const git_tree_entry* entry, void* payload) {
 engine::GitRepoContent ReadGit(const Snapshot& snapshot,
                                const std::vector<engine::GitPathPattern>& patterns) {
   engine::GitRepoContent out;
-  static std::once_flag once;
-  std::call_once(once, [] { git_libgit2_init(); });
+  git::InitLibgit2Once();
   const std::string where = snapshot.repo_url + "@" + snapshot.sha;
-  const std::optional<std::string> local = LocalPathOf(snapshot.repo_url);
+  const std::optional<std::string> local =
+      snapshot.git_dir.empty() ? LocalPathOf(snapshot.repo_url) : snapshot.git_dir;
   git_repository* repo_raw = nullptr;
   if (!local || git_repository_open_ext(&repo_raw, local->c_str(), GIT_REPOSITORY_OPEN_NO_SEARCH,
                                         nullptr) != 0) {

@@ -29,13 +29,15 @@ struct Opened {
   std::optional<engine::Error> error;
 };
 
-Opened Open(const std::string& repo_url) {
+// Opens `repo_url`'s repository: at `git_dir` when given (a remote's mirror), else at the
+// local path the URL names.
+Opened Open(const std::string& repo_url, const std::string& git_dir = "") {
   Opened out;
-  const std::optional<std::string> local = LocalPathOf(repo_url);
+  const std::optional<std::string> local = git_dir.empty() ? LocalPathOf(repo_url) : git_dir;
   if (!local) {
-    out.error = engine::Error{engine::ErrorKind::kPermanent, repo_url,
-                              "remote repositories are not supported yet "
-                              "(use a local path or a file:// URL)"};
+    out.error = engine::Error{engine::ErrorKind::kPermanent, engine::RedactUrl(repo_url),
+                              "remote repositories are read by the daemon only (its state "
+                              "directory holds their mirrors); use a local path or file:// URL"};
     return out;
   }
   std::error_code ec;
@@ -74,21 +76,43 @@ std::optional<std::string> LocalPathOf(const std::string& repo_url) {
   return repo_url;
 }
 
-GitSource::GitSource() {
-  static std::once_flag once;
-  std::call_once(once, [] { git_libgit2_init(); });
+GitSource::GitSource() : GitSource(GitSourceOptions{}) {}
+
+GitSource::GitSource(GitSourceOptions options) {
+  git::InitLibgit2Once();
+  if (!options.mirror_root.empty()) {
+    mirrors_ = std::make_unique<Mirrors>(options.mirror_root, std::move(options.repositories),
+                                         std::move(options.on_sync));
+  }
+}
+
+void GitSource::SetRepositories(std::vector<engine::RepositoryConfig> repositories) {
+  if (mirrors_) mirrors_->SetRepositories(std::move(repositories));
+}
+
+MirrorCounters GitSource::Counters(const std::string& repo_url) const {
+  return mirrors_ ? mirrors_->Counters(repo_url) : MirrorCounters{};
 }
 
 std::optional<engine::Error> GitSource::Fetch(const std::string& repo_url) {
   // Local repositories and directories are read afresh by every Resolve: nothing to fetch.
-  // A remote mirror's `git_remote_fetch` goes here.
+  if (mirrors_ && !LocalPathOf(repo_url)) return mirrors_->Sync(repo_url).error;
   Opened opened = Open(repo_url);
   return opened.error;
 }
 
 Resolution GitSource::Resolve(const std::string& repo_url, const std::string& revision) {
   Resolution out;
-  Opened opened = Open(repo_url);
+  std::string git_dir;
+  if (mirrors_ && !LocalPathOf(repo_url)) {
+    Mirrors::Synced synced = mirrors_->Sync(repo_url);
+    if (synced.error) {
+      out.error = synced.error;
+      return out;
+    }
+    git_dir = synced.git_dir;
+  }
+  Opened opened = Open(repo_url, git_dir);
   if (opened.error) {
     out.error = opened.error;
     return out;
@@ -126,6 +150,7 @@ Resolution GitSource::Resolve(const std::string& repo_url, const std::string& re
   snapshot.revision = revision;
   snapshot.sha = OidHex(git_object_id(commit.get()));
   snapshot.is_git = true;
+  snapshot.git_dir = git_dir;
   out.snapshot = std::move(snapshot);
   return out;
 }
@@ -147,7 +172,7 @@ ReadResult GitSource::Read(const Snapshot& snapshot, const std::string& raw_path
     return ReadDirectory(snapshot, *path);
   }
 
-  Opened opened = Open(snapshot.repo_url);
+  Opened opened = Open(snapshot.repo_url, snapshot.git_dir);
   if (opened.error || !opened.repo) {
     out.errors.push_back(opened.error.value_or(engine::Error{
         engine::ErrorKind::kTransient, snapshot.repo_url, "is no longer a git repository"}));

@@ -50,6 +50,9 @@ struct Snapshot {
   std::string revision;  // targetRevision as given ("" means HEAD)
   std::string sha;       // full commit SHA, or the content hash of a plain directory
   bool is_git = true;
+  // Git only: the repository on disk that holds `sha`: the local path, or the mirror of a
+  // remote repository (sources/git_mirror.h). Empty: the local path repo_url names.
+  std::string git_dir;
   // Plain directories only: the manifest files as they were when resolved.
   std::shared_ptr<const DirectoryContent> directory;
 };
@@ -85,7 +88,8 @@ class Source {
   virtual std::optional<engine::Error> Fetch(const std::string& repo_url) = 0;
 
   // Resolves `revision` (branch, tag, full or short SHA, "HEAD"; "" means HEAD) of
-  // `repo_url` (a local path or file:// URL) to a snapshot.
+  // `repo_url` to a snapshot. A remote repository is synced first (git_mirror.h), so its
+  // snapshot is the remote's commit as of this call.
   virtual Resolution Resolve(const std::string& repo_url, const std::string& revision) = 0;
 
   // Reads the manifests (*.yaml, *.yml, *.json; not recursive) of directory `path` ("" or "."

@@ -60,7 +60,7 @@ class OperatorCommandsTest : public ::testing::Test {
     return engine::Json{{"metadata", {{"name", name}}}};
   }
   api::ApiCommand Sync(const std::string& app) {
-    return api::ApiCommand{"sync", app, std::nullopt, "127.0.0.1:5000", std::nullopt};
+    return api::ApiCommand{"sync", app, std::nullopt, "127.0.0.1:5000", std::nullopt, {}, {}, {}};
   }
 
   caf::actor_system_config cfg_;

@@ -67,6 +67,25 @@ TEST(MetricsTest, BuildInfoCarriesVersionAndRevision) {
   EXPECT_FALSE(compiled.revision.empty());
 }
 
+TEST(MetricsTest, GitFetchesAreCountedByResultAndSuccessIsTimed) {
+  Metrics m;
+  const std::string repo = "https://git.example.com/org/repo";
+  m.GitFetch(repo, "fetched", 1000);
+  m.GitFetch(repo, "unchanged", 1060);
+  m.GitFetch(repo, "failed", 1120);
+  m.GitFetch(repo, "bogus", 1180);  // outside the documented set: counted as failed
+  const auto samples = Scrape(m);
+  const auto fetches = Find(samples, "fleetwave_git_fetch_total");
+  ASSERT_EQ(fetches.size(), 3u);
+  for (const auto& s : fetches) {
+    EXPECT_EQ(s.labels.at("repo"), repo);
+    EXPECT_EQ(s.value, s.labels.at("result") == "failed" ? 2 : 1) << s.labels.at("result");
+  }
+  const auto last = Find(samples, "fleetwave_git_last_success_timestamp_seconds");
+  ASSERT_EQ(last.size(), 1u);
+  EXPECT_EQ(last[0].value, 1060);  // the last success, not the failures after it
+}
+
 TEST(MetricsTest, AppSetObservedReportsStepConditionsAppsAndProgress) {
   Metrics m;
   const Json status =

@@ -22,7 +22,8 @@ REPO = os.path.realpath(os.path.join(HERE, "..", ".."))
 EXAMPLES = os.path.join(REPO, "examples", "prometheus")
 ALERTS = ["FleetwaveProgressDeadlineExceeded", "FleetwaveRolloutStalled", "FleetwaveClusterDown",
           "FleetwaveConfigReloadFailed", "FleetwaveApplicationOutOfSync",
-          "FleetwavePendingDeletion", "FleetwaveApplicationDrifted", "FleetwaveDecisionDiverged"]
+          "FleetwavePendingDeletion", "FleetwaveApplicationDrifted", "FleetwaveDecisionDiverged",
+          "FleetwaveGitRepositoryStale"]
 
 
 def promtool(*args, cwd=EXAMPLES):

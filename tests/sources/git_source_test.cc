@@ -245,12 +245,13 @@ TEST_F(GitSourceTest, ErrorsAreValuesWithExactText) {
        engine::ErrorKind::kTransient,
        other.path() + "/notes.txt: cannot open repository: " + other.path() +
            "/notes.txt is not a directory"},
+      // Without a mirror directory (the CLI's offline commands) remote URLs are refused.
       {"remote url", "https://example.com/org/repo.git", "main", "", engine::ErrorKind::kPermanent,
-       "https://example.com/org/repo.git: remote repositories are not supported yet (use a "
-       "local path or a file:// URL)"},
+       "https://example.com/org/repo.git: remote repositories are read by the daemon only (its "
+       "state directory holds their mirrors); use a local path or file:// URL"},
       {"scp-like remote", "git@example.com:org/repo.git", "main", "", engine::ErrorKind::kPermanent,
-       "git@example.com:org/repo.git: remote repositories are not supported yet (use a local "
-       "path or a file:// URL)"},
+       "git@example.com:org/repo.git: remote repositories are read by the daemon only (its "
+       "state directory holds their mirrors); use a local path or file:// URL"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

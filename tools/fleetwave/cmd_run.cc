@@ -219,7 +219,18 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
         LowerThisThreadsPriority(kBackgroundNiceSteps);
       },
       [&metrics] { metrics.Degraded("internal"); });
-  sources::GitSource source;
+  // Remote repositories are mirrored in the state directory (<dir>/git/<hash of the URL>).
+  const std::string state_url = ResolveStateUrl(config.state, config_path);
+  const std::string state_dir =
+      fs::path(state_url.substr(std::string("sqlite://").size())).parent_path().string();
+  sources::GitSource source(sources::GitSourceOptions{
+      state_dir + "/git", config.repositories,
+      [&metrics](const std::string& repo, const std::string& result) {
+        const double now =
+            std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+                .count();
+        metrics.GitFetch(repo, result, now);
+      }});
   metrics::RequestObserverAdapter<clients::RequestObserver> request_observer(&metrics);
   clients::CurlTransport transport(clients::CurlTransportOptions{0, 0, log_fn});
   clients::ExecRunner exec_runner;
@@ -285,6 +296,10 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     metrics.WorkloadRemoved({cluster, ns, kind, name});
     board.RemoveWorkload(cluster, ns, kind, name);
   };
+  services.publish.repositories =
+      [&source](const std::vector<engine::RepositoryConfig>& repositories) {
+        source.SetRepositories(repositories);
+      };
   services.publish.progress_evaluated = [&metrics] { metrics.ProgressEvaluated(); };
   services.publish.sync_finished = [&metrics](const std::string& appset, const std::string& trigger,
                                               const std::string& result) {
@@ -380,6 +395,9 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   api::ApiServerOptions api_options;
   api_options.listen = config.listen_api;
   api_options.token_file = Resolve(config.api_token_file, config_path);
+  if (!config.webhook_secret_file.empty()) {
+    api_options.webhook_secret_file = Resolve(config.webhook_secret_file, config_path);
+  }
   if (config.api_read_token_file) {
     api_options.read_token_file = Resolve(*config.api_read_token_file, config_path);
   }

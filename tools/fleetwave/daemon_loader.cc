@@ -129,6 +129,19 @@ void LoadConfiguration(const std::string& config_path, actors::DaemonInputs& out
 
 }  // namespace
 
+std::vector<engine::RepositoryConfig> ResolvedRepositories(const engine::Config& config,
+                                                           const std::string& config_path) {
+  // Files are relative to fleetwave.yaml's directory, as every other path in it.
+  std::vector<engine::RepositoryConfig> out = config.repositories;
+  for (engine::RepositoryConfig& r : out) {
+    for (std::string* file : {&r.username_file, &r.password_file, &r.ca_file,
+                              &r.ssh_private_key_file, &r.known_hosts_file}) {
+      *file = Resolve(*file, config_path);
+    }
+  }
+  return out;
+}
+
 actors::DaemonInputs LoadDaemonInputs(const std::string& config_path) {
   actors::DaemonInputs out;
   out.config_path = config_path;
@@ -141,6 +154,15 @@ actors::DaemonInputs LoadDaemonInputs(const std::string& config_path) {
     out.config_errors.push_back(config_path + ": internal error while loading");
   }
   out.config.application_sets = Resolve(out.config.application_sets, config_path);
+  out.config.repositories = ResolvedRepositories(out.config, config_path);
+  for (const engine::RepositoryConfig& r : out.config.repositories) {
+    if (r.insecure_ignore_host_key) {
+      out.warnings.push_back(config_path + ": repositories entry \"" + engine::RedactUrl(r.url) +
+                             "\" has insecureIgnoreHostKey: true: the ssh host keys of its "
+                             "repositories are not verified (unsafe: anyone between fleetwave "
+                             "and the server can serve it manifests)");
+    }
+  }
 
   const std::string dir = out.config.application_sets;
   std::error_code ec;

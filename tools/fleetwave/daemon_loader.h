@@ -5,11 +5,17 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "actors/daemon_inputs.h"
 
 namespace fleetwave::cli {
 
 actors::DaemonInputs LoadDaemonInputs(const std::string& config_path);
+
+// The config's `repositories:` with their files resolved against fleetwave.yaml's directory
+// (what the daemon and `fleetwave doctor` connect with).
+std::vector<engine::RepositoryConfig> ResolvedRepositories(const engine::Config& config,
+                                                           const std::string& config_path);
 
 }  // namespace fleetwave::cli

@@ -25,6 +25,10 @@ void Ask(caf::scoped_actor& self, const caf::actor& coordinator, const actors::S
   } else if (command.kind == "refresh") {
     self->request(coordinator, timeout, actors::refresh_atom::value, command.caller)
         .receive(on_answer, on_error);
+  } else if (command.kind == "webhook") {
+    self->request(coordinator, timeout, actors::webhook_atom::value, command.repo_urls, command.ref,
+                  command.default_branch, command.caller)
+        .receive(on_answer, on_error);
   } else if (command.kind == "delete") {
     self->request(coordinator, timeout, actors::delete_atom::value, command.target, command.caller)
         .receive(on_answer, on_error);

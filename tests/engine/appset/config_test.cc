@@ -45,6 +45,18 @@ git: {pollInterval: 1m30s}
 deletion: {gracePeriod: 1h}
 workloads: {kinds: [CloneSet], namespaces: [web]}
 liveness: {probeInterval: 5s, probeTimeout: 3s, progressTimeout: 1m, maxProbeBackoff: 2m}
+webhook: {secretFile: /etc/fleetwave/webhook-secret}
+repositories:
+  - url: https://git.example.com/platform/
+    username: deploy
+    passwordFile: /etc/fleetwave/git-token
+    caFile: /etc/fleetwave/git-ca.pem
+  - url: ssh://git@git.example.com/
+    sshPrivateKeyFile: /etc/fleetwave/deploy_key
+    knownHostsFile: /etc/fleetwave/known_hosts
+  - url: git@other.example.com:org/
+    usernameFile: /u
+    insecureIgnoreHostKey: true
 )");
   ASSERT_TRUE(r.issues.empty()) << FormatIssue(r.issues[0]);
   const Config& c = r.config;
@@ -69,6 +81,16 @@ liveness: {probeInterval: 5s, probeTimeout: 3s, progressTimeout: 1m, maxProbeBac
   EXPECT_EQ(c.liveness.probe_timeout_seconds, 3);
   EXPECT_EQ(c.liveness.progress_timeout_seconds, 60);
   EXPECT_EQ(c.liveness.max_probe_backoff_seconds, 120);
+  EXPECT_EQ(c.webhook_secret_file, "/etc/fleetwave/webhook-secret");
+  ASSERT_EQ(c.repositories.size(), 3u);
+  EXPECT_EQ(c.repositories[0].username, "deploy");
+  EXPECT_EQ(c.repositories[0].password_file, "/etc/fleetwave/git-token");
+  EXPECT_EQ(c.repositories[0].ca_file, "/etc/fleetwave/git-ca.pem");
+  EXPECT_EQ(c.repositories[1].ssh_private_key_file, "/etc/fleetwave/deploy_key");
+  EXPECT_EQ(c.repositories[1].known_hosts_file, "/etc/fleetwave/known_hosts");
+  EXPECT_FALSE(c.repositories[1].insecure_ignore_host_key);
+  EXPECT_EQ(c.repositories[2].username_file, "/u");
+  EXPECT_TRUE(c.repositories[2].insecure_ignore_host_key);
 }
 
 struct ErrorCase {
@@ -117,6 +139,39 @@ INSTANTIATE_TEST_SUITE_P(
                   "fleetwave.yaml:1:26: liveness.probeTimeout: must be at least 1s"},
         ErrorCase{"UnknownLivenessKey", "liveness: {timeout: 5s}\n",
                   "fleetwave.yaml:1:12: liveness.timeout: unknown field \"timeout\""},
+        ErrorCase{"RepositoryUrlWithPassword",
+                  "repositories: [{url: 'https://u:hunter2@git.example.com/'}]\n",
+                  "fleetwave.yaml:1:22: repositories[0].url: must not contain a password "
+                  "(\"https://u:***@git.example.com/\"): use passwordFile"},
+        ErrorCase{"RepositoryUrlNotRemote", "repositories: [{url: /srv/git}]\n",
+                  "fleetwave.yaml:1:22: repositories[0].url: \"/srv/git\" is not a remote "
+                  "repository URL (https://, http://, ssh:// or user@host:path)"},
+        ErrorCase{"RepositoryWithoutUrl", "repositories: [{username: u}]\n",
+                  "fleetwave.yaml:1:16: repositories[0].url: required field is missing (a "
+                  "repository URL or URL prefix)"},
+        ErrorCase{"RepositorySshKeyOnHttps",
+                  "repositories: [{url: 'https://h/', sshPrivateKeyFile: /k}]\n",
+                  "fleetwave.yaml:1:16: repositories[0]: sshPrivateKeyFile, knownHostsFile and "
+                  "insecureIgnoreHostKey are for ssh URLs"},
+        ErrorCase{"RepositoryCaFileOnSsh", "repositories: [{url: 'ssh://git@h/', caFile: /c}]\n",
+                  "fleetwave.yaml:1:16: repositories[0]: caFile is for https URLs"},
+        ErrorCase{"RepositoryUsernameTwice",
+                  "repositories: [{url: 'https://h/', username: u, usernameFile: /f}]\n",
+                  "fleetwave.yaml:1:16: repositories[0]: username and usernameFile exclude each "
+                  "other"},
+        ErrorCase{"RepositoryEmptyPasswordFile",
+                  "repositories: [{url: 'https://h/', passwordFile: ''}]\n",
+                  "fleetwave.yaml:1:50: repositories[0].passwordFile: must not be empty (a "
+                  "file's path)"},
+        ErrorCase{"RepositoryUnknownKey", "repositories: [{url: 'https://h/', password: x}]\n",
+                  "fleetwave.yaml:1:36: repositories[0].password: unknown field \"password\""},
+        ErrorCase{"WebhookWithoutSecret", "webhook: {}\n",
+                  "fleetwave.yaml:1:10: webhook.secretFile: required (the file holding the "
+                  "secret push webhooks are signed with)"},
+        ErrorCase{"DuplicateRepository",
+                  "repositories: [{url: 'https://h/org/'}, {url: 'https://H/org'}]\n",
+                  "fleetwave.yaml:1:47: repositories[1].url: duplicate repository "
+                  "\"https://H/org\""},
         ErrorCase{"AllowedHostWithPort", "listen: {allowedHosts: [a.example:80]}\n",
                   "fleetwave.yaml:1:25: listen.allowedHosts[0]: \"a.example:80\" is not a host "
                   "name (a DNS name without port, or \"*\" for any)"}),
