@@ -33,8 +33,6 @@ int AcquireCredential(git_credential** out, const char* /*url*/, const char* use
                   "fleetwave.yaml matches this URL");
   }
   const engine::RepositoryConfig& c = *auth.config;
-  // One offer of each kind per connection: a second request means the server refused the
-  // first, and offering it again would only replay it.
   std::string error;
   std::string username = c.username;
   if (!c.username_file.empty()) {
@@ -51,6 +49,8 @@ int AcquireCredential(git_credential** out, const char* /*url*/, const char* use
                               " cannot be read: " + std::strerror(errno));
     }
     if (username.empty()) username = "git";
+    // One offer of each kind per connection: a second request means the server refused the
+    // first, and offering it again would only replay it.
     if (++auth.key_attempts > 1) {
       return Refuse(auth, "authentication failed: the server refused the key sshPrivateKeyFile " +
                               c.ssh_private_key_file + " of " + EntryName(auth));
