@@ -11,6 +11,7 @@
 
 #include "sources/git_handles.h"
 #include "sources/git_remote_auth.h"
+#include "sources/stall_timer.h"
 
 namespace fleetwave::sources {
 namespace {
@@ -111,10 +112,12 @@ RepoPtr OpenOrCreate(const std::string& dir, const std::string& key, std::string
 }  // namespace
 
 Mirrors::Mirrors(std::string root, std::vector<engine::RepositoryConfig> repositories,
-                 SyncObserver observer, std::chrono::seconds unused_after)
+                 SyncObserver observer, std::chrono::seconds unused_after,
+                 std::chrono::milliseconds stall_limit)
     : root_(std::move(root)),
       observer_(std::move(observer)),
       unused_after_(unused_after),
+      stall_limit_(stall_limit),
       repositories_(
           std::make_shared<const std::vector<engine::RepositoryConfig>>(std::move(repositories))) {
   git::InitLibgit2Once();  // a Mirrors may be the first user of libgit2 (tests, doctor)
@@ -253,12 +256,14 @@ Mirrors::Synced Mirrors::Sync(const std::string& repo_url) {
   }
   RemotePtr remote(remote_raw);
   if (remote) {
+    StallTimer stall(stall_limit_);  // a remote that stops answering fails the sync
+    auth.stall = &stall;
     ++cost.listings;
     const git_remote_head** heads = nullptr;
     size_t count = 0;
     if (git_remote_connect(remote.get(), GIT_DIRECTION_FETCH, &callbacks, nullptr, nullptr) != 0 ||
         git_remote_ls(&heads, &count, remote.get()) != 0) {
-      fail("cannot fetch: " + auth.failure.value_or(LastGitError()));
+      fail("cannot fetch: " + auth.Reason(stall_limit_));
     } else {
       Refs wanted;
       for (size_t i = 0; i < count; ++i) {
@@ -286,7 +291,7 @@ Mirrors::Synced Mirrors::Sync(const std::string& repo_url) {
           options.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE;
           options.prune = GIT_FETCH_NO_PRUNE;
           if (git_remote_download(remote.get(), &refspecs, &options) != 0) {
-            fail("cannot fetch: " + auth.failure.value_or(LastGitError()));
+            fail("cannot fetch: " + auth.Reason(stall_limit_));
             downloaded = false;
           }
         }
@@ -315,7 +320,8 @@ Mirrors::Synced Mirrors::Sync(const std::string& repo_url) {
 }
 
 RemoteCheck CheckRemote(const std::string& repo_url, const std::string& revision,
-                        const std::vector<engine::RepositoryConfig>& repositories) {
+                        const std::vector<engine::RepositoryConfig>& repositories,
+                        std::chrono::milliseconds stall_limit) {
   git::InitLibgit2Once();
   RemoteCheck out;
   const std::optional<engine::RepoUrl> url = engine::ParseRepoUrl(repo_url);
@@ -339,11 +345,13 @@ RemoteCheck CheckRemote(const std::string& repo_url, const std::string& revision
     return out;
   }
   RemotePtr remote(raw);
+  StallTimer stall(stall_limit);
+  auth.stall = &stall;
   const git_remote_head** heads = nullptr;
   size_t count = 0;
   if (git_remote_connect(remote.get(), GIT_DIRECTION_FETCH, &callbacks, nullptr, nullptr) != 0 ||
       git_remote_ls(&heads, &count, remote.get()) != 0) {
-    out.problem = "cannot fetch: " + auth.failure.value_or(LastGitError());
+    out.problem = "cannot fetch: " + auth.Reason(stall_limit);
     return out;
   }
   const bool head = revision.empty() || revision == "HEAD";

@@ -8,6 +8,10 @@
 // that one listing. A failed sync changes nothing on disk: the commits fetched before stay
 // readable, and refs are only moved after the objects they name were downloaded.
 //
+// A connection that hears nothing for `stall_limit` (60 s by default) fails the sync with
+// "<host> did not answer for 60 s (timed out)" (stall_timer.h: libgit2 1.5 has no timeouts of
+// its own), so a hung remote never holds a blocking-pool thread for long.
+//
 // Mirrors no set uses any more go: every sync touches its mirror's `fleetwave-used` file, and
 // at most once an hour a sync removes the mirrors under the root not touched for
 // `unused_after` (7 days by default; a set polls at least every git.pollInterval, so a mirror
@@ -51,7 +55,8 @@ class Mirrors {
   // `root` is created when the first mirror is; `repositories` are the credentials.
   Mirrors(std::string root, std::vector<engine::RepositoryConfig> repositories,
           SyncObserver observer = nullptr,
-          std::chrono::seconds unused_after = std::chrono::hours(24 * 7));
+          std::chrono::seconds unused_after = std::chrono::hours(24 * 7),
+          std::chrono::milliseconds stall_limit = std::chrono::seconds(60));
 
   // Replaces the credentials (fleetwave.yaml was reloaded); syncs in flight keep the old ones.
   void SetRepositories(std::vector<engine::RepositoryConfig> repositories);
@@ -86,6 +91,7 @@ class Mirrors {
   const std::string root_;
   const SyncObserver observer_;
   const std::chrono::seconds unused_after_;
+  const std::chrono::milliseconds stall_limit_;
   std::chrono::steady_clock::time_point last_prune_{};  // guarded by mu_
   bool pruned_once_ = false;                            // guarded by mu_
   mutable std::mutex mu_;
@@ -104,6 +110,7 @@ struct RemoteCheck {
   std::string problem;  // empty when ok
 };
 RemoteCheck CheckRemote(const std::string& repo_url, const std::string& revision,
-                        const std::vector<engine::RepositoryConfig>& repositories);
+                        const std::vector<engine::RepositoryConfig>& repositories,
+                        std::chrono::milliseconds stall_limit = std::chrono::seconds(20));
 
 }  // namespace fleetwave::sources

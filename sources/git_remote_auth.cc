@@ -33,8 +33,6 @@ int AcquireCredential(git_credential** out, const char* /*url*/, const char* use
                   "fleetwave.yaml matches this URL");
   }
   const engine::RepositoryConfig& c = *auth.config;
-  // One offer of each kind per connection: a second request means the server refused the
-  // first, and offering it again would only replay it.
   std::string error;
   std::string username = c.username;
   if (!c.username_file.empty()) {
@@ -51,6 +49,8 @@ int AcquireCredential(git_credential** out, const char* /*url*/, const char* use
                               " cannot be read: " + std::strerror(errno));
     }
     if (username.empty()) username = "git";
+    // One offer of each kind per connection: a second request means the server refused the
+    // first, and offering it again would only replay it.
     if (++auth.key_attempts > 1) {
       return Refuse(auth, "authentication failed: the server refused the key sshPrivateKeyFile " +
                               c.ssh_private_key_file + " of " + EntryName(auth));
@@ -192,12 +192,38 @@ int CheckHostKey(git_cert* cert, int valid, const char* host, void* payload) {
   }
 }
 
+int OnTransfer(const git_indexer_progress* /*stats*/, void* payload) {
+  auto& auth = *static_cast<RemoteAuth*>(payload);
+  if (auth.stall != nullptr) auth.stall->Progress();
+  return 0;
+}
+
+int OnSideband(const char* /*text*/, int /*length*/, void* payload) {
+  auto& auth = *static_cast<RemoteAuth*>(payload);
+  if (auth.stall != nullptr) auth.stall->Progress();
+  return 0;
+}
+
 }  // namespace
 
 void SetAuthCallbacks(git_remote_callbacks& callbacks, RemoteAuth& auth) {
   callbacks.credentials = AcquireCredential;
   callbacks.certificate_check = CheckHostKey;
+  callbacks.transfer_progress = OnTransfer;
+  callbacks.sideband_progress = OnSideband;
   callbacks.payload = &auth;
+}
+
+std::string RemoteAuth::Reason(std::chrono::milliseconds stall_limit) const {
+  if (failure) return *failure;
+  if (stall != nullptr && stall->fired()) {
+    const long long ms = stall_limit.count();
+    return host + " did not answer for " +
+           (ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms") +
+           " (timed out)";
+  }
+  const git_error* e = git_error_last();
+  return e != nullptr && e->message != nullptr ? e->message : "unknown libgit2 error";
 }
 
 std::optional<std::string> ReadSecretFile(const std::string& path, std::string* error) {

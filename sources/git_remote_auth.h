@@ -11,10 +11,12 @@
 
 #include <git2.h>
 
+#include <chrono>
 #include <optional>
 #include <string>
 
 #include "engine/repo_url.h"
+#include "sources/stall_timer.h"
 
 namespace fleetwave::sources {
 
@@ -28,6 +30,11 @@ struct RemoteAuth {
   int key_attempts = 0;
   // Set by a callback that refused: the user's reason, used instead of libgit2's text.
   std::optional<std::string> failure;
+  // Told of every callback (data arrived); may be nullptr.
+  StallTimer* stall = nullptr;
+
+  // Why the connection failed: a callback's refusal, the stall bound, else libgit2's text.
+  std::string Reason(std::chrono::milliseconds stall_limit) const;
 };
 
 // Points `callbacks` at `auth` (which must outlive the connection).

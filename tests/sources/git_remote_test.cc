@@ -1,7 +1,11 @@
 // GitSource on remote repositories (issue 27), against real servers on loopback: lighttpd +
 // git http-backend over HTTPS with basic auth, and sshd with a key and a pinned host key. Each
 // test starts its own servers (tests/sources/git_servers.h) and its own mirror directory.
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -292,6 +296,53 @@ TEST_F(HttpsRemoteTest, PasswordInRepoUrlIsRefusedAndNeverShown) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(Text(r.error).find(kPassword), std::string::npos) << Text(r.error);
   EXPECT_NE(Text(r.error).find("deploy:***@"), std::string::npos) << Text(r.error);
+}
+
+// A listener that never accepts: connections complete in the kernel's backlog and then hear
+// nothing, like a hung git server.
+class SilentListener {
+ public:
+  SilentListener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    ::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a);
+    ::listen(fd_, 16);
+    socklen_t len = sizeof a;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len);
+    port_ = ntohs(a.sin_port);
+  }
+  ~SilentListener() { ::close(fd_); }
+  int port() const { return port_; }
+
+ private:
+  int fd_ = -1;
+  int port_ = 0;
+};
+
+TEST(StalledRemoteTest, AServerThatNeverAnswersFailsTheSyncWithinTheBound) {
+  TempDir tmp;
+  SilentListener https, ssh;
+  Mirrors mirrors(tmp.path() + "/mirrors", {}, nullptr, std::chrono::hours(24 * 7),
+                  std::chrono::milliseconds(500));
+  for (const std::string& url :
+       {"https://127.0.0.1:" + std::to_string(https.port()) + "/repo.git",
+        "ssh://git@127.0.0.1:" + std::to_string(ssh.port()) + "/repo.git"}) {
+    SCOPED_TRACE(url);
+    const auto start = std::chrono::steady_clock::now();
+    const Mirrors::Synced synced = mirrors.Sync(url);
+    const auto took = std::chrono::steady_clock::now() - start;
+    ASSERT_TRUE(synced.error);
+    EXPECT_EQ(synced.error->ToString(),
+              url + ": cannot fetch: 127.0.0.1 did not answer for 500 ms (timed out)");
+    // The bound, with a margin for a loaded 2-core machine; without it this never returns.
+    EXPECT_LT(took, std::chrono::seconds(10));
+  }
+  const RemoteCheck check =
+      CheckRemote("https://127.0.0.1:" + std::to_string(https.port()) + "/repo.git", "main", {},
+                  std::chrono::milliseconds(500));
+  EXPECT_EQ(check.problem, "cannot fetch: 127.0.0.1 did not answer for 500 ms (timed out)");
 }
 
 class SshRemoteTest : public ::testing::Test {

@@ -10,6 +10,7 @@
 #include "sources/git_source.h"
 #include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"
+#include "tools/fleetwave/daemon_loader.h"
 #include "tools/fleetwave/loaders.h"
 
 namespace fleetwave::cli {
@@ -44,7 +45,9 @@ int RunGenerate(const Argv& argv, std::ostream& out, std::ostream& err) {
            "nothing\n";
   }
   // Git generators read their repositories here, one snapshot per (repoURL, revision).
-  sources::GitSource source;
+  // A remote repository is mirrored in the user's cache (CliGitSourceOptions).
+  sources::GitSource source(
+      CliGitSourceOptions(config ? &config->config : nullptr, args->Get("--config").value_or("")));
   sources::ResolveOnce resolver(source);
   const engine::GeneratorInputs inputs = sources::ReadGeneratorInputs(*loaded.appset, resolver);
   engine::GenerateResult result =

@@ -16,6 +16,7 @@
 #include "sources/resolve_once.h"
 #include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"
+#include "tools/fleetwave/daemon_loader.h"
 #include "tools/fleetwave/loaders.h"
 
 namespace fleetwave::cli {
@@ -55,7 +56,9 @@ int RunRender(const Argv& argv, std::ostream& out, std::ostream& err) {
     return 1;
   }
   // One snapshot per (repoURL, revision) for the generators and the manifests alike.
-  sources::GitSource source;
+  // A remote repository is mirrored in the user's cache (CliGitSourceOptions).
+  sources::GitSource source(
+      CliGitSourceOptions(config ? &config->config : nullptr, args->Get("--config").value_or("")));
   sources::ResolveOnce resolver(source);
   const engine::GeneratorInputs inputs = sources::ReadGeneratorInputs(*loaded.appset, resolver);
   engine::GenerateResult generated =

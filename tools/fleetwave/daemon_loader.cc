@@ -1,6 +1,7 @@
 #include "tools/fleetwave/daemon_loader.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
 #include <filesystem>
 #include <optional>
@@ -140,6 +141,18 @@ std::vector<engine::RepositoryConfig> ResolvedRepositories(const engine::Config&
     }
   }
   return out;
+}
+
+sources::GitSourceOptions CliGitSourceOptions(const engine::Config* config,
+                                              const std::string& config_path) {
+  sources::GitSourceOptions options;
+  if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && cache[0] == '/') {
+    options.mirror_root = std::string(cache) + "/fleetwave/git";
+  } else if (const char* home = std::getenv("HOME"); home != nullptr && home[0] == '/') {
+    options.mirror_root = std::string(home) + "/.cache/fleetwave/git";
+  }
+  if (config != nullptr) options.repositories = ResolvedRepositories(*config, config_path);
+  return options;
 }
 
 actors::DaemonInputs LoadDaemonInputs(const std::string& config_path) {

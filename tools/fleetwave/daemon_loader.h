@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actors/daemon_inputs.h"
+#include "sources/git_source.h"
 
 namespace fleetwave::cli {
 
@@ -17,5 +18,11 @@ actors::DaemonInputs LoadDaemonInputs(const std::string& config_path);
 // (what the daemon and `fleetwave doctor` connect with).
 std::vector<engine::RepositoryConfig> ResolvedRepositories(const engine::Config& config,
                                                            const std::string& config_path);
+
+// How the CLI's offline commands (generate, render) read remote repositories: mirrors in the
+// user's cache ($XDG_CACHE_HOME/fleetwave/git, else ~/.cache/fleetwave/git; none without a
+// home, and remote URLs are then refused) with the --config file's repositories: entries.
+sources::GitSourceOptions CliGitSourceOptions(const engine::Config* config,
+                                              const std::string& config_path);
 
 }  // namespace fleetwave::cli
