@@ -1100,6 +1100,17 @@ void ApplyChange(Self* self, MirrorChange change) {
   if (change.rollout) m.rollout = std::move(change.rollout);
 }
 
+// Nothing of a decision was acknowledged: act on none of it and decide again, from scratch (a
+// decider would be ahead of the store), shortly.
+void DecisionNotCommitted(Self* self, const std::string& error) {
+  auto& st = self->state;
+  Log(self, "cannot commit the reconcile to the state store: " + error + "; retrying in 5s");
+  ReleaseDecider(self);
+  st.unchanged = false;  // the retry must decide: nothing of this decision is in force
+  ArmWake(self, st.services->now() + std::chrono::seconds(5));
+  DeliverAnswers(self);
+}
+
 // The published summary but its status.
 Json SummaryOf(Self* self) {
   const auto& set = self->state.spec->appset;
@@ -1125,12 +1136,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
   auto& st = self->state;
   st.busy = false;
   if (!p->error.empty()) {
-    // Nothing of this decision was acknowledged: act on none of it, try again shortly.
-    Log(self, "cannot commit the reconcile to the state store: " + p->error + "; retrying in 5s");
-    ReleaseDecider(self);
-    st.unchanged = false;  // the retry must decide: nothing of this decision is in force
-    ArmWake(self, st.services->now() + std::chrono::seconds(5));
-    DeliverAnswers(self);
+    DecisionNotCommitted(self, p->error);
     return;
   }
   if (p->deletions_changed && st.deleter) self->send(st.deleter, reconcile_atom::value);
@@ -1179,13 +1185,7 @@ void OnDeltaPersisted(Self* self, PersistedPtr p) {
   auto& st = self->state;
   st.busy = false;
   if (!p->error.empty()) {
-    // Nothing of this decision was acknowledged: the decider is ahead of the store, so the
-    // retry decides from scratch.
-    Log(self, "cannot commit the reconcile to the state store: " + p->error + "; retrying in 5s");
-    ReleaseDecider(self);
-    st.unchanged = false;
-    ArmWake(self, st.services->now() + std::chrono::seconds(5));
-    DeliverAnswers(self);
+    DecisionNotCommitted(self, p->error);
     return;
   }
   ApplyChange(self, std::move(p->change));

@@ -17,8 +17,10 @@
 
 #include <condition_variable>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -40,6 +42,16 @@ struct GroupedBatch {
 inline WriteResult Failed(Status status) {
   WriteResult out;
   out.status = std::move(status);
+  return out;
+}
+
+// A batch's result when `key`'s revision is `current`, not the `expected` of its
+// compare-and-set: the same words on every backend.
+inline WriteResult RevisionConflict(const std::string& key, int64_t current, int64_t expected) {
+  WriteResult out;
+  out.conflict_key = key;
+  out.status = {Code::kConflict, key + ": revision is " + std::to_string(current) + ", expected " +
+                                     std::to_string(expected)};
   return out;
 }
 

@@ -58,10 +58,7 @@ bool MemoryStore::CommitGroup(const std::vector<GroupedBatch*>& group) {
       auto it = data_.find(op.key);
       const int64_t current = it == data_.end() ? 0 : it->second.second;
       if (current != *op.expected_revision) {
-        b->result.conflict_key = op.key;
-        b->result.status = {Code::kConflict, op.key + ": revision is " + std::to_string(current) +
-                                                 ", expected " +
-                                                 std::to_string(*op.expected_revision)};
+        b->result = RevisionConflict(op.key, current, *op.expected_revision);
         conflict = true;
         break;
       }

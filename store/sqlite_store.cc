@@ -277,10 +277,7 @@ bool SqliteStore::CommitGroup(const std::vector<GroupedBatch*>& group) {
       const int64_t current = KeyRevision(op.key);
       if (current < 0) return rollback(Error("read " + op.key));
       if (current != *op.expected_revision) {
-        b->result.conflict_key = op.key;
-        b->result.status = {Code::kConflict, op.key + ": revision is " + std::to_string(current) +
-                                                 ", expected " +
-                                                 std::to_string(*op.expected_revision)};
+        b->result = RevisionConflict(op.key, current, *op.expected_revision);
         conflict = true;
         break;
       }

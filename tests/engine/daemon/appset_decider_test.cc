@@ -155,8 +155,8 @@ class DeciderWorld {
     return out;
   }
 
-  // The from-scratch decision the daemon commits, and a new decider seeded from it.
-  std::string Commit(int) {
+  // What the from-scratch oracle decides on: the store's state and the fleet as it is now.
+  AppSetReconcileInput OracleInput() const {
     AppSetReconcileInput in;
     in.appset = set_.get();
     in.stored = oracle_->status;
@@ -164,7 +164,12 @@ class DeciderWorld {
     in.stored_apps = oracle_->apps;
     in.automated_warned = true;
     in.now = now_;
-    AppSetReconcileResult r = ReconcileAppSet(std::move(in));
+    return in;
+  }
+
+  // The from-scratch decision the daemon commits, and a new decider seeded from it.
+  std::string Commit(int) {
+    AppSetReconcileResult r = ReconcileAppSet(OracleInput());
     oracle_->Persist(r);
     starts_ += static_cast<int>(r.starts.size());
     decider_ = std::make_unique<RollingSyncDecider>(set_, oracle_->status, std::move(r.observed),
@@ -189,14 +194,7 @@ class DeciderWorld {
     for (const auto& [app, spec] : d.specs) decider_->SetSpec(app, spec);
     for (const auto& s : d.starts) decider_->SetOperation(s.app, s.record);
 
-    AppSetReconcileInput in;
-    in.appset = set_.get();
-    in.stored = oracle_->status;
-    for (const auto& a : Sorted()) in.apps.push_back(Observe(a));
-    in.stored_apps = oracle_->apps;
-    in.automated_warned = true;
-    in.now = now_;
-    const AppSetReconcileResult r = ReconcileAppSet(std::move(in));
+    const AppSetReconcileResult r = ReconcileAppSet(OracleInput());
     oracle_->Persist(r);
     starts_ += static_cast<int>(r.starts.size());
     for (const auto& e : r.plan.application_status) {
