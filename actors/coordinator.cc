@@ -13,6 +13,7 @@
 #include "actors/deletion_actor.h"
 #include "engine/operator_command.h"
 #include "engine/reload_plan.h"
+#include "engine/sync/sync_slots.h"
 #include "engine/webhook.h"
 
 namespace fleetwave::actors {
@@ -69,9 +70,13 @@ struct CoordinatorState {
   uint64_t ticket_loading = 0;    // the highest ticket the load in flight covers
   bool stopping = false;
 
-  int active_syncs = 0;
-  std::map<caf::actor_addr, int> slots_held;
-  std::deque<std::pair<caf::actor_addr, caf::response_promise>> waiting;
+  // The global sync slots, shared fairly among the actors asking (engine/sync/sync_slots.h):
+  // each asking actor is a holder number there, each request a ticket.
+  engine::SyncSlots slots{0};
+  std::map<caf::actor_addr, engine::SyncSlots::Holder> holder_ids;
+  engine::SyncSlots::Holder next_holder = 1;
+  std::map<engine::SyncSlots::Ticket, std::pair<engine::SyncSlots::Holder, caf::response_promise>>
+      waiting;
 
   static inline const char* name = "coordinator";
 };
@@ -378,13 +383,18 @@ bool Guarded(Self* self, const char* what, Step step) {
 
 void GrantSlots(Self* self) {
   auto& st = self->state;
-  while (!st.waiting.empty() && st.active_syncs < st.config.max_concurrent_syncs) {
-    auto [holder, promise] = std::move(st.waiting.front());
-    st.waiting.pop_front();
-    ++st.active_syncs;
-    ++st.slots_held[holder];
-    promise.deliver(slot_atom::value);
+  for (const auto ticket : st.slots.Grant()) {
+    auto it = st.waiting.find(ticket);
+    it->second.second.deliver(slot_atom::value);
+    st.waiting.erase(it);
   }
+}
+
+engine::SyncSlots::Holder HolderOf(Self* self, const caf::actor_addr& actor) {
+  auto& st = self->state;
+  auto [it, added] = st.holder_ids.emplace(actor, st.next_holder);
+  if (added) ++st.next_holder;
+  return it->second;
 }
 
 void SpawnDeleter(Self* self) {
@@ -417,12 +427,13 @@ void OnSetDeleted(Self* self, const std::string& name) {
 void OnDown(Self* self, const caf::down_msg& down) {
   auto& st = self->state;
   // Slots a dead actor held go back to the pool.
-  if (auto held = st.slots_held.find(down.source); held != st.slots_held.end()) {
-    st.active_syncs -= held->second;
-    st.slots_held.erase(held);
-  }
-  for (auto it = st.waiting.begin(); it != st.waiting.end();) {
-    it = it->first == down.source ? st.waiting.erase(it) : it + 1;
+  if (auto holder = st.holder_ids.find(down.source); holder != st.holder_ids.end()) {
+    // Its waiting requests die with it (their promises answer nobody).
+    st.slots.Forget(holder->second);
+    for (auto it = st.waiting.begin(); it != st.waiting.end();) {
+      it = it->second.first == holder->second ? st.waiting.erase(it) : std::next(it);
+    }
+    st.holder_ids.erase(holder);
   }
   GrantSlots(self);
   auto name = st.names.find(down.source);
@@ -486,6 +497,7 @@ caf::result<engine::CommandAnswer> Forward(Self* self, const std::string& appset
 caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
   auto& st = self->state;
   st.config = std::move(config);
+  st.slots = engine::SyncSlots(st.config.max_concurrent_syncs);
   self->set_down_handler([=](caf::down_msg& down) { OnDown(self, down); });
   SpawnDeleter(self);
   Guarded(self, "loading the inputs", [&] { Merge(self, st.config.initial, true); });
@@ -525,7 +537,8 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
         const caf::actor_addr holder =
             self->current_sender() ? self->current_sender()->address() : caf::actor_addr{};
         auto promise = self->make_response_promise();
-        s.waiting.emplace_back(holder, promise);
+        const auto id = HolderOf(self, holder);
+        s.waiting.emplace(s.slots.Request(id), std::make_pair(id, promise));
         GrantSlots(self);
         return promise;
       },
@@ -533,10 +546,9 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
         auto& s = self->state;
         const caf::actor_addr holder =
             self->current_sender() ? self->current_sender()->address() : caf::actor_addr{};
-        auto held = s.slots_held.find(holder);
-        if (held == s.slots_held.end()) return;
-        --s.active_syncs;
-        if (--held->second == 0) s.slots_held.erase(held);
+        auto id = s.holder_ids.find(holder);
+        if (id == s.holder_ids.end()) return;
+        s.slots.Release(id->second);
         GrantSlots(self);
       },
       [=](sync_atom, const std::string& appset, const std::string& app, const std::string& revision,
@@ -635,8 +647,8 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
         for (auto& [name, actor] : s.clusters) {
           self->send_exit(actor, caf::exit_reason::user_shutdown);
         }
-        for (auto& [holder, promise] : s.waiting)
-          promise.deliver(caf::make_error(caf::sec::request_receiver_down));
+        for (auto& [ticket, waiter] : s.waiting)
+          waiter.second.deliver(caf::make_error(caf::sec::request_receiver_down));
         s.waiting.clear();
         self->quit();
       },

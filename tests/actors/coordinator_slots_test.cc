@@ -120,5 +120,27 @@ TEST_F(CoordinatorSlotsTest, AReleaseFromAnActorHoldingNoSlotFreesNothing) {
   EXPECT_EQ(*b, 0);
 }
 
+// A set's one sync does not wait behind another set's whole wave (engine/sync/sync_slots.h):
+// the next free slot goes to the actor holding fewer.
+TEST_F(CoordinatorSlotsTest, ASlotGoesToTheActorHoldingFewerNotToTheLongestQueue) {
+  auto a = std::make_shared<int>(0);
+  auto b = std::make_shared<int>(0);
+  caf::actor holder_a = Holder(a);
+  caf::actor holder_b = Holder(b);
+  caf::anon_send(holder_a, request_atom::value, 8);  // a wave: 2 granted, 6 waiting
+  sched_->run();
+  caf::anon_send(holder_b, request_atom::value, 1);
+  sched_->run();
+  ASSERT_EQ(*a, 2);
+  ASSERT_EQ(*b, 0);
+  caf::anon_send(holder_a, release_atom::value);
+  sched_->run();
+  EXPECT_EQ(*b, 1) << "b waited behind a's wave";
+  EXPECT_EQ(*a, 2);
+  caf::anon_send(holder_a, release_atom::value);
+  sched_->run();
+  EXPECT_EQ(*a, 3) << "a's wave goes on once b holds as many";
+}
+
 }  // namespace
 }  // namespace fleetwave::actors
