@@ -188,6 +188,10 @@ struct AppSetState {
   uint64_t wake_generation = 0;
   std::chrono::steady_clock::time_point reconcile_started;
   std::optional<engine::Time> wake_at;
+  // When the next poll gathers (git, renders, the store): one poll interval after the last
+  // gather started. A wake-up before it (a retry, a step deadline) decides on the last gather,
+  // which is what changed; it used to gather and decide the whole set from scratch.
+  std::optional<engine::Time> next_poll_at;
   // A poll that finds nothing changed since the last decision decides nothing (NothingToDecide):
   // at 2,000 apps a decision costs tens of milliseconds, and deciding every set at every poll
   // was most of an idle daemon's CPU. What the last decision that landed saw, and what it asked:
@@ -391,6 +395,20 @@ void AfterDecision(Self* self) {
 
 // ---- timers ----
 
+// The poll's time, for a decision arming its wake-up: the earlier of it and the engine's.
+std::optional<engine::Time> PollOrEarlier(Self* self, std::optional<engine::Time> engine_wake) {
+  auto& st = self->state;
+  std::optional<engine::Time> wake =
+      st.next_poll_at ? *st.next_poll_at : st.services->now() + st.spec->poll_interval;
+  if (engine_wake && *engine_wake < *wake) wake = engine_wake;
+  return wake;
+}
+
+bool PollDue(Self* self) {
+  const auto& st = self->state;
+  return !st.next_poll_at || *st.next_poll_at <= st.services->now();
+}
+
 void ArmWake(Self* self, std::optional<engine::Time> at) {
   auto& st = self->state;
   if (!at) return;
@@ -478,7 +496,7 @@ template <typename Ptr, typename Atom, typename T>
 void CommitOnPool(Self* self, store::StateBatch batch, std::shared_ptr<T> result, Atom atom) {
   store::Store* store = self->state.services->store;
   caf::actor me = caf::actor_cast<caf::actor>(self);
-  self->state.services->pool->Post([store, me, result, atom, batch = std::move(batch)] {
+  self->state.services->StorePool().Post([store, me, result, atom, batch = std::move(batch)] {
     store::State state(*store);
     store::WriteResult w = state.Commit(batch);
     if (!w.ok()) result->error = w.status.message;
@@ -799,6 +817,7 @@ void OnGathered(Self* self, GatheredPtr g) {
     }
     st.stored_problem = problem;
     st.busy = false;
+    st.regather = true;  // the retry reads the store again
     ArmWake(self, st.services->now() + std::chrono::seconds(5));
     DeliverAnswers(self);
     return;
@@ -833,9 +852,7 @@ void OnGathered(Self* self, GatheredPtr g) {
   if (NothingToDecide(self, *g)) {
     st.last = g;  // the same generation and deletions: nothing that Decide reads differs
     st.busy = false;
-    std::optional<engine::Time> wake = st.services->now() + st.spec->poll_interval;
-    if (st.engine_wake_at && *st.engine_wake_at < *wake) wake = st.engine_wake_at;
-    ArmWake(self, wake);
+    ArmWake(self, PollOrEarlier(self, st.engine_wake_at));
     RunDueAttempts(self);  // a retry whose time came (its timer is this one)
     AfterDecision(self);
     return;
@@ -1107,6 +1124,7 @@ void DecisionNotCommitted(Self* self, const std::string& error) {
   Log(self, "cannot commit the reconcile to the state store: " + error + "; retrying in 5s");
   ReleaseDecider(self);
   st.unchanged = false;  // the retry must decide: nothing of this decision is in force
+  st.regather = true;    // on what the store holds
   ArmWake(self, st.services->now() + std::chrono::seconds(5));
   DeliverAnswers(self);
 }
@@ -1167,8 +1185,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
   DeliverAnswers(self);
   // New commits are found by polling: the next reconcile comes at the latest one poll interval
   // from now (sooner when the engine asked for a wake-up).
-  std::optional<engine::Time> wake = st.services->now() + st.spec->poll_interval;
-  if (result.wake_at && *result.wake_at < *wake) wake = result.wake_at;
+  const std::optional<engine::Time> wake = PollOrEarlier(self, result.wake_at);
   st.decided_generation = st.last ? st.last->generation : nullptr;
   st.decided_deletions = st.last ? st.last->deletions : StoredDeletions{};
   st.decided_at = Now(self);
@@ -1213,8 +1230,7 @@ void OnDeltaPersisted(Self* self, PersistedPtr p) {
   if (st.services->publish.drift)
     st.services->publish.drift(st.spec->appset.name, d.drifted, d.healed);
   DeliverAnswers(self);
-  std::optional<engine::Time> wake = st.services->now() + st.spec->poll_interval;
-  if (d.wake_at && *d.wake_at < *wake) wake = d.wake_at;
+  const std::optional<engine::Time> wake = PollOrEarlier(self, d.wake_at);
   // decided_at stays the last from-scratch decision's: the resync comes every kResyncPolls
   // polls whatever the events did meanwhile.
   st.engine_wake_at = d.wake_at;
@@ -1241,6 +1257,7 @@ void Reconcile(Self* self, bool regather, bool poll) {
     return;
   }
   st.regather = false;  // a request arriving from here on gathers again after this one
+  st.next_poll_at = st.services->now() + st.spec->poll_interval;
   caf::actor me = caf::actor_cast<caf::actor>(self);
   AppSetSpecPtr spec = st.spec;
   sources::Source* source = st.services->source;
@@ -1626,7 +1643,13 @@ caf::behavior AppSetBehavior(Self* self, caf::actor coordinator, AppSetActorConf
       [=](wake_atom, uint64_t generation) {
         if (generation != self->state.wake_generation) return;
         self->state.wake_at.reset();
-        Reconcile(self, true, /*poll=*/true);
+        // The poll gathers; an earlier wake-up (a retry, a deadline) decides on the last gather
+        // (a gather asked for meanwhile, e.g. after a failure, still happens: st.regather).
+        if (PollDue(self)) {
+          Reconcile(self, true, /*poll=*/true);
+        } else {
+          Reconcile(self, false);
+        }
       },
       [=](gathered_atom, GatheredPtr g) { OnGathered(self, std::move(g)); },
       [=](persisted_atom, PersistedPtr p) {

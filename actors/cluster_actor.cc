@@ -362,7 +362,7 @@ void OnWorkloadsListed(ClusterActor* self, const std::string& kind, const std::s
   store::Store* store = st.config.services->store;
   auto log = st.config.log;
   const std::string cluster = st.config.cluster.name;
-  st.config.services->pool->Post([store, batch = std::move(batch), log, cluster, n] {
+  st.config.services->StorePool().Post([store, batch = std::move(batch), log, cluster, n] {
     const store::WriteResult r = store::State(*store).Commit(batch);
     if (!r.ok() && log) {
       log("cluster " + cluster + ": forgetting " + std::to_string(n) +

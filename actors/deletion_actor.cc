@@ -325,7 +325,7 @@ void Commit(Self* self, RoundPtr round) {
   st.busy = true;
   store::Store* store = st.config.services->store;
   caf::actor me = caf::actor_cast<caf::actor>(self);
-  st.config.services->pool->Post([store, me, round] {
+  st.config.services->StorePool().Post([store, me, round] {
     store::State state(*store);
     // A completed set takes every record of the set with it, read here (the appset actor of a
     // set being deleted writes nothing more).

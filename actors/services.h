@@ -94,6 +94,11 @@ struct Services {
   store::Store* store = nullptr;
   sources::Source* source = nullptr;
   BlockingPool* pool = nullptr;
+  // Store commits and reads that a decision waits for: their own threads, so a write-ahead
+  // commit never queues behind a git fetch or a render of a whole set on `pool` (four slow
+  // remotes held every pool thread and with them every rollout's next decision). Null: `pool`.
+  BlockingPool* store_pool = nullptr;
+  BlockingPool& StorePool() const { return store_pool != nullptr ? *store_pool : *pool; }
   std::function<engine::Time()> now;
   // One line per decision; the actors never log credentials or Secret data.
   std::function<void(const std::string&)> log;

@@ -133,7 +133,7 @@ void StartCommit(WorkloadActor* self) {
   }
   store::Store* store = st.services().store;
   caf::actor me = caf::actor_cast<caf::actor>(self);
-  st.services().pool->Post([store, batch = std::move(batch), me, seq] {
+  st.services().StorePool().Post([store, batch = std::move(batch), me, seq] {
     store::State state(*store);
     const store::WriteResult r = state.Commit(batch);
     caf::anon_send(me, committed_atom::value, seq, r.ok(), r.status.message);

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include <future>
 #include <map>
 #include <memory>
 #include <optional>
@@ -622,6 +623,60 @@ TEST_F(AppSetActorTest, APollThatFindsNothingChangedDecidesOnlyAtTheResyncAndAnE
   EXPECT_EQ(decisions, settled + 2);
   EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
   EXPECT_EQ(clusters_["qa"]->applies.size(), 1u);
+}
+
+// A wake-up between polls (here a failed attempt's retry, 5 s after it failed) decides on the
+// last gather: the retry runs and git is not asked, as only the poll gathers. Before, every
+// wake-up gathered the set and decided it from scratch, twice at a resync.
+TEST_F(AppSetActorTest, ARetryBetweenPollsRunsWithoutGatheringTheSetAgain) {
+  std::string yaml = AppSetYaml();
+  const std::string project = "      project: default\n";
+  yaml.insert(yaml.find(project) + project.size(),
+              "      syncPolicy: {retry: {limit: 3, backoff: {duration: 5s, factor: 1}}}\n");
+  clusters_["dev"]->hold_applies = true;
+  Start(yaml);
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+  auto resolves = [this] {
+    size_t n = 0;
+    for (const auto& call : source_.calls()) n += call.rfind("resolve ", 0) == 0 ? 1 : 0;
+    return n;
+  };
+  const size_t resolved = resolves();
+  caf::anon_send(fakes_.at("dev"), release_atom::value);  // the attempt fails: retry in 5 s
+  sched_->run();
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+  now_ += std::chrono::seconds(5);
+  sched_->advance_time(std::chrono::seconds(6));
+  sched_->run();
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 2u) << "the retry did not run at its time";
+  EXPECT_EQ(resolves(), resolved) << "the retry's wake-up gathered the set (asked git)";
+
+  // The poll still comes one interval after the last gather, and asks git.
+  const auto poll = std::chrono::seconds(inputs_.config.git_poll_interval_seconds);
+  now_ += poll - std::chrono::seconds(5);
+  sched_->advance_time(poll);
+  sched_->run();
+  EXPECT_EQ(resolves(), resolved + 1);
+}
+
+// A decision's commit runs on the store's own threads: with every thread of the blocking pool
+// held (a slow git fetch, the render of a large set), a cluster event is still decided,
+// committed and acted on.
+TEST_F(AppSetActorTest, ADecisionIsCommittedWhileEveryPoolThreadIsBusy) {
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  BlockingPool busy(1);
+  busy.Post([released] { released.wait(); });  // holds the pool's only thread
+  services_.pool = &busy;
+  services_.store_pool = &pool_;
+  BecomeHealthy("dev");
+  EXPECT_EQ(AppStatus("web-dev"), "Healthy");
+  EXPECT_EQ(clusters_["qa"]->applies.size(), 1u) << "step 2 waited for a pool thread";
+  release.set_value();
+  busy.Stop();
+  services_.pool = &pool_;
 }
 
 // Issue 30: a stored rollout with `paused: "yes"` is not read as "not paused". The set is held

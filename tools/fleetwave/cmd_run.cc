@@ -219,6 +219,16 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
         LowerThisThreadsPriority(kBackgroundNiceSteps);
       },
       [&metrics] { metrics.Degraded("internal"); });
+  // Store commits on their own threads (Services::store_pool), as the decisions' threads run:
+  // a decision's commit never waits for a git fetch or a render to free a pool thread. Two, so
+  // concurrent sets' commits can share one transaction (store/group_commit.h).
+  actors::BlockingPool store_pool(
+      2, log_fn,
+      [] {
+        pthread_setname_np(pthread_self(), "fw-store");
+        LowerThisThreadsPriority(kBackgroundNiceSteps);
+      },
+      [&metrics] { metrics.Degraded("internal"); });
   // Remote repositories are mirrored in the state directory (<dir>/git/<hash of the URL>).
   const std::string state_url = ResolveStateUrl(config.state, config_path);
   const std::string state_dir =
@@ -239,6 +249,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   services.store = store.get();
   services.source = &source;
   services.pool = &pool;
+  services.store_pool = &store_pool;
   services.now = [] {
     return std::chrono::time_point_cast<engine::Duration>(std::chrono::system_clock::now());
   };
@@ -521,7 +532,8 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   }
   // A blocking job (a git fetch, the render of a large set, a kustomize child) may run for
   // minutes and cannot be interrupted: it is abandoned at the deadline.
-  const std::vector<std::string> abandoned = pool.Stop(stop_deadline);
+  std::vector<std::string> abandoned = pool.Stop(stop_deadline);
+  for (auto& job : store_pool.Stop(stop_deadline)) abandoned.push_back(std::move(job));
   if (!abandoned.empty()) {
     std::string names;
     for (const auto& a : abandoned) names += (names.empty() ? "" : ", ") + a;
