@@ -12,6 +12,7 @@
 #include "actors/blocking_pool.h"
 #include "engine/appset_reconcile.h"
 #include "engine/operator_command.h"
+#include "engine/poll_schedule.h"
 #include "engine/rollingsync/appset_decider.h"
 #include "engine/rollout_state.h"
 #include "engine/rollout_status.h"
@@ -41,6 +42,7 @@ struct Generation {
   // Every (repoURL, revision) read, with its commit; none when a resolve or a render failed
   // or generation reported a problem, so that the next poll tries them again.
   std::optional<sources::ResolveOnce::Commits> commits;
+  bool fetch_failed = false;  // a repository could not be reached: the next poll backs off
 };
 using GenerationPtr = std::shared_ptr<const Generation>;
 
@@ -192,6 +194,8 @@ struct AppSetState {
   // gather started. A wake-up before it (a retry, a step deadline) decides on the last gather,
   // which is what changed; it used to gather and decide the whole set from scratch.
   std::optional<engine::Time> next_poll_at;
+  int poll_failures = 0;  // consecutive gathers that could not reach a repository
+  std::optional<engine::Time> gather_started_at;
   // A poll that finds nothing changed since the last decision decides nothing (NothingToDecide):
   // at 2,000 apps a decision costs tens of milliseconds, and deciding every set at every poll
   // was most of an idle daemon's CPU. What the last decision that landed saw, and what it asked:
@@ -286,6 +290,7 @@ GenerationPtr Generate(const AppSetSpecPtr& spec, sources::Source* source,
   }
   cache.Retain(names);
   if (rendered && out->errors.empty()) out->commits = resolver.ResolvedCommits();
+  out->fetch_failed = resolver.AnyTransientFailure();
   return out;
 }
 
@@ -402,6 +407,15 @@ std::optional<engine::Time> PollOrEarlier(Self* self, std::optional<engine::Time
       st.next_poll_at ? *st.next_poll_at : st.services->now() + st.spec->poll_interval;
   if (engine_wake && *engine_wake < *wake) wake = engine_wake;
   return wake;
+}
+
+// The next poll: one spread (and, while fetches fail, backed-off) interval after the last
+// gather started.
+void SchedulePoll(Self* self) {
+  auto& st = self->state;
+  const engine::Time from = st.gather_started_at ? *st.gather_started_at : st.services->now();
+  st.next_poll_at = from + engine::NextPollDelay(st.spec->poll_interval, st.poll_failures,
+                                                 st.services->jitter ? st.services->jitter() : 0.5);
 }
 
 bool PollDue(Self* self) {
@@ -787,7 +801,7 @@ void OnGathered(Self* self, GatheredPtr g) {
     st.gather_failed = true;
     st.busy = false;
     st.regather = true;
-    ArmWake(self, st.services->now() + st.spec->poll_interval);
+    ArmWake(self, PollOrEarlier(self, std::nullopt));
     AfterDecision(self);
     return;
   }
@@ -828,6 +842,8 @@ void OnGathered(Self* self, GatheredPtr g) {
     if (stored_state) stored_state(st.spec->appset.name, std::nullopt);
   }
   if (g->records) st.mirror = MirrorOf(*g->records, self);
+  st.poll_failures = g->generation->fetch_failed ? st.poll_failures + 1 : 0;
+  SchedulePoll(self);  // with this gather's outcome: backed off while a remote fails
   // Said once per change, not at every poll (an undecodable record is never acted on).
   if (g->deletions.errors != st.deletion_errors) {
     for (const auto& e : g->deletions.errors) Log(self, e);
@@ -845,7 +861,7 @@ void OnGathered(Self* self, GatheredPtr g) {
     for (const auto& e : g->generation->errors) Log(self, e);
     Log(self, "generation failed; the last generated applications stay in force");
     st.busy = false;
-    ArmWake(self, st.services->now() + st.spec->poll_interval);
+    ArmWake(self, PollOrEarlier(self, std::nullopt));
     AfterDecision(self);
     return;
   }
@@ -1257,7 +1273,8 @@ void Reconcile(Self* self, bool regather, bool poll) {
     return;
   }
   st.regather = false;  // a request arriving from here on gathers again after this one
-  st.next_poll_at = st.services->now() + st.spec->poll_interval;
+  st.gather_started_at = st.services->now();
+  SchedulePoll(self);
   caf::actor me = caf::actor_cast<caf::actor>(self);
   AppSetSpecPtr spec = st.spec;
   sources::Source* source = st.services->source;

@@ -100,6 +100,9 @@ struct Services {
   BlockingPool* store_pool = nullptr;
   BlockingPool& StorePool() const { return store_pool != nullptr ? *store_pool : *pool; }
   std::function<engine::Time()> now;
+  // A uniform random sample in [0, 1) that spreads each set's polls (engine/poll_schedule.h);
+  // null: no spread (tests).
+  std::function<double()> jitter;
   // One line per decision; the actors never log credentials or Secret data.
   std::function<void(const std::string&)> log;
   Publisher publish;

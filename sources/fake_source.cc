@@ -35,6 +35,12 @@ Resolution FakeSource::Resolve(const std::string& repo_url, const std::string& r
   std::lock_guard<std::mutex> lock(mu_);
   calls_.push_back("resolve " + repo_url + " " + revision);
   Resolution out;
+  // A remote is synced before it is resolved (Source::Resolve): one that cannot be fetched
+  // cannot be resolved.
+  if (auto failed = fetch_errors_.find(repo_url); failed != fetch_errors_.end()) {
+    out.error = failed->second;
+    return out;
+  }
   auto it = revisions_.find({repo_url, revision.empty() ? std::string("HEAD") : revision});
   if (it == revisions_.end()) {
     const std::string spec = revision.empty() ? "HEAD" : revision;

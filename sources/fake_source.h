@@ -22,7 +22,7 @@ class FakeSource final : public Source {
   // The files (path relative to the root -> text) of commit `sha` of `repo_url`.
   void SetFiles(const std::string& repo_url, const std::string& sha,
                 std::map<std::string, std::string> files);
-  // Makes Fetch(repo_url) fail with `error` (nullopt clears it).
+  // Makes Fetch(repo_url) and Resolve(repo_url, ...) fail with `error` (nullopt clears it).
   void SetFetchError(const std::string& repo_url, std::optional<engine::Error> error);
 
   std::optional<engine::Error> Fetch(const std::string& repo_url) override;

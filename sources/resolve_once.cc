@@ -25,6 +25,15 @@ Resolution ResolveOnce::Resolve(const std::string& repo_url, const std::string& 
   return pending.get();
 }
 
+bool ResolveOnce::AnyTransientFailure() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const auto& [key, pending] : cache_) {
+    const Resolution& r = pending.get();
+    if (!r.ok() && r.error && r.error->kind == engine::ErrorKind::kTransient) return true;
+  }
+  return false;
+}
+
 size_t ResolveOnce::size() const {
   std::lock_guard<std::mutex> lock(mu_);
   return cache_.size();

@@ -36,6 +36,11 @@ class ResolveOnce {
   using Commits = std::map<std::pair<std::string, std::string>, std::string>;
   std::optional<Commits> ResolvedCommits() const;
 
+  // True when a resolve failed with a transient error (the remote unreachable, a timeout; not
+  // an unknown revision, which a push may fix any moment): the caller polls less often until
+  // one succeeds (engine/poll_schedule.h). Call once the resolves have returned.
+  bool AnyTransientFailure() const;
+
  private:
   Source& source_;
   mutable std::mutex mu_;

@@ -679,6 +679,45 @@ TEST_F(AppSetActorTest, ADecisionIsCommittedWhileEveryPoolThreadIsBusy) {
   services_.pool = &pool_;
 }
 
+// Issue 27: while the repository cannot be reached, polls come further apart (the interval
+// doubled per consecutive failure), and the first poll that reaches it again goes back to the
+// interval. The last decision stays in force meanwhile: nothing is re-applied.
+TEST_F(AppSetActorTest, PollsBackOffWhileTheRepositoryCannotBeReachedAndResumeAfter) {
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+  auto resolves = [this] {
+    size_t n = 0;
+    for (const auto& call : source_.calls()) n += call.rfind("resolve ", 0) == 0 ? 1 : 0;
+    return n;
+  };
+  const auto poll = std::chrono::seconds(inputs_.config.git_poll_interval_seconds);
+  auto at = [&](std::chrono::seconds later) {  // moves both clocks on by `later`
+    now_ += later;
+    sched_->advance_time(later);
+    sched_->run();
+  };
+  source_.SetFetchError(kRepo, engine::TransientError(kRepo, "cannot fetch: connection refused"));
+  size_t asked = resolves();
+  at(poll + std::chrono::seconds(1));  // the first poll fails: the next comes 2 intervals on
+  EXPECT_EQ(resolves(), asked + 1);
+  asked = resolves();
+  at(poll);
+  EXPECT_EQ(resolves(), asked) << "polled at the interval while the repository fails";
+  const auto slack = std::chrono::seconds(1);  // timers fire a few ms after their time
+  at(poll + slack);
+  EXPECT_EQ(resolves(), asked + 1) << "the second poll, two intervals after the first";
+  asked = resolves();
+  at(3 * poll);
+  EXPECT_EQ(resolves(), asked) << "the third waits four intervals";
+  source_.SetFetchError(kRepo, std::nullopt);
+  at(poll + slack);
+  EXPECT_EQ(resolves(), asked + 1);
+  asked = resolves();
+  at(poll + slack);
+  EXPECT_EQ(resolves(), asked + 1) << "back at the interval once the repository answered";
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+}
+
 // Issue 30: a stored rollout with `paused: "yes"` is not read as "not paused". The set is held
 // (nothing decided, nothing applied), said once however often it is retried, and goes on once
 // the record is fixed.

@@ -23,6 +23,7 @@
 #include <iostream>
 #include <mutex>
 #include <ostream>
+#include <random>
 #include <thread>
 
 #include "actors/atoms.h"
@@ -254,6 +255,10 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     return std::chrono::time_point_cast<engine::Duration>(std::chrono::system_clock::now());
   };
   services.log = log_fn;
+  services.jitter = [] {
+    thread_local std::mt19937_64 random(std::random_device{}());
+    return std::uniform_real_distribution<double>(0.0, 1.0)(random);
+  };
   services.publish.appset = [&board, &metrics, &services](
                                 const std::string& name, const engine::Json& summary,
                                 std::vector<std::shared_ptr<const engine::Json>> apps,
