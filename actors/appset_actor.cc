@@ -367,7 +367,8 @@ void Reconcile(Self* self, bool regather, bool poll = false);
 void RunDueAttempts(Self* self);
 void RunAttempts(Self* self, const std::vector<std::string>& due,
                  const std::vector<engine::SyncStart>& started);
-void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous);
+void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous,
+            bool same_inputs = false);
 void ManualSync(Self* self, const std::string& app, const std::string& revision,
                 const std::string& caller, caf::response_promise answer);
 
@@ -771,6 +772,12 @@ bool SameDeletions(const StoredDeletions& a, const StoredDeletions& b) {
 // moves the Applications' reconciledAt.
 constexpr int kResyncPolls = 3;
 
+// The last from-scratch decision is a resync period old.
+bool ResyncDue(Self* self) {
+  const auto& st = self->state;
+  return !st.decided_at || Now(self) - *st.decided_at >= kResyncPolls * st.spec->poll_interval;
+}
+
 // True when a poll's gather finds what the last decision decided on, and nothing else asked for
 // a decision since: the same generation (no new commit, no new spec), the same clusters and
 // deletion records, no live change or apply result, no engine wake-up due, and the last decision
@@ -784,7 +791,7 @@ bool NothingToDecide(Self* self, const Gathered& g) {
   // Not truncated: a wake-up the engine asked for at a fraction of a second must not be seen as
   // early when its timer fires, or it would be armed again at once until the second passes.
   if (st.engine_wake_at && *st.engine_wake_at <= st.services->now()) return false;
-  return Now(self) - *st.decided_at < kResyncPolls * st.spec->poll_interval;
+  return !ResyncDue(self);
 }
 
 void OnGathered(Self* self, GatheredPtr g) {
@@ -875,12 +882,18 @@ void OnGathered(Self* self, GatheredPtr g) {
   }
   const GatheredPtr previous = st.last;
   st.last = g;
+  // What an incremental decision holds already: the same generation, clusters and deletion
+  // records as the decision in force (a refresh or webhook at an unchanged commit, a poll after
+  // an event arrived mid-decision).
+  const bool same_inputs = previous && previous->generation == g->generation &&
+                           st.watched_clusters == st.clusters &&
+                           SameDeletions(st.decided_deletions, g->deletions);
   // The same generation on the same clusters subscribes to nothing new.
   if (!previous || previous->generation != g->generation || st.watched_clusters != st.clusters) {
     EnsureWatching(self, *g);
     st.watched_clusters = st.clusters;
   }
-  Decide(self, *g, &previous);
+  Decide(self, *g, &previous, same_inputs);
 }
 
 // ---- incremental decisions (RollingSyncDecider) ----
@@ -1015,10 +1028,12 @@ void DecideIncrementally(Self* self) {
 // One decision on gathered inputs and the actor's live state, committed before it is acted on.
 // `previous` is the gather before `g` when `g` is new (apps gone since are marked for deletion);
 // null when deciding again on the same gather, which changes no deletion mark.
-void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous) {
+void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous, bool same_inputs) {
   auto& st = self->state;
   if (st.decider && st.decider_generation == gathered.generation) {
-    if (previous == nullptr) {
+    // A gather that found what the decider holds is decided on what changed, like an event;
+    // the resync (every kResyncPolls polls) checks and decides from scratch.
+    if (previous == nullptr || (same_inputs && !ResyncDue(self))) {
       DecideIncrementally(self);
       return;
     }

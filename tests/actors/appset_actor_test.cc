@@ -718,6 +718,36 @@ TEST_F(AppSetActorTest, PollsBackOffWhileTheRepositoryCannotBeReachedAndResumeAf
   EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
 }
 
+// Issue 25: a refresh (or webhook) that finds the commit in force is decided on what changed,
+// as an event is: no from-scratch decision of the whole set, so no Application is rebuilt (its
+// reconciledAt stays). The resync still decides from scratch and moves it.
+TEST_F(AppSetActorTest, ARefreshAtTheSameCommitIsDecidedOnWhatChanged) {
+  size_t divergences = 0;
+  services_.publish.decision_divergence = [&divergences](const std::string&) { ++divergences; };
+  Start(AppSetYaml());
+  BecomeHealthy("dev");
+  ASSERT_EQ(clusters_["qa"]->applies.size(), 1u);
+  const Json reconciled = apps_["web-dev"]["status"]["reconciledAt"];
+  ASSERT_TRUE(reconciled.is_string());
+  now_ += std::chrono::seconds(10);
+  auto refreshed = Ask(refresh_atom::value, std::string("test"));
+  ASSERT_TRUE(refreshed);
+  EXPECT_EQ(apps_["web-dev"]["status"]["reconciledAt"], reconciled)
+      << "the refresh decided the set from scratch";
+  BecomeHealthy("qa");  // the rollout goes on from the incremental state
+  EXPECT_EQ(AppStatus("web-qa"), "Healthy");
+  const auto poll = std::chrono::seconds(inputs_.config.git_poll_interval_seconds);
+  for (int i = 0; i < 3; ++i) {  // the resync
+    now_ += poll;
+    sched_->advance_time(poll + std::chrono::seconds(1));
+    sched_->run();
+  }
+  EXPECT_NE(apps_["web-dev"]["status"]["reconciledAt"], reconciled);
+  EXPECT_EQ(divergences, 0u);
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+  EXPECT_EQ(clusters_["qa"]->applies.size(), 1u);
+}
+
 // Issue 30: a stored rollout with `paused: "yes"` is not read as "not paused". The set is held
 // (nothing decided, nothing applied), said once however often it is retried, and goes on once
 // the record is fixed.
