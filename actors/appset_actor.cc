@@ -1191,13 +1191,15 @@ void OnPersisted(Self* self, PersistedPtr p) {
   if (p->deletions_changed && st.deleter) self->send(st.deleter, reconcile_atom::value);
   ApplyChange(self, std::move(p->change));
   st.pending_deletions = p->pending_deletions;
+  engine::AppSetReconcileResult& result = p->result;
+  // The syncs first (they are committed): publishing a large set must not delay its applies.
+  RunAttempts(self, result.attempts_due, result.starts);
   if (st.services->publish.reconcile_seconds) {
     st.services->publish.reconcile_seconds(
         "appset",
         std::chrono::duration<double>(std::chrono::steady_clock::now() - st.reconcile_started)
             .count());
   }
-  engine::AppSetReconcileResult& result = p->result;
   // The engine's lines name the appset, app and cluster themselves.
   if (st.services->log) {
     for (const auto& line : result.log) st.services->log(line);
@@ -1223,7 +1225,6 @@ void OnPersisted(Self* self, PersistedPtr p) {
   st.engine_wake_at = result.wake_at;
   st.unchanged = true;  // events that came in meanwhile set `dirty`: AfterDecision decides again
   ArmWake(self, wake);
-  RunAttempts(self, result.attempts_due, result.starts);
   SeedDecider(self, result);
   AfterDecision(self);
 }
@@ -1238,6 +1239,7 @@ void OnDeltaPersisted(Self* self, PersistedPtr p) {
   }
   ApplyChange(self, std::move(p->change));
   engine::AppSetDelta& d = *p->delta;
+  RunAttempts(self, d.attempts_due, d.starts);  // committed: applies before publishing
   if (st.services->publish.reconcile_seconds) {
     st.services->publish.reconcile_seconds(
         "appset",
@@ -1267,7 +1269,6 @@ void OnDeltaPersisted(Self* self, PersistedPtr p) {
   st.engine_wake_at = d.wake_at;
   st.unchanged = true;
   ArmWake(self, wake);
-  RunAttempts(self, d.attempts_due, d.starts);
   AfterDecision(self);
 }
 

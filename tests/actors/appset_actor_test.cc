@@ -748,6 +748,29 @@ TEST_F(AppSetActorTest, ARefreshAtTheSameCommitIsDecidedOnWhatChanged) {
   EXPECT_EQ(clusters_["qa"]->applies.size(), 1u);
 }
 
+// Issue 25 (latency path): a committed decision's syncs are sent before the decision is
+// published (publishing a large set costs milliseconds that its next apply must not wait for).
+TEST_F(AppSetActorTest, ADecisionsSyncsAreSentBeforeItIsPublished) {
+  Start(AppSetYaml());
+  std::vector<size_t> published_at;  // the log's length at each publish
+  auto publish = services_.publish.appset;
+  services_.publish.appset = [&, publish](const std::string& set, const Json& summary,
+                                          std::vector<std::shared_ptr<const Json>> apps,
+                                          const std::map<std::string, std::string>& clusters) {
+    published_at.push_back(log_.size());
+    publish(set, summary, std::move(apps), clusters);
+  };
+  BecomeHealthy("dev");  // step 2 starts: web-qa's sync
+  ASSERT_EQ(clusters_["qa"]->applies.size(), 1u);
+  size_t applying = log_.size();
+  for (size_t i = 0; i < log_.size(); ++i) {
+    if (log_[i].find("app=web-qa cluster=qa applying") != std::string::npos) applying = i;
+  }
+  ASSERT_LT(applying, log_.size()) << "no apply of web-qa logged";
+  ASSERT_FALSE(published_at.empty());
+  EXPECT_LT(applying, published_at.front()) << "the decision was published before its sync";
+}
+
 // Issue 30: a stored rollout with `paused: "yes"` is not read as "not paused". The set is held
 // (nothing decided, nothing applied), said once however often it is retried, and goes on once
 // the record is fixed.
