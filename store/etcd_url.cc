@@ -42,8 +42,14 @@ bool IsEtcdUrl(const std::string& url) {
 
 EtcdUrlResult ParseEtcdUrl(const std::string& url) {
   EtcdUrlResult out;
+  // A message never repeats credentials: user:password@ is shown as ***@.
+  std::string shown = url;
+  if (const size_t at = url.find('@'), scheme = url.find("://");
+      at != std::string::npos && scheme != std::string::npos && at > scheme) {
+    shown = url.substr(0, scheme + 3) + "***" + url.substr(at);
+  }
   auto bad = [&](const std::string& what) {
-    out.status = {Code::kInvalid, "state: \"" + url + "\": " + what + " (expected " + kForm +
+    out.status = {Code::kInvalid, "state: \"" + shown + "\": " + what + " (expected " + kForm +
                                       ", or etcds:// for TLS)"};
     return out;
   };
