@@ -1,12 +1,11 @@
-// The `state:` URL of the etcd backend: etcd://HOST:PORT[,HOST:PORT...]/PREFIX, or etcds://
-// for TLS (certificates from fleetwave.yaml's `etcd: {caFile, certFile, keyFile}`). Every
-// fleetwave key lives under PREFIX, so one etcd cluster can hold other data beside it.
-// Pure parsing; thread-safe.
+// The etcd backend's URL for the store: engine/etcd_url.h's parse, as a Status naming the bad
+// part, plus the TLS files of fleetwave.yaml's `etcd:` block. Thread-safe.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "engine/etcd_url.h"
 #include "store/store.h"
 
 namespace fleetwave::store {
@@ -18,20 +17,15 @@ struct EtcdTlsFiles {
   std::string key_file;
 };
 
-struct EtcdTarget {
-  bool tls = false;
-  std::vector<std::string> endpoints;  // "host:port", in the URL's order
-  std::string prefix;                  // "/fleetwave": a leading '/', no trailing '/'
-};
+using EtcdTarget = engine::EtcdUrl;
 
 struct EtcdUrlResult {
-  Status status;  // kInvalid naming the bad part of the URL
+  Status status;  // kInvalid naming the bad part of the URL (never its credentials)
   EtcdTarget target;
   bool ok() const { return status.ok(); }
 };
 
-// Whether `url` names the etcd backend at all (etcd:// or etcds://).
-bool IsEtcdUrl(const std::string& url);
+inline bool IsEtcdUrl(const std::string& url) { return engine::IsEtcdUrl(url); }
 EtcdUrlResult ParseEtcdUrl(const std::string& url);
 
 }  // namespace fleetwave::store
