@@ -365,14 +365,19 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
     }
   }
   if (const YAML::Node e = doc["etcd"]; e && r.Is(e, "etcd", "object")) {
-    r.Keys(e, "etcd", {"caFile", "certFile", "keyFile"});
+    r.Keys(e, "etcd", {"caFile", "certFile", "keyFile", "maxTxnOps", "maxRequestBytes"});
+    DecodeLimit(r, e["maxTxnOps"], "etcd.maxTxnOps", false, c.etcd.max_txn_ops);
+    DecodeLimit(r, e["maxRequestBytes"], "etcd.maxRequestBytes", true, c.etcd.max_request_bytes);
+    if (c.etcd.max_txn_ops < 2) r.Add(e["maxTxnOps"], "etcd.maxTxnOps", "must be at least 2");
     r.Str(e["caFile"], "etcd.caFile", c.etcd.ca_file);
     r.Str(e["certFile"], "etcd.certFile", c.etcd.cert_file);
     r.Str(e["keyFile"], "etcd.keyFile", c.etcd.key_file);
     if (c.etcd.cert_file.empty() != c.etcd.key_file.empty()) {
       r.Add(e, "etcd", "certFile and keyFile go together (a client certificate and its key)");
     }
-    if (c.state.rfind("etcds://", 0) != 0) {
+    const bool tls_files =
+        !c.etcd.ca_file.empty() || !c.etcd.cert_file.empty() || !c.etcd.key_file.empty();
+    if (tls_files && c.state.rfind("etcds://", 0) != 0) {
       r.Add(e, "etcd",
             "TLS files are used only with state: etcds://... (state is \"" + ShownUrl(c.state) +
                 "\")");

@@ -41,10 +41,14 @@ struct LivenessConfig {
 
 // `etcd:` the TLS files for an etcds:// state (paths relative to fleetwave.yaml's directory).
 // caFile empty: the system's CAs; certFile and keyFile (a client certificate) go together.
+// maxTxnOps/maxRequestBytes: the cluster's --max-txn-ops and --max-request-bytes (a batch is
+// atomic, so one bigger than these is refused; store/etcd_store.h).
 struct EtcdConfig {
   std::string ca_file;
   std::string cert_file;
   std::string key_file;
+  std::size_t max_txn_ops = 128;
+  std::size_t max_request_bytes = 1536 * 1024;
 };
 
 struct Config {

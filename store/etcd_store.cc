@@ -58,8 +58,8 @@ std::string KvString(const json& kv, const char* field) {
 
 }  // namespace
 
-EtcdStore::EtcdStore(std::unique_ptr<EtcdClient> client, int64_t base)
-    : client_(std::move(client)), layout_{client_->target().prefix}, base_(base) {}
+EtcdStore::EtcdStore(std::unique_ptr<EtcdClient> client, int64_t base, EtcdLimits limits)
+    : client_(std::move(client)), layout_{client_->target().prefix}, base_(base), limits_(limits) {}
 
 GetResult EtcdStore::Get(const std::string& key) {
   GetResult out;
@@ -139,20 +139,20 @@ WriteResult EtcdStore::Commit(const std::vector<Op>& ops) {
     last[op.key] = &op;
   }
   for (const auto& [key, op] : last) bytes += layout_.Data(key).size() + op->value.size() + 32;
-  if (order.size() > kEtcdMaxBatchKeys) {
+  if (order.size() + 1 > limits_.max_txn_ops) {
     out.status = {Code::kInvalid,
                   client_->Describe() + ": a batch of " + std::to_string(order.size()) +
                       " keys is more than one etcd transaction holds (" +
-                      std::to_string(kEtcdMaxBatchKeys) + " keys: etcd's --max-txn-ops " +
-                      std::to_string(kEtcdMaxTxnOps) +
+                      std::to_string(limits_.max_txn_ops - 1) + " keys: etcd's --max-txn-ops " +
+                      std::to_string(limits_.max_txn_ops) +
                       " less the store's revision key); a batch is atomic, so it is not split"};
     return out;
   }
-  if (bytes > kEtcdMaxRequestBytes - 4096) {
+  if (bytes + 4096 > limits_.max_request_bytes) {
     out.status = {Code::kInvalid,
                   client_->Describe() + ": a batch of " + std::to_string(bytes) +
                       " bytes is more than one etcd request holds (etcd's --max-request-bytes " +
-                      std::to_string(kEtcdMaxRequestBytes) +
+                      std::to_string(limits_.max_request_bytes) +
                       "); a batch is atomic, so it is not split"};
     return out;
   }
@@ -178,11 +178,11 @@ WriteResult EtcdStore::Commit(const std::vector<Op>& ops) {
       failure.push_back({{"request_range", Range(layout_.Data(op.key))}});
     }
   }
-  if (compare.size() > kEtcdMaxTxnOps) {
+  if (compare.size() > limits_.max_txn_ops) {
     out.status = {Code::kInvalid, client_->Describe() + ": a batch of " +
                                       std::to_string(compare.size()) +
                                       " comparisons is more than one etcd transaction holds (" +
-                                      std::to_string(kEtcdMaxTxnOps) + ", --max-txn-ops)"};
+                                      std::to_string(limits_.max_txn_ops) + ", --max-txn-ops)"};
     return out;
   }
   json success = json::array();
@@ -204,6 +204,15 @@ WriteResult EtcdStore::Commit(const std::vector<Op>& ops) {
   Failpoint(kFailBeforeCommit);  // the txn built, not sent
   EtcdReply r = client_->Call("/v3/kv/txn", txn, false);
   if (!r.ok()) {
+    // The cluster's flags are lower than `etcd:` says: refused before anything was applied.
+    if (r.status.message.find("too many operations in txn request") != std::string::npos ||
+        r.status.message.find("request is too large") != std::string::npos) {
+      out.status = {Code::kInvalid, r.status.message +
+                                        " (the batch was refused: etcd.maxTxnOps and "
+                                        "etcd.maxRequestBytes must not exceed the cluster's "
+                                        "--max-txn-ops and --max-request-bytes)"};
+      return out;
+    }
     out.status = {Code::kIo, r.status.message + " (the batch may or may not be committed)"};
     return out;
   }
@@ -307,7 +316,7 @@ OpenResult OpenEtcdStore(const std::string& url, const OpenOptions& options,
       base = theirs.empty() ? 0 : JsonInt(theirs[0], "create_revision");
     }
   }
-  out.store = std::make_unique<EtcdStore>(std::move(client), base);
+  out.store = std::make_unique<EtcdStore>(std::move(client), base, options.etcd_limits);
   return out;
 }
 

@@ -14,10 +14,13 @@
 // starts at 0; they are strictly increasing and contiguous while this prefix is the cluster's
 // only writer (other writers make them skip numbers, never repeat or go back).
 //
-// Limits (etcd 3.4 defaults): a txn holds at most 128 operations (--max-txn-ops) and a request
-// at most 1.5 MiB (--max-request-bytes). A batch is atomic by contract, so a bigger one is
-// refused with kInvalid naming the limit, never split. Repeated keys in one batch are folded to
-// the last operation on each (etcd refuses a txn that writes a key twice).
+// Limits (etcd 3.4 defaults, or `etcd: {maxTxnOps, maxRequestBytes}` matching the cluster's
+// flags): a txn holds at most 128 operations (--max-txn-ops) and a request at most 1.5 MiB
+// (--max-request-bytes). A batch is atomic by contract, so a bigger one is refused with kInvalid
+// naming the limit, never split. The daemon makes batches of one operation per changed app (and
+// six per app when an ApplicationSet is deleted), so a fleet of more than ~20 apps per set needs
+// etcd started with a higher --max-txn-ops (docs/state-store.md). Repeated keys in one batch are
+// folded to the last operation on each (etcd refuses a txn that writes a key twice).
 //
 // Opening: no local state lock (a single fleetwave per prefix is assumed until leader election,
 // docs/state-store.md); the marker plays the state identity's role: a prefix with keys but no
@@ -39,9 +42,9 @@
 namespace fleetwave::store {
 
 // etcd 3.4's default --max-txn-ops and --max-request-bytes.
-inline constexpr size_t kEtcdMaxTxnOps = 128;
-inline constexpr size_t kEtcdMaxRequestBytes = 1536 * 1024;
-// Distinct keys a batch may write: one txn operation is the revision key's put.
+inline constexpr size_t kEtcdMaxTxnOps = EtcdLimits{}.max_txn_ops;
+inline constexpr size_t kEtcdMaxRequestBytes = EtcdLimits{}.max_request_bytes;
+// Distinct keys a batch may write at the defaults: one txn operation is the revision key's put.
 inline constexpr size_t kEtcdMaxBatchKeys = kEtcdMaxTxnOps - 1;
 
 // The etcd keys of a prefix.
@@ -57,7 +60,7 @@ struct EtcdLayout {
 class EtcdStore final : public Store {
  public:
   // `base`: the marker's create_revision (store revision 0).
-  EtcdStore(std::unique_ptr<EtcdClient> client, int64_t base);
+  EtcdStore(std::unique_ptr<EtcdClient> client, int64_t base, EtcdLimits limits = {});
 
   GetResult Get(const std::string& key) override;
   ListResult List(const std::string& prefix) override;
@@ -69,6 +72,7 @@ class EtcdStore final : public Store {
   std::unique_ptr<EtcdClient> client_;
   const EtcdLayout layout_;
   const int64_t base_;
+  const EtcdLimits limits_;
   std::atomic<int64_t> batches_{0};
 };
 

@@ -17,6 +17,15 @@ struct EtcdTlsFiles {
   std::string key_file;
 };
 
+// What the etcd cluster accepts in one request, as its flags are set: etcd 3.4's defaults are
+// --max-txn-ops 128 and --max-request-bytes 1.5 MiB. fleetwave.yaml's `etcd: {maxTxnOps,
+// maxRequestBytes}` must match the cluster's flags (a bigger value than the cluster's makes
+// etcd refuse the batch instead of fleetwave).
+struct EtcdLimits {
+  size_t max_txn_ops = 128;
+  size_t max_request_bytes = 1536 * 1024;
+};
+
 using EtcdTarget = engine::EtcdUrl;
 
 struct EtcdUrlResult {

@@ -61,6 +61,8 @@ struct OpenOptions {
   std::function<void(std::size_t group_size)> on_group_taken = {};
   // etcds:// only: fleetwave.yaml's `etcd: {caFile, certFile, keyFile}`.
   EtcdTlsFiles etcd_tls = {};
+  // etcd:// only: the cluster's transaction limits (etcd_url.h).
+  EtcdLimits etcd_limits = {};
 };
 
 struct OpenResult {

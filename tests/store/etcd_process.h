@@ -50,7 +50,9 @@ class EtcdCluster {
   };
 
   // Starts `size` members and waits (bounded) for a leader. On failure `error()` says why.
-  explicit EtcdCluster(int size = 1) {
+  // `flags`: more etcd flags for every member ("--max-txn-ops=300").
+  explicit EtcdCluster(int size = 1, std::vector<std::string> flags = {})
+      : flags_(std::move(flags)) {
     // Another process may take a picked port before etcd binds it: then start over.
     for (int attempt = 0; attempt < 3 && !Start(size); ++attempt) Stop();
   }
@@ -130,6 +132,7 @@ class EtcdCluster {
                                        "--initial-cluster-token=fleetwave-test",
                                        "--logger=zap",
                                        "--log-outputs=" + data + ".log"};
+      args.insert(args.end(), flags_.begin(), flags_.end());
       m.pid = ::fork();
       if (m.pid == 0) {
         ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -167,6 +170,7 @@ class EtcdCluster {
     for (size_t i = 0; i < members_.size(); ++i) Kill(i);
   }
 
+  const std::vector<std::string> flags_;
   TempDir dir_;
   std::vector<Member> members_;
   std::string error_;

@@ -114,6 +114,32 @@ TEST(EtcdStore, RefusesABatchBeyondOneTransactionAndWritesNothingOfIt) {
   EXPECT_EQ(store->Get("large").entry.value.size(), 1024u * 1024u);
 }
 
+// A cluster started with a higher --max-txn-ops takes bigger batches when `etcd.maxTxnOps`
+// says so; a store told more than its cluster allows is refused by etcd, still kInvalid.
+TEST(EtcdStore, TheLimitsFollowTheClustersFlags) {
+  EtcdCluster big({1}, {"--max-txn-ops=300"});
+  ASSERT_TRUE(big.ok()) << big.error();
+  std::vector<Op> batch;
+  for (int i = 0; i < 299; ++i) batch.push_back(Op::Put("k/" + std::to_string(i), "v"));
+  OpenOptions options;
+  options.etcd_limits.max_txn_ops = 300;
+  OpenResult r = OpenEtcdStore(big.Url("/big"), options);
+  ASSERT_TRUE(r.ok()) << r.status.message;
+  WriteResult w = r.store->Commit(batch);
+  ASSERT_TRUE(w.ok()) << w.status.message;
+  EXPECT_EQ(r.store->List("k/").entries.size(), 299u);
+
+  ASSERT_TRUE(SharedEtcd().ok()) << SharedEtcd().error();
+  OpenResult wrong = OpenEtcdStore(SharedEtcd().Url(FreshPrefix()), options);
+  ASSERT_TRUE(wrong.ok()) << wrong.status.message;
+  WriteResult refused = wrong.store->Commit(batch);
+  EXPECT_EQ(refused.status.code, Code::kInvalid);
+  EXPECT_NE(refused.status.message.find("etcdserver: too many operations in txn request"),
+            std::string::npos)
+      << refused.status.message;
+  EXPECT_TRUE(wrong.store->List("").entries.empty());
+}
+
 TEST(EtcdStore, ARepeatedKeyEndsAsItsLastOperationAndEveryBatchGetsARevision) {
   ASSERT_TRUE(SharedEtcd().ok()) << SharedEtcd().error();
   auto store = Open(SharedEtcd().Url(FreshPrefix()));

@@ -190,7 +190,8 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
       store::OpenOptions{.accept_empty_state = args->Has("--accept-empty-state"),
                          .etcd_tls = {Resolve(config.etcd.ca_file, config_path),
                                       Resolve(config.etcd.cert_file, config_path),
-                                      Resolve(config.etcd.key_file, config_path)}});
+                                      Resolve(config.etcd.key_file, config_path)},
+                         .etcd_limits = {config.etcd.max_txn_ops, config.etcd.max_request_bytes}});
   if (!opened.ok()) {
     err << "fleetwave run: " << opened.status.message << "\n";
     return 1;

@@ -31,7 +31,8 @@ TEST(Config, EmptyFileGivesEveryDefault) {
 
 TEST(Config, AnEtcdStateWithItsTlsFilesAndCacheDir) {
   auto r = Decode(R"(state: etcds://10.0.0.1:2379,10.0.0.2:2379/fleetwave
-etcd: {caFile: ca.pem, certFile: client.pem, keyFile: client-key.pem}
+etcd: {caFile: ca.pem, certFile: client.pem, keyFile: client-key.pem, maxTxnOps: 16384,
+       maxRequestBytes: 8Mi}
 cacheDir: /var/cache/fleetwave
 )");
   ASSERT_TRUE(r.issues.empty()) << FormatIssue(r.issues[0]);
@@ -40,6 +41,8 @@ cacheDir: /var/cache/fleetwave
   EXPECT_EQ(r.config.etcd.cert_file, "client.pem");
   EXPECT_EQ(r.config.etcd.key_file, "client-key.pem");
   EXPECT_EQ(r.config.cache_dir, "/var/cache/fleetwave");
+  EXPECT_EQ(r.config.etcd.max_txn_ops, 16384u);
+  EXPECT_EQ(r.config.etcd.max_request_bytes, 8u * 1024 * 1024);
 }
 
 TEST(Config, EveryFieldIsDecoded) {
