@@ -50,9 +50,10 @@ class EtcdCluster {
   };
 
   // Starts `size` members and waits (bounded) for a leader. On failure `error()` says why.
-  // `flags`: more etcd flags for every member ("--max-txn-ops=300").
-  explicit EtcdCluster(int size = 1, std::vector<std::string> flags = {})
-      : flags_(std::move(flags)) {
+  // `flags`: more etcd flags for every member ("--max-txn-ops=300"). `tls`: the clients'
+  // files when the members serve https (their --cert-file etc. are in `flags`).
+  explicit EtcdCluster(int size = 1, std::vector<std::string> flags = {}, EtcdTlsFiles tls = {})
+      : flags_(std::move(flags)), tls_(std::move(tls)), https_(!tls_.ca_file.empty()) {
     // Another process may take a picked port before etcd binds it: then start over.
     for (int attempt = 0; attempt < 3 && !Start(size); ++attempt) Stop();
   }
@@ -73,7 +74,7 @@ class EtcdCluster {
     return out;
   }
   std::string Url(const std::string& prefix, bool all = true) const {
-    return "etcd://" + Endpoints(all) + prefix;
+    return (https_ ? "etcds://" : "etcd://") + Endpoints(all) + prefix;
   }
   // SIGKILL, and reaps it.
   void Kill(size_t index) {
@@ -118,7 +119,8 @@ class EtcdCluster {
     }
     for (Member& m : members_) {
       const std::string data = dir_.path() + "/" + m.name + "-" + std::to_string(m.client_port);
-      const std::string client = "http://127.0.0.1:" + std::to_string(m.client_port);
+      const std::string client =
+          (https_ ? "https://127.0.0.1:" : "http://127.0.0.1:") + std::to_string(m.client_port);
       const std::string peer = "http://127.0.0.1:" + std::to_string(m.peer_port);
       std::vector<std::string> args = {"etcd",
                                        "--name=" + m.name,
@@ -145,7 +147,7 @@ class EtcdCluster {
     }
     // Bounded: a loaded 2-core machine elects a 3-member leader in a few seconds.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    EtcdClient probe(EtcdTarget{false, {members_[0].endpoint()}, "/"}, {},
+    EtcdClient probe(EtcdTarget{https_, {members_[0].endpoint()}, "/"}, tls_,
                      EtcdClientOptions{500, 2000});
     EtcdReply last;
     while (std::chrono::steady_clock::now() < deadline) {
@@ -171,6 +173,8 @@ class EtcdCluster {
   }
 
   const std::vector<std::string> flags_;
+  const EtcdTlsFiles tls_;
+  const bool https_;
   TempDir dir_;
   std::vector<Member> members_;
   std::string error_;
