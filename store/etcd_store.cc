@@ -185,6 +185,15 @@ WriteResult EtcdStore::Commit(const std::vector<Op>& ops) {
                                       std::to_string(limits_.max_txn_ops) + ", --max-txn-ops)"};
     return out;
   }
+  const int64_t fence = fence_.load();
+  if (fence > 0) {
+    const std::string k = Base64Encode(layout_.Leader());
+    compare.push_back({{"key", k},
+                       {"result", "EQUAL"},
+                       {"target", "CREATE"},
+                       {"create_revision", std::to_string(fence)}});
+    failure.push_back({{"request_range", Range(layout_.Leader())}});
+  }
   json success = json::array();
   for (const std::string& key : order) {
     const Op& op = *last[key];
@@ -222,7 +231,22 @@ WriteResult EtcdStore::Commit(const std::vector<Op>& ops) {
     batches_.fetch_add(1);
     return out;
   }
-  // Which comparison failed, from the keys as the failed txn saw them.
+  // Which comparison failed, from the keys as the failed txn saw them. The fence first: a
+  // batch of a former leader is refused for that, whatever its own compares.
+  if (fence > 0) {
+    const json& kvs = Kvs(TxnRange(r.body, read_back.size()));
+    const int64_t term = kvs.empty() ? 0 : JsonInt(kvs[0], "create_revision");
+    if (term != fence) {
+      out.conflict_key = "<leadership>";
+      out.status = {
+          Code::kConflict,
+          client_->Describe() + ": not the leader any more (leadership term " +
+              std::to_string(fence) + " ended; " +
+              (kvs.empty() ? std::string("nobody leads") : "led by " + KvString(kvs[0], "value")) +
+              "); nothing of the batch was written"};
+      return out;
+    }
+  }
   std::map<std::string, int64_t> current;
   for (size_t i = 0; i < read_back.size(); ++i) {
     const json& kvs = Kvs(TxnRange(r.body, i));

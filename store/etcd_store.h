@@ -55,6 +55,7 @@ struct EtcdLayout {
   std::string Marker() const { return prefix + "/meta/id"; }
   std::string RevisionKey() const { return prefix + "/meta/rev"; }
   std::string Meta() const { return prefix + "/meta/"; }
+  std::string Leader() const { return prefix + "/meta/leader"; }
 };
 
 class EtcdStore final : public Store {
@@ -67,6 +68,9 @@ class EtcdStore final : public Store {
   WriteResult Commit(const std::vector<Op>& ops) override;
   int64_t Revision() override;
   CommitCounters Counters() override;
+  // From now on every batch commits only while the leader key's create_revision is `term`
+  // (etcd_leader.h); a batch refused for it is kConflict with conflict_key "<leadership>".
+  void Fence(int64_t term) { fence_.store(term); }
 
  private:
   std::unique_ptr<EtcdClient> client_;
@@ -74,6 +78,7 @@ class EtcdStore final : public Store {
   const int64_t base_;
   const EtcdLimits limits_;
   std::atomic<int64_t> batches_{0};
+  std::atomic<int64_t> fence_{0};  // 0: unfenced
 };
 
 // Opens the prefix `url` names (etcd:// or etcds://), creating its marker when it is empty.
