@@ -4,6 +4,8 @@
 #include <regex>
 #include <set>
 
+#include "engine/etcd_url.h"
+
 namespace fleetwave::engine {
 namespace {
 
@@ -305,7 +307,7 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
   r.Keys(doc, "",
          {"kubeconfig", "clusters", "applicationSets", "progressiveSyncs", "state", "listen",
           "apiTokenFile", "apiReadTokenFile", "tls", "git", "repositories", "webhook", "deletion",
-          "workloads", "liveness", "limits"});
+          "workloads", "liveness", "limits", "etcd", "cacheDir"});
   if (const YAML::Node k = doc["kubeconfig"]) {
     if (k.IsSequence()) {
       c.kubeconfig = r.StrList(k, "kubeconfig");
@@ -346,13 +348,42 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
     c.progressive_syncs = YamlToJson(p).get<bool>();
   }
   if (const YAML::Node s = doc["state"]; s && r.Is(s, "state", "string")) {
-    if (s.Scalar().rfind("sqlite://", 0) != 0) {
+    EtcdUrl etcd;
+    if (IsEtcdUrl(s.Scalar())) {
+      if (auto wrong = ParseEtcdUrl(s.Scalar(), &etcd)) {
+        r.Add(s, "state",
+              "\"" + ShownUrl(s.Scalar()) + "\": " + *wrong + " (expected " + kEtcdUrlForm + ")");
+      } else {
+        c.state = s.Scalar();
+      }
+    } else if (s.Scalar().rfind("sqlite://", 0) != 0) {
       r.Add(s, "state",
-            "unsupported value \"" + s.Scalar() + "\" (supported: sqlite:///path/to/state.db)");
+            "unsupported value \"" + ShownUrl(s.Scalar()) +
+                "\" (supported: sqlite:///path/to/state.db, " + kEtcdUrlForm + ")");
     } else {
       c.state = s.Scalar();
     }
   }
+  if (const YAML::Node e = doc["etcd"]; e && r.Is(e, "etcd", "object")) {
+    r.Keys(e, "etcd", {"caFile", "certFile", "keyFile", "maxTxnOps", "maxRequestBytes"});
+    DecodeLimit(r, e["maxTxnOps"], "etcd.maxTxnOps", false, c.etcd.max_txn_ops);
+    DecodeLimit(r, e["maxRequestBytes"], "etcd.maxRequestBytes", true, c.etcd.max_request_bytes);
+    if (c.etcd.max_txn_ops < 2) r.Add(e["maxTxnOps"], "etcd.maxTxnOps", "must be at least 2");
+    r.Str(e["caFile"], "etcd.caFile", c.etcd.ca_file);
+    r.Str(e["certFile"], "etcd.certFile", c.etcd.cert_file);
+    r.Str(e["keyFile"], "etcd.keyFile", c.etcd.key_file);
+    if (c.etcd.cert_file.empty() != c.etcd.key_file.empty()) {
+      r.Add(e, "etcd", "certFile and keyFile go together (a client certificate and its key)");
+    }
+    const bool tls_files =
+        !c.etcd.ca_file.empty() || !c.etcd.cert_file.empty() || !c.etcd.key_file.empty();
+    if (tls_files && c.state.rfind("etcds://", 0) != 0) {
+      r.Add(e, "etcd",
+            "TLS files are used only with state: etcds://... (state is \"" + ShownUrl(c.state) +
+                "\")");
+    }
+  }
+  r.Str(doc["cacheDir"], "cacheDir", c.cache_dir);
   if (const YAML::Node l = doc["listen"]; l && r.Is(l, "listen", "object")) {
     r.Keys(l, "listen", {"api", "metrics", "allowedHosts"});
     r.HostPort(l["api"], "listen.api", c.listen_api);

@@ -39,12 +39,29 @@ struct LivenessConfig {
   long long max_probe_backoff_seconds = 30;  // while down: the longest wait between probes
 };
 
+// `etcd:` the TLS files for an etcds:// state (paths relative to fleetwave.yaml's directory).
+// caFile empty: the system's CAs; certFile and keyFile (a client certificate) go together.
+// maxTxnOps/maxRequestBytes: the cluster's --max-txn-ops and --max-request-bytes (a batch is
+// atomic, so one bigger than these is refused; store/etcd_store.h).
+struct EtcdConfig {
+  std::string ca_file;
+  std::string cert_file;
+  std::string key_file;
+  std::size_t max_txn_ops = 128;
+  std::size_t max_request_bytes = 1536 * 1024;
+};
+
 struct Config {
   std::vector<std::string> kubeconfig = {"/etc/fleetwave/kubeconfig"};
   std::vector<ClusterLabels> clusters;
   std::string application_sets = "/etc/fleetwave/applicationsets";
   bool progressive_syncs = true;
+  // sqlite:///path/state.db, or etcd://HOST:PORT[,...]/PREFIX / etcds://... (engine/etcd_url.h).
   std::string state = "sqlite:///var/lib/fleetwave/state.db";
+  EtcdConfig etcd;
+  // Where local caches (remote repositories' git mirrors) live when the state is in etcd; with
+  // sqlite:// they stay in the database's directory.
+  std::string cache_dir = "/var/lib/fleetwave";
   std::string listen_api = "127.0.0.1:8089";
   std::string listen_metrics = "127.0.0.1:9464";
   std::string api_token_file = "/etc/fleetwave/api-token";

@@ -23,6 +23,8 @@ packages=(
   # The remote-repository tests serve git on loopback: git http-backend behind lighttpd over
   # HTTPS with basic auth, and sshd on a high port (tests/sources/git_remote_test.cc).
   lighttpd lighttpd-mod-openssl openssh-server
+  # The etcd state backend's tests start real etcd members (tests/store/etcd_process.h).
+  etcd-server etcd-client
 )
 
 missing=()

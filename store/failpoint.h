@@ -16,7 +16,7 @@ namespace fleetwave::store {
 // The exit status of a process stopped by a failpoint (distinct from crashes and signals).
 inline constexpr int kFailpointExitCode = 86;
 
-// The store's failpoints (sqlite_store.cc):
+// The store's failpoints (sqlite_store.cc; etcd_store.cc has the commit pair around its txn):
 inline constexpr const char* kFailBeforeCommit =
     "store.commit.before";  // the group's txn written, not committed
 inline constexpr const char* kFailAfterCommit =

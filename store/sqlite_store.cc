@@ -555,15 +555,4 @@ OpenResult OpenSqliteStore(const std::string& db_path, const OpenOptions& option
   return out;
 }
 
-OpenResult OpenStore(const std::string& state_url, const OpenOptions& options) {
-  static const std::string kSqlite = "sqlite://";
-  if (state_url.compare(0, kSqlite.size(), kSqlite) == 0 && state_url.size() > kSqlite.size()) {
-    return OpenSqliteStore(state_url.substr(kSqlite.size()), options);
-  }
-  OpenResult out;
-  out.status = {Code::kInvalid, "state: unsupported URL \"" + state_url +
-                                    "\" (supported: sqlite:///path/state.db)"};
-  return out;
-}
-
 }  // namespace fleetwave::store

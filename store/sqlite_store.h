@@ -44,6 +44,7 @@
 #include <string>
 #include <vector>
 
+#include "store/etcd_url.h"
 #include "store/store.h"
 #include "store/store_health.h"
 
@@ -58,6 +59,10 @@ struct OpenOptions {
   bool accept_empty_state = false;
   // Tests only: shapes commit groups (group_commit.h, GroupCommitter::GroupTaken).
   std::function<void(std::size_t group_size)> on_group_taken = {};
+  // etcds:// only: fleetwave.yaml's `etcd: {caFile, certFile, keyFile}`.
+  EtcdTlsFiles etcd_tls = {};
+  // etcd:// only: the cluster's transaction limits (etcd_url.h).
+  EtcdLimits etcd_limits = {};
 };
 
 struct OpenResult {
@@ -77,8 +82,9 @@ struct OpenResult {
 // state directory that gets locked and holds the marker.
 OpenResult OpenSqliteStore(const std::string& db_path, const OpenOptions& options = {});
 
-// Opens the store a `state:` URL names. Supported: "sqlite:///abs/path/state.db" and
-// "sqlite://relative/state.db". Anything else is kInvalid (an etcd:// backend goes here).
+// Opens the store a `state:` URL names. Supported: "sqlite:///abs/path/state.db",
+// "sqlite://relative/state.db" and etcd://HOST:PORT[,...]/PREFIX or etcds:// (etcd_store.h).
+// Anything else is kInvalid. Defined in open_store.cc.
 OpenResult OpenStore(const std::string& state_url, const OpenOptions& options = {});
 
 }  // namespace fleetwave::store

@@ -120,7 +120,11 @@ class DaemonEnv:
     """
 
     def __init__(self, clusters=3, kubesim_args=(), image=GUESTBOOK_IMAGE, poll_interval="1s",
-                 replicas=None, progress_deadline=None):
+                 replicas=None, progress_deadline=None, state=None, extra_config=None):
+        """`state`: the `state:` URL (default: an SQLite file in the temporary directory);
+        `extra_config`: more top-level fleetwave.yaml fields."""
+        self._state = state
+        self._extra_config = extra_config or {}
         self.dir = tempfile.mkdtemp(prefix="fleetwave-e2e-")
         self.kubesim = Kubesim(*kubesim_args, clusters=clusters)
         self.clusters = ["sim-%d" % i for i in range(clusters)]
@@ -190,11 +194,12 @@ class DaemonEnv:
             "clusters": [{"name": c, "labels": {"index": c.split("-")[1]}}
                          for c in self.clusters],
             "applicationSets": "appsets",
-            "state": "sqlite://" + os.path.join(self.dir, "state.db"),
+            "state": self._state or "sqlite://" + os.path.join(self.dir, "state.db"),
             "apiTokenFile": "token",
             "listen": {"api": "127.0.0.1:0", "metrics": "127.0.0.1:0"},
             "git": {"pollInterval": poll_interval},
         }
+        config.update(self._extra_config)
         self.config_path = os.path.join(self.config_dir, "fleetwave.yaml")
         with open(self.config_path, "w") as f:
             yaml.safe_dump(config, f, sort_keys=False)

@@ -162,11 +162,16 @@ TEST(OpenStore, ReadsTheStateUrl) {
   TempDir dir;
   OpenResult ok = OpenStore("sqlite://" + dir.db());
   EXPECT_TRUE(ok.ok()) << ok.status.message;
+  OpenResult other = OpenStore("redis://127.0.0.1:6379");
+  EXPECT_EQ(other.status.code, Code::kInvalid);
+  EXPECT_EQ(other.status.message,
+            "state: unsupported URL \"redis://127.0.0.1:6379\" (supported: "
+            "sqlite:///path/state.db, etcd://HOST:PORT[,HOST:PORT...]/PREFIX, etcds://...)");
   OpenResult etcd = OpenStore("etcd://127.0.0.1:2379");
   EXPECT_EQ(etcd.status.code, Code::kInvalid);
   EXPECT_EQ(etcd.status.message,
-            "state: unsupported URL \"etcd://127.0.0.1:2379\" (supported: "
-            "sqlite:///path/state.db)");
+            "state: \"etcd://127.0.0.1:2379\": no /PREFIX after the endpoints (expected "
+            "etcd://HOST:PORT[,HOST:PORT...]/PREFIX, or etcds:// for TLS)");
   OpenResult missing_dir = OpenSqliteStore(dir.path() + "/nope/state.db");
   EXPECT_EQ(missing_dir.status.code, Code::kIo);
   EXPECT_EQ(missing_dir.status.message,

@@ -1,6 +1,7 @@
-// The Store semantics every backend must share (SQLite now, etcd later), run against each
+// The Store semantics every backend must share (SQLite, memory, etcd), run against each
 // implementation: reads and writes, the store revision, byte-ordered prefix listing, and
-// compare-and-set failing a whole batch.
+// compare-and-set failing a whole batch. The etcd case runs on a real etcd this process starts
+// (tests/store/etcd_process.h), one fresh prefix per test.
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -8,14 +9,23 @@
 #include <string>
 #include <vector>
 
+#include "store/etcd_store.h"
 #include "store/memory_store.h"
 #include "store/sqlite_store.h"
 #include "tests/store/child_process.h"
+#include "tests/store/etcd_process.h"
 
 namespace fleetwave::store {
 namespace {
 
+using testing::EtcdCluster;
 using testing::TempDir;
+
+// One etcd for the whole process (started at the first etcd case, killed at exit).
+EtcdCluster& SharedEtcd() {
+  static EtcdCluster etcd(1);
+  return etcd;
+}
 
 std::vector<std::string> Keys(const ListResult& list) {
   std::vector<std::string> out;
@@ -27,6 +37,15 @@ class StoreContract : public ::testing::TestWithParam<std::string> {
  protected:
   std::unique_ptr<Store> Make() {
     if (GetParam() == "memory") return std::make_unique<MemoryStore>();
+    if (GetParam() == "etcd") {
+      static int prefixes = 0;
+      EtcdCluster& etcd = SharedEtcd();
+      EXPECT_TRUE(etcd.ok()) << etcd.error();
+      if (!etcd.ok()) return nullptr;
+      OpenResult r = OpenEtcdStore(etcd.Url("/contract-" + std::to_string(++prefixes)));
+      EXPECT_TRUE(r.ok()) << r.status.message;
+      return std::move(r.store);
+    }
     OpenResult r = OpenSqliteStore(dir_.db());
     EXPECT_TRUE(r.ok()) << r.status.message;
     return std::move(r.store);
@@ -131,7 +150,7 @@ TEST_P(StoreContract, CompareAndSetFailsTheWholeBatch) {
   EXPECT_EQ(store->Put("pin", "x", 1).status.message, "pin: revision is 6, expected 1");
 }
 
-INSTANTIATE_TEST_SUITE_P(Backends, StoreContract, ::testing::Values("sqlite", "memory"),
+INSTANTIATE_TEST_SUITE_P(Backends, StoreContract, ::testing::Values("sqlite", "memory", "etcd"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });

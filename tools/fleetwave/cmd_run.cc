@@ -185,9 +185,14 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
 
   // --accept-empty-state: start although the state directory's marker names another database
   // (docs/state-store.md, "A database that vanished or was emptied").
-  store::OpenResult opened =
-      store::OpenStore(ResolveStateUrl(config.state, config_path),
-                       store::OpenOptions{.accept_empty_state = args->Has("--accept-empty-state")});
+  // etcds://: the TLS files of `etcd:`, relative to fleetwave.yaml as every path in it.
+  store::OpenResult opened = store::OpenStore(
+      ResolveStateUrl(config.state, config_path),
+      store::OpenOptions{.accept_empty_state = args->Has("--accept-empty-state"),
+                         .etcd_tls = {Resolve(config.etcd.ca_file, config_path),
+                                      Resolve(config.etcd.cert_file, config_path),
+                                      Resolve(config.etcd.key_file, config_path)},
+                         .etcd_limits = {config.etcd.max_txn_ops, config.etcd.max_request_bytes}});
   if (!opened.ok()) {
     err << "fleetwave run: " << opened.status.message << "\n";
     return 1;
@@ -231,9 +236,12 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
       },
       [&metrics] { metrics.Degraded("internal"); });
   // Remote repositories are mirrored in the state directory (<dir>/git/<hash of the URL>).
+  // With the state in etcd there is no local state directory: `cacheDir:` holds them.
   const std::string state_url = ResolveStateUrl(config.state, config_path);
   const std::string state_dir =
-      fs::path(state_url.substr(std::string("sqlite://").size())).parent_path().string();
+      state_url.rfind("sqlite://", 0) == 0
+          ? fs::path(state_url.substr(std::string("sqlite://").size())).parent_path().string()
+          : Resolve(config.cache_dir, config_path);
   sources::GitSource source(sources::GitSourceOptions{
       state_dir + "/git", config.repositories,
       [&metrics](const std::string& repo, const std::string& result) {

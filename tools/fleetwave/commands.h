@@ -19,6 +19,8 @@ int RunProgress(const Argv& args, std::ostream& out, std::ostream& err);
 int RunHealth(const Argv& args, std::ostream& out, std::ostream& err);
 int RunDoctor(const Argv& args, std::ostream& out, std::ostream& err);
 int RunDaemon(const Argv& args, std::ostream& out, std::ostream& err);
+// Copies the state into etcd (cmd_migrate_state.cc).
+int RunMigrateState(const Argv& args, std::ostream& out, std::ostream& err);
 // Clients of a running daemon's API (cmd_get.cc, cmd_client.cc).
 int RunGet(const Argv& args, std::ostream& out, std::ostream& err);
 int RunSync(const Argv& args, std::ostream& out, std::ostream& err);

@@ -1,4 +1,5 @@
 // fleetwave: one binary, one subcommand per job.
+#include <cstddef>
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -30,12 +31,16 @@ constexpr Command kCommands[] = {
     {"resume", fleetwave::cli::RunResume, "resume a paused rollout"},
     {"delete", fleetwave::cli::RunDelete, "delete an ApplicationSet pending deletion now"},
     {"refresh", fleetwave::cli::RunRefresh, "reconcile every ApplicationSet now"},
+    {"migrate-state", fleetwave::cli::RunMigrateState, "copy the state into etcd"},
 };
+
+// The summaries' column: past the longest name ("migrate-state").
+constexpr std::size_t kColumn = 15;
 
 int Usage(std::ostream& os, int code) {
   os << "usage: fleetwave COMMAND [ARGS]\n\ncommands:\n";
   for (const auto& c : kCommands)
-    os << "  " << c.name << std::string(12 - std::strlen(c.name), ' ') << c.summary << "\n";
+    os << "  " << c.name << std::string(kColumn - std::strlen(c.name), ' ') << c.summary << "\n";
   return code;
 }
 

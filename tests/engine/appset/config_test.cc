@@ -29,6 +29,22 @@ TEST(Config, EmptyFileGivesEveryDefault) {
   EXPECT_EQ(r.config.liveness.max_probe_backoff_seconds, 30);
 }
 
+TEST(Config, AnEtcdStateWithItsTlsFilesAndCacheDir) {
+  auto r = Decode(R"(state: etcds://10.0.0.1:2379,10.0.0.2:2379/fleetwave
+etcd: {caFile: ca.pem, certFile: client.pem, keyFile: client-key.pem, maxTxnOps: 16384,
+       maxRequestBytes: 8Mi}
+cacheDir: /var/cache/fleetwave
+)");
+  ASSERT_TRUE(r.issues.empty()) << FormatIssue(r.issues[0]);
+  EXPECT_EQ(r.config.state, "etcds://10.0.0.1:2379,10.0.0.2:2379/fleetwave");
+  EXPECT_EQ(r.config.etcd.ca_file, "ca.pem");
+  EXPECT_EQ(r.config.etcd.cert_file, "client.pem");
+  EXPECT_EQ(r.config.etcd.key_file, "client-key.pem");
+  EXPECT_EQ(r.config.cache_dir, "/var/cache/fleetwave");
+  EXPECT_EQ(r.config.etcd.max_txn_ops, 16384u);
+  EXPECT_EQ(r.config.etcd.max_request_bytes, 8u * 1024 * 1024);
+}
+
 TEST(Config, EveryFieldIsDecoded) {
   auto r = Decode(R"(kubeconfig: [/a, /b]
 clusters:
@@ -121,9 +137,23 @@ INSTANTIATE_TEST_SUITE_P(
                   "fleetwave.yaml:1:25: deletion.gracePeriod: invalid duration \"10 minutes\" "
                   "(examples: 90s, 10m, "
                   "1h30m)"},
-        ErrorCase{"UnsupportedState", "state: etcd://x\n",
-                  "fleetwave.yaml:1:8: state: unsupported value \"etcd://x\" (supported: "
-                  "sqlite:///path/to/state.db)"},
+        ErrorCase{"UnsupportedState", "state: redis://x\n",
+                  "fleetwave.yaml:1:8: state: unsupported value \"redis://x\" (supported: "
+                  "sqlite:///path/to/state.db, etcd://HOST:PORT[,HOST:PORT...]/PREFIX, or "
+                  "etcds:// for TLS)"},
+        ErrorCase{"EtcdStateWithoutPrefix", "state: etcd://x:2379\n",
+                  "fleetwave.yaml:1:8: state: \"etcd://x:2379\": no /PREFIX after the endpoints "
+                  "(expected etcd://HOST:PORT[,HOST:PORT...]/PREFIX, or etcds:// for TLS)"},
+        ErrorCase{"EtcdStateBadEndpoint", "state: etcd://a:1,b/fw\n",
+                  "fleetwave.yaml:1:8: state: \"etcd://a:1,b/fw\": endpoint \"b\" is not "
+                  "HOST:PORT (expected etcd://HOST:PORT[,HOST:PORT...]/PREFIX, or etcds:// for "
+                  "TLS)"},
+        ErrorCase{"EtcdTlsWithoutEtcds", "state: etcd://a:1/fw\netcd: {caFile: ca.pem}\n",
+                  "fleetwave.yaml:2:7: etcd: TLS files are used only with state: etcds://... "
+                  "(state is \"etcd://a:1/fw\")"},
+        ErrorCase{"EtcdCertWithoutKey", "state: etcds://a:1/fw\netcd: {certFile: c.pem}\n",
+                  "fleetwave.yaml:2:7: etcd: certFile and keyFile go together (a client "
+                  "certificate and its key)"},
         ErrorCase{"UnknownWorkloadKind", "workloads: {kinds: [Rollout]}\n",
                   "fleetwave.yaml:1:21: workloads.kinds[0]: unsupported value \"Rollout\" "
                   "(supported: CloneSet, "
