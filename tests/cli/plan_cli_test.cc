@@ -1,5 +1,6 @@
 // `fleetwave plan` end to end through cli::RunPlan: arguments, files, kubectl-shaped inputs in
 // YAML and JSON, both output formats, and errors that name the file.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -23,9 +24,13 @@ const std::string kTestdata = FLEETWAVE_TESTDATA_DIR "/plan/";
 class TempDir {
  public:
   TempDir() {
+    // A parameterised test's name has a '/' ("MatchesExpect/A04"): flattened, or the parent
+    // directory would be left behind in /tmp by every run.
+    std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+    std::replace(name.begin(), name.end(), '/', '_');
     path_ = fs::temp_directory_path() /
             ("fleetwave-plan-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-             "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+             "-" + name);
     fs::create_directories(path_);
   }
   ~TempDir() { fs::remove_all(path_); }
