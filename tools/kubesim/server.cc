@@ -232,6 +232,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     bookmark_timer_.expires_after(bookmark_interval_);
     bookmark_timer_.async_wait([self = this->shared_from_this()](error_code ec) {
       if (ec || self->closed_ || self->finishing_) return;
+      ++self->sim_.server_counter("bookmarks");
       self->Enqueue(self->sim_.BookmarkLine(*self->plan_));
       self->ScheduleBookmark();
     });
@@ -414,13 +415,39 @@ struct Server::Impl {
     }
   }
 
+  // The controllers' timer sleeps until the simulator has work: the next tick while some
+  // cluster is active, else the earliest due time of a settled one, else until a write
+  // wakes it (Wake). So a fleet at rest costs no timer wake-ups.
   void ScheduleTick() {
-    tick_timer.expires_after(std::chrono::milliseconds(sim.options().tick_ms));
+    std::optional<std::chrono::steady_clock::duration> delay;
+    if (sim.busy()) {
+      delay = std::chrono::milliseconds(sim.options().tick_ms);
+    } else if (auto due = sim.NextDue()) {
+      delay = std::max(Duration::zero(), *due - sim.clock().Now());
+    }
+    if (!delay) {
+      tick_armed = false;
+      return;
+    }
+    ArmTick(std::chrono::steady_clock::now() + *delay);
+  }
+
+  void ArmTick(std::chrono::steady_clock::time_point at) {
+    tick_armed = true;
+    tick_at = at;
+    tick_timer.expires_at(at);  // cancels a pending wait (which then returns on its error)
     tick_timer.async_wait([this](error_code ec) {
       if (ec) return;
+      ++sim.server_counter("timer_wakeups");
       sim.Tick();
       ScheduleTick();
     });
+  }
+
+  // A write gave a sleeping simulator work: tick within --tick-ms.
+  void Wake() {
+    auto at = std::chrono::steady_clock::now() + std::chrono::milliseconds(sim.options().tick_ms);
+    if (!tick_armed || tick_at > at) ArmTick(at);
   }
 
   Simulator& sim;
@@ -434,6 +461,8 @@ struct Server::Impl {
   WatchRegistry watches;
   net::signal_set signals;
   net::steady_timer tick_timer;
+  bool tick_armed = false;
+  std::chrono::steady_clock::time_point tick_at{};
   net::steady_timer fault_timer{io};
 };
 
@@ -488,7 +517,10 @@ bool Server::Start(std::vector<std::uint16_t>* ports, std::string* error) {
   s.sim.control().SetWatchDropper([&s](int cluster) { s.watches.Drop(cluster); });
   s.ScheduleFaultSync();
   // With a manual clock, controllers step only when the clock is advanced.
-  if (!s.sim.clock().manual()) s.ScheduleTick();
+  if (!s.sim.clock().manual()) {
+    s.sim.SetWakeListener([&s] { s.Wake(); });
+    s.ScheduleTick();
+  }
   return true;
 }
 
