@@ -383,6 +383,33 @@ class RawProtocolTest(unittest.TestCase):
                if e["type"] != "BOOKMARK"]
         self.assertEqual(rvs, sorted(rvs))
 
+    def test_connection_is_kept_alive_after_a_watch_ends(self):
+        # An API server ends a watch with the last chunk and keeps the connection, so a client
+        # re-opening its watch every few minutes needs no new TCP (or TLS) handshake.
+        conn, prefix = self.connection()
+        headers = {"Authorization": "Bearer " + self.sim.token()}
+        conn.request("GET", prefix + "/api/v1/namespaces/raw/configmaps?watch=1&timeoutSeconds=1",
+                     headers=headers)
+        watch = conn.getresponse()
+        watch.read()
+        self.assertEqual(watch.status, 200)
+        self.assertFalse(watch.will_close, "the watch response closed its connection")
+        sock = conn.sock
+        self.assertIsNotNone(sock)
+        for _ in range(2):  # a list, then another watch, on the same connection
+            conn.request("GET", prefix + "/api/v1/namespaces/raw/configmaps?watch=1"
+                         "&timeoutSeconds=1", headers=headers)
+            again = conn.getresponse()
+            again.read()
+            self.assertEqual(again.status, 200)
+            self.assertIs(conn.sock, sock, "the client had to reconnect")
+        conn.request("GET", prefix + "/api/v1/namespaces/raw/configmaps", headers=headers)
+        listed = conn.getresponse()
+        self.assertEqual(listed.status, 200)
+        self.assertEqual(json.loads(listed.read())["kind"], "ConfigMapList")
+        self.assertIs(conn.sock, sock, "the client had to reconnect")
+        conn.close()
+
     def test_chunked_request_body_is_accepted(self):
         conn, prefix = self.connection()
         body = json.dumps({"apiVersion": "v1", "kind": "ConfigMap",

@@ -34,6 +34,7 @@ Json Cluster::Commit(ResourceId resource, Json object, EventType type) {
     previous = store_.Get(resource, NamespaceOf(object), NameOf(object));
   store_.Put(resource, NamespaceOf(object), NameOf(object), object);
   hub_.Publish(type, resource, rv_, object, previous ? &*previous : nullptr, clock_.Now());
+  if (on_change_) on_change_(index_);
   return object;
 }
 
@@ -41,6 +42,7 @@ Json Cluster::Erase(ResourceId resource, Json object) {
   store_.Erase(resource, NamespaceOf(object), NameOf(object));
   object["metadata"]["resourceVersion"] = std::to_string(++rv_);
   hub_.Publish(EventType::kDeleted, resource, rv_, object, nullptr, clock_.Now());
+  if (on_change_) on_change_(index_);
   return object;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <random>
 #include <string>
@@ -49,7 +50,11 @@ class Cluster {
     lifecycle_pending_ = false;
     return p;
   }
+  bool lifecycle_pending() const { return lifecycle_pending_; }
   void ExpireHistory() { hub_.CompactAll(rv_); }
+  // Called with index() after every committed change (the simulator's scheduler listens, so
+  // a written cluster gets a controller step and an unwritten one can sleep).
+  void SetChangeListener(std::function<void(int)> listener) { on_change_ = std::move(listener); }
 
  private:
   int index_;
@@ -61,6 +66,7 @@ class Cluster {
   WatchHub hub_;
   std::mt19937_64 rng_;
   bool lifecycle_pending_ = false;
+  std::function<void(int)> on_change_;
 };
 
 std::string NamespaceOf(const Json& object);

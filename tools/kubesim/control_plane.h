@@ -70,6 +70,7 @@ class ControlPlane {
   EventLog& events() { return events_; }
   AuditLog& audit() { return audit_; }
   ControllerManager& controllers() { return controllers_; }
+  const ControllerManager& controllers() const { return controllers_; }
 
  private:
   EventLog events_;

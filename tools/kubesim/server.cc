@@ -24,6 +24,8 @@ namespace {
 
 // A slow watcher that lets this much pile up is cut off, as API servers drop slow watches.
 constexpr std::size_t kMaxQueuedWatchBytes = 64 << 20;
+// What a watch keeps of its write buffer between events.
+constexpr std::size_t kKeptChunkBytes = 16 << 10;
 
 // The open watch streams per cluster, so a dropWatches or down fault can end them all.
 class WatchRegistry {
@@ -169,7 +171,7 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
           });
     }
     Dispatch d = sim_.Handle(r, cluster_);
-    if (d.watch) return StartWatch(*d.watch, version);
+    if (d.watch) return StartWatch(*d.watch, version, keep_alive);
     auto res = std::make_shared<http::response<http::string_body>>(
         static_cast<http::status>(d.response.status), version);
     res->set(http::field::server, "kubesim");
@@ -186,14 +188,17 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
                       });
   }
 
-  void StartWatch(const WatchPlan& plan, unsigned version) {
+  void StartWatch(const WatchPlan& plan, unsigned version, bool keep_alive) {
     plan_ = plan;
+    watch_keep_alive_ = keep_alive;
     beast::get_lowest_layer(stream_).expires_never();
     auto res = std::make_shared<http::response<http::empty_body>>(http::status::ok, version);
     res->set(http::field::server, "kubesim");
     res->set(http::field::content_type, "application/json");
     res->set(http::field::cache_control, "no-cache, private");
-    res->keep_alive(false);
+    // As an API server: the stream ends with its last chunk and the connection stays open
+    // for the next request, so re-opening a watch needs no new TCP or TLS handshake.
+    res->keep_alive(keep_alive);
     res->chunked(true);
     auto sr = std::make_shared<http::response_serializer<http::empty_body>>(*res);
     writing_ = true;
@@ -223,15 +228,23 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       if (!ec) self->FinishWatch();
     });
     if (plan_->bookmarks) ScheduleBookmark();
-    // Nothing more is expected from the client; a read completing means it hung up.
-    stream_.async_read_some(net::buffer(probe_), [self = this->shared_from_this()](
-                                                     error_code, std::size_t) { self->Close(); });
+    // Nothing is expected from the client until the watch ends: a read failing means it hung
+    // up; bytes arriving are its next request, kept in buffer_ for the parser.
+    probing_ = true;
+    stream_.async_read_some(buffer_.prepare(4096),
+                            [self = this->shared_from_this()](error_code ec, std::size_t n) {
+                              self->probing_ = false;
+                              if (ec) return self->Close();
+                              self->buffer_.commit(n);
+                              if (self->watch_over_) self->NextRequest();
+                            });
   }
 
   void ScheduleBookmark() {
     bookmark_timer_.expires_after(bookmark_interval_);
     bookmark_timer_.async_wait([self = this->shared_from_this()](error_code ec) {
       if (ec || self->closed_ || self->finishing_) return;
+      ++self->sim_.server_counter("bookmarks");
       self->Enqueue(self->sim_.BookmarkLine(*self->plan_));
       self->ScheduleBookmark();
     });
@@ -277,9 +290,15 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     if (queue_.empty()) {
       if (!finishing_) return;
       writing_ = true;
-      net::async_write(
-          stream_, http::make_chunk_last(),
-          [self = this->shared_from_this()](error_code, std::size_t) { self->Close(); });
+      net::async_write(stream_, http::make_chunk_last(),
+                       [self = this->shared_from_this()](error_code ec, std::size_t) {
+                         self->writing_ = false;
+                         if (ec || !self->watch_keep_alive_) return self->Close();
+                         self->watch_over_ = true;
+                         // The probe read still pending delivers the next request (or the
+                         // hang-up); if it already brought bytes, parse them now.
+                         if (!self->probing_) self->NextRequest();
+                       });
       return;
     }
     // Everything queued goes out as one chunk: fewer writes under bursts.
@@ -291,9 +310,27 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
     net::async_write(stream_, http::make_chunk(net::buffer(current_)),
                      [self = this->shared_from_this()](error_code ec, std::size_t) {
                        self->writing_ = false;
+                       // A burst (the initial ADDED list) must not leave every idle watch
+                       // holding its size.
+                       if (self->current_.capacity() > kKeptChunkBytes)
+                         std::string().swap(self->current_);
                        if (ec) return self->Close();
                        self->WriteNext();
                      });
+  }
+
+  // The watch is over and its connection kept: back to reading requests.
+  void NextRequest() {
+    if (closed_) return;
+    watch_over_ = false;
+    finishing_ = false;
+    plan_.reset();
+    sink_.reset();
+    delay_timer_.cancel();
+    delayed_.clear();
+    queue_.clear();
+    queued_bytes_ = 0;
+    DoRead();
   }
 
   void FinishWatch() {
@@ -343,6 +380,9 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
   std::size_t queued_bytes_ = 0;
   std::string current_;
   char probe_[64];
+  bool probing_ = false;           // the read that notices a hang-up during a watch is pending
+  bool watch_keep_alive_ = false;  // the watch's connection stays open after its last chunk
+  bool watch_over_ = false;        // its last chunk is written; the next request may follow
   bool writing_ = false;
   bool finishing_ = false;
   bool closed_ = false;
@@ -414,13 +454,39 @@ struct Server::Impl {
     }
   }
 
+  // The controllers' timer sleeps until the simulator has work: the next tick while some
+  // cluster is active, else the earliest due time of a settled one, else until a write
+  // wakes it (Wake). So a fleet at rest costs no timer wake-ups.
   void ScheduleTick() {
-    tick_timer.expires_after(std::chrono::milliseconds(sim.options().tick_ms));
+    std::optional<std::chrono::steady_clock::duration> delay;
+    if (sim.busy()) {
+      delay = std::chrono::milliseconds(sim.options().tick_ms);
+    } else if (auto due = sim.NextDue()) {
+      delay = std::max(Duration::zero(), *due - sim.clock().Now());
+    }
+    if (!delay) {
+      tick_armed = false;
+      return;
+    }
+    ArmTick(std::chrono::steady_clock::now() + *delay);
+  }
+
+  void ArmTick(std::chrono::steady_clock::time_point at) {
+    tick_armed = true;
+    tick_at = at;
+    tick_timer.expires_at(at);  // cancels a pending wait (which then returns on its error)
     tick_timer.async_wait([this](error_code ec) {
       if (ec) return;
+      ++sim.server_counter("timer_wakeups");
       sim.Tick();
       ScheduleTick();
     });
+  }
+
+  // A write gave a sleeping simulator work: tick within --tick-ms.
+  void Wake() {
+    auto at = std::chrono::steady_clock::now() + std::chrono::milliseconds(sim.options().tick_ms);
+    if (!tick_armed || tick_at > at) ArmTick(at);
   }
 
   Simulator& sim;
@@ -434,6 +500,8 @@ struct Server::Impl {
   WatchRegistry watches;
   net::signal_set signals;
   net::steady_timer tick_timer;
+  bool tick_armed = false;
+  std::chrono::steady_clock::time_point tick_at{};
   net::steady_timer fault_timer{io};
 };
 
@@ -488,7 +556,10 @@ bool Server::Start(std::vector<std::uint16_t>* ports, std::string* error) {
   s.sim.control().SetWatchDropper([&s](int cluster) { s.watches.Drop(cluster); });
   s.ScheduleFaultSync();
   // With a manual clock, controllers step only when the clock is advanced.
-  if (!s.sim.clock().manual()) s.ScheduleTick();
+  if (!s.sim.clock().manual()) {
+    s.sim.SetWakeListener([&s] { s.Wake(); });
+    s.ScheduleTick();
+  }
   return true;
 }
 

@@ -109,7 +109,7 @@ std::string ClusterToken(std::uint64_t seed, int index) {
 }
 
 Simulator::Simulator(SimulatorOptions options)
-    : options_(std::move(options)), clock_(options_.manual_clock) {
+    : options_(std::move(options)), clock_(options_.manual_clock), scheduler_(options_.clusters) {
   for (int i = 0; i < options_.clusters; ++i) {
     clusters_.push_back(std::make_unique<Cluster>(i, ClusterToken(options_.seed, i), options_.seed,
                                                   clock_, options_.cluster));
@@ -119,19 +119,35 @@ Simulator::Simulator(SimulatorOptions options)
       WriteContext ctx{"v1", "kube-apiserver", false, false};
       CreateObject(c, Resource(kNamespaces), "", Json{{"metadata", {{"name", ns}}}}, ctx);
     }
+    // Every write, whoever makes it (a request, a controller, the garbage collector), gets
+    // the cluster a step on the next tick.
+    c.SetChangeListener([this](int index) {
+      if (scheduler_.MarkActive(index) && !in_tick_ && wake_) wake_();
+    });
   }
 }
 
 void Simulator::Tick() {
   TimePoint now = clock_.Now();
-  for (auto& c : clusters_) {
+  ++ticks_;
+  in_tick_ = true;
+  ControllerManager& controllers = control_.controllers();
+  for (int i : scheduler_.TakeDue(now)) {
+    Cluster& c = *clusters_[i];
+    ++cluster_steps_;
     try {
-      LifecycleTick(*c);
-      control_.Tick(*c);
+      LifecycleTick(c);
+      control_.Tick(c);
     } catch (const std::exception& e) {
-      std::cerr << "kubesim: internal error in " << c->name() << " tick: " << e.what() << "\n";
+      std::cerr << "kubesim: internal error in " << c.name() << " tick: " << e.what() << "\n";
     }
+    // Its own writes marked it active; it sleeps only when the step changed nothing.
+    if (c.lifecycle_pending() || !controllers.Settled(i))
+      scheduler_.MarkActive(i);
+    else
+      scheduler_.Sleep(i, controllers.NextDue(i));
   }
+  in_tick_ = false;
   // History compaction is a per-second concern; doing it every tick for thousands of idle
   // clusters would cost CPU for nothing.
   if (now - last_compaction_ >= std::chrono::seconds(1)) {
@@ -140,8 +156,37 @@ void Simulator::Tick() {
   }
 }
 
+Json Simulator::Stats() const {
+  std::uint64_t decoded = 0, published = 0, serialised = 0, lines = 0, watches = 0;
+  for (const auto& c : clusters_) {
+    decoded += c->store().decodes();
+    published += c->hub().events_published();
+    serialised += c->hub().lines_serialised();
+    lines += c->hub().lines_sent();
+    watches += c->hub().watch_count();
+  }
+  const ControllerManager& controllers = control_.controllers();
+  Json out = {{"ticks", ticks_},
+              {"cluster_steps", cluster_steps_},
+              {"controller_syncs", controllers.syncs()},
+              {"workloads_synced", controllers.objects_synced()},
+              {"objects_decoded", decoded},
+              {"watch_events", published},
+              {"watch_lines_serialised", serialised},
+              {"watch_lines_sent", lines},
+              {"watches_open", watches},
+              {"clusters_active", scheduler_.active_count()},
+              {"clusters_timed", scheduler_.timed_count()}};
+  for (const auto& [name, n] : server_counters_) out[name] = n;
+  return out;
+}
+
 HttpResponse Simulator::Admin(const HttpRequest& request, const std::string& path) {
   if (path == "/kubesim/healthz") return {200, "text/plain", "ok"};
+  if (path == "/kubesim/stats") {
+    if (request.method != "GET") return Error(MethodNotAllowed("use GET"));
+    return JsonResponse(200, Stats());
+  }
   if (auto r = control_.Admin(request.method, request.target, request.body, clusters_))
     return {r->status, r->content_type, r->body};
   if (path == "/kubesim/clock") {
@@ -467,7 +512,8 @@ std::uint64_t Simulator::OpenWatch(const WatchPlan& plan, const std::shared_ptr<
         sink->Send(WatchHub::EventLine("ADDED", WatchHub::Present(plan.filter, o, clock_.Now())));
       return true;
     });
-  } else if (!c.hub().Replay(*plan.resource_version, plan.filter, *sink, clock_.Now())) {
+  } else if (c.hub().Compact(clock_.Now()),
+             !c.hub().Replay(*plan.resource_version, plan.filter, *sink, clock_.Now())) {
     // Real API servers answer 200 and report the expiry inside the stream.
     ApiError e = Expired("too old resource version: " + std::to_string(*plan.resource_version) +
                          " (" + std::to_string(c.hub().compacted_rv() + 1) + ")");

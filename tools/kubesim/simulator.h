@@ -4,6 +4,8 @@
 // Not thread-safe: everything runs on the one io thread.
 #pragma once
 
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -12,6 +14,7 @@
 
 #include "tools/kubesim/cluster.h"
 #include "tools/kubesim/control_plane.h"
+#include "tools/kubesim/step_scheduler.h"
 #include "tools/kubesim/watch_hub.h"
 
 namespace fleetwave::kubesim {
@@ -68,8 +71,19 @@ class Simulator {
   std::uint64_t OpenWatch(const WatchPlan& plan, const std::shared_ptr<WatchSink>& sink);
   void CloseWatch(int cluster, std::uint64_t id);
   std::string BookmarkLine(const WatchPlan& plan);
-  // One controller step over every cluster.
+  // One controller step over every cluster that needs one now (step_scheduler.h): the
+  // written, the still changing, and the settled ones whose due time has come.
   void Tick();
+  // When the next Tick has work: nullopt = not before a write (then the wake listener is
+  // called). `busy` = on the next tick (--tick-ms), else at the returned time.
+  bool busy() const { return scheduler_.busy(); }
+  std::optional<TimePoint> NextDue() const { return scheduler_.NextDue(); }
+  // Called (outside Tick) when a write gives a sleeping simulator work for the next tick.
+  void SetWakeListener(std::function<void()> wake) { wake_ = std::move(wake); }
+  // Counts for GET /kubesim/stats; the server adds its own (bookmarks, timer wake-ups).
+  std::uint64_t& server_counter(const std::string& name) { return server_counters_[name]; }
+  // GET /kubesim/stats: work counters since start (monotonic) and the scheduler's state.
+  Json Stats() const;
 
   const Clock& clock() const { return clock_; }
   int cluster_count() const { return static_cast<int>(clusters_.size()); }
@@ -89,6 +103,12 @@ class Simulator {
   // Simulated controllers, faults, audit and events: see control_plane.h.
   ControlPlane control_{options_.control};
   TimePoint last_compaction_{};
+  StepScheduler scheduler_;
+  bool in_tick_ = false;
+  std::function<void()> wake_;
+  std::uint64_t ticks_ = 0;
+  std::uint64_t cluster_steps_ = 0;
+  std::map<std::string, std::uint64_t> server_counters_;
 };
 
 // Bearer token of cluster `index` for `seed`: stable across restarts with the same seed.

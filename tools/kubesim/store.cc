@@ -11,6 +11,7 @@ std::optional<Json> ObjectStore::Get(ResourceId resource, const std::string& ns,
   const auto& m = by_resource_[resource];
   auto it = m.find(ObjectKey(ns, name));
   if (it == m.end()) return std::nullopt;
+  ++decodes_;
   return Json::from_cbor(it->second);
 }
 
@@ -38,6 +39,7 @@ void ObjectStore::Scan(
   auto it = after.empty() ? m.lower_bound(prefix) : m.upper_bound(after);
   for (; it != m.end(); ++it) {
     if (!prefix.empty() && it->first.compare(0, prefix.size(), prefix) != 0) break;
+    ++decodes_;
     if (!visit(it->first, Json::from_cbor(it->second))) return;
   }
 }

@@ -35,8 +35,11 @@ class ObjectStore {
             const std::function<bool(const std::string& key, const Json& object)>& visit) const;
   std::size_t Count(ResourceId resource, const std::string& ns) const;
   std::size_t BytesUsed() const;
+  // Objects decoded from storage so far (every Get and every object a Scan visits).
+  std::uint64_t decodes() const { return decodes_; }
 
  private:
+  mutable std::uint64_t decodes_ = 0;
   std::vector<std::map<std::string, std::vector<std::uint8_t>>> by_resource_;
 };
 

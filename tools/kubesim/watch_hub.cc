@@ -46,6 +46,9 @@ bool WatchHub::Matches(const WatchFilter& f, ResourceId resource, const Json& ob
 
 void WatchHub::Publish(EventType type, ResourceId resource, std::uint64_t rv, const Json& object,
                        const Json* previous, TimePoint now) {
+  // Compaction is lazy (here and before a resume), so a simulator at rest need not wake
+  // for it.
+  Compact(now);
   if (max_events_ > 0) {
     history_.push_back({rv, now, type, resource, Json::to_cbor(object)});
     if (history_.size() > max_events_) {
@@ -67,12 +70,33 @@ void WatchHub::Publish(EventType type, ResourceId resource, std::uint64_t rv, co
     else if (was_matching)
       targets.emplace_back(w, EventType::kDeleted);
   }
+  ++events_published_;
+  // One serialisation per distinct form of the event, however many watchers share it: the
+  // line depends only on the event type seen, the served version and the Table options.
+  struct Form {
+    EventType type;
+    const WatchFilter* filter;
+    std::string line;
+  };
+  std::vector<Form> forms;
   for (const auto& [w, t] : targets) {
-    // An object leaving the selection is reported in its last matching form, at the new
-    // resourceVersion.
-    Json shown = t == EventType::kDeleted && type == EventType::kModified ? *previous : object;
-    shown["metadata"]["resourceVersion"] = object["metadata"]["resourceVersion"];
-    w.sink->Send(EventLine(EventTypeName(t), Present(w.filter, std::move(shown), now)));
+    const Form* form = nullptr;
+    for (const auto& f : forms)
+      if (f.type == t && f.filter->version == w.filter.version &&
+          f.filter->table == w.filter.table && f.filter->include_object == w.filter.include_object)
+        form = &f;
+    if (!form) {
+      // An object leaving the selection is reported in its last matching form, at the new
+      // resourceVersion.
+      Json shown = t == EventType::kDeleted && type == EventType::kModified ? *previous : object;
+      shown["metadata"]["resourceVersion"] = object["metadata"]["resourceVersion"];
+      ++lines_serialised_;
+      forms.push_back(
+          {t, &w.filter, EventLine(EventTypeName(t), Present(w.filter, std::move(shown), now))});
+      form = &forms.back();
+    }
+    ++lines_sent_;
+    w.sink->Send(form->line);
   }
 }
 
@@ -90,6 +114,8 @@ bool WatchHub::Replay(std::uint64_t rv, const WatchFilter& filter, WatchSink& si
     if (e.rv <= rv || e.resource != filter.resource) continue;
     Json object = Json::from_cbor(e.object);
     if (!Matches(filter, e.resource, object)) continue;
+    ++lines_serialised_;
+    ++lines_sent_;
     sink.Send(EventLine(EventTypeName(e.type), Present(filter, std::move(object), now)));
   }
   return true;

@@ -63,6 +63,10 @@ class WatchHub {
   void CompactAll(std::uint64_t current_rv);
   std::uint64_t compacted_rv() const { return compacted_rv_; }
   std::size_t watch_count() const { return watches_.size(); }
+  // Work counters for GET /kubesim/stats.
+  std::uint64_t events_published() const { return events_published_; }
+  std::uint64_t lines_serialised() const { return lines_serialised_; }
+  std::uint64_t lines_sent() const { return lines_sent_; }
 
   // The JSON line for one event.
   static std::string EventLine(const char* type, const Json& object);
@@ -90,6 +94,9 @@ class WatchHub {
   std::uint64_t compacted_rv_ = 0;
   std::vector<Watch> watches_;
   std::uint64_t next_id_ = 1;
+  std::uint64_t events_published_ = 0;
+  mutable std::uint64_t lines_serialised_ = 0;
+  mutable std::uint64_t lines_sent_ = 0;
 };
 
 }  // namespace fleetwave::kubesim

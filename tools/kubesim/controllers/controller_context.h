@@ -5,6 +5,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -28,6 +29,14 @@ struct ControllerContext {
   RolloutTracker& tracker;
   // Uids of every pod owner still alive; pods of other owners are forgotten after the tick.
   std::set<std::string>& live_owners;
+  // The earliest later time at which a controller's answer changes with time alone (a
+  // progress deadline); the pods' own times are added by the manager. nullopt: none.
+  std::optional<TimePoint>& next_due;
 };
+
+// Records that something in the cluster becomes due at `t` (ignored unless after now).
+inline void WakeAt(ControllerContext& ctx, TimePoint t) {
+  if (t > ctx.now && (!ctx.next_due || t < *ctx.next_due)) ctx.next_due = t;
+}
 
 }  // namespace fleetwave::kubesim

@@ -14,27 +14,45 @@ ControllerManager::PerCluster& ControllerManager::state(int cluster_index) {
   return s;
 }
 
+bool ControllerManager::Settled(int cluster_index) const {
+  auto it = clusters_.find(cluster_index);
+  return it == clusters_.end() || it->second.settled;
+}
+
+std::optional<TimePoint> ControllerManager::NextDue(int cluster_index) const {
+  auto it = clusters_.find(cluster_index);
+  if (it == clusters_.end()) return std::nullopt;
+  return it->second.next_due;
+}
+
 void ControllerManager::Tick(Cluster& cluster) {
-  // An idle cluster costs four map lookups per tick: thousands of them must stay cheap.
+  // A cluster without workloads costs four map lookups.
   static const ResourceId kinds[] = {kDeployments, FindResourceByKind("apps", "StatefulSet")->id,
                                      FindResourceByKind("apps", "DaemonSet")->id, kCloneSets};
-  bool any = false;
-  for (ResourceId k : kinds) any = any || cluster.store().Count(k, "") > 0;
+  std::size_t workloads = 0;
+  for (ResourceId k : kinds) workloads += cluster.store().Count(k, "");
   auto found = clusters_.find(cluster.index());
-  if (!any && (found == clusters_.end() || found->second.pods.owner_count() == 0)) {
+  if (workloads == 0 && (found == clusters_.end() || found->second.pods.owner_count() == 0)) {
     if (found != clusters_.end() && found->second.tracker) {
       // Workloads vanished since the last tick: report them deleted once.
       found->second.tracker->BeginSweep();
       found->second.tracker->Sweep(cluster.clock().Now());
+      found->second.settled = true;
+      found->second.next_due.reset();
     }
     return;
   }
   PerCluster& s = state(cluster.index());
   TimePoint now = cluster.clock().Now();
-  if (s.settled && s.resource_version == cluster.resource_version() && now < s.wake) return;
+  if (s.settled && s.resource_version == cluster.resource_version() &&
+      (!s.next_due || now < *s.next_due))
+    return;
+  ++syncs_;
+  objects_synced_ += workloads;
   std::uint64_t before = cluster.resource_version();
   std::set<std::string> live;
-  ControllerContext ctx{cluster, now, options_, s.pods, *s.tracker, live};
+  std::optional<TimePoint> due;
+  ControllerContext ctx{cluster, now, options_, s.pods, *s.tracker, live, due};
   s.tracker->BeginSweep();
   // Each controller is isolated: a bug in one kind must not stop the others.
   auto run = [&](const char* what, void (*sync)(ControllerContext&)) {
@@ -53,7 +71,9 @@ void ControllerManager::Tick(Cluster& cluster) {
   s.pods.Retain(live);
   s.resource_version = cluster.resource_version();
   s.settled = s.resource_version == before;
-  s.wake = s.pods.NextReadyAfter(now, now + std::chrono::seconds(1));
+  // Exact: the controllers' own deadlines and the pods' ready/available times.
+  if (auto pods = s.pods.NextChangeAfter(now)) WakeAt(ctx, *pods);
+  s.next_due = due;
 }
 
 }  // namespace fleetwave::kubesim

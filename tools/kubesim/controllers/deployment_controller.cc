@@ -161,7 +161,7 @@ void SyncOne(ControllerContext& ctx, const Json& stored) {
     return true;
   });
   for (auto& rs : all) {
-    rs.pods = &ctx.pods.PodsOf(UidOf(rs.object));
+    rs.pods = &ctx.pods.PodsOf(UidOf(rs.object), rs.MinReady());
     ctx.live_owners.insert(UidOf(rs.object));
     ReconcilePods(rs, ctx);
   }
@@ -203,7 +203,7 @@ void SyncOne(ControllerContext& ctx, const Json& stored) {
       replicas = 0;
     all.push_back({Json(), NewReplicaSet(ctx, d, hash, max_revision + 1, replicas), nullptr, true});
     Rs& rs = all.back();
-    rs.pods = &ctx.pods.PodsOf(UidOf(rs.object));
+    rs.pods = &ctx.pods.PodsOf(UidOf(rs.object), rs.MinReady());
     ctx.live_owners.insert(UidOf(rs.object));
     fresh = &rs;
     if (deadline)
@@ -399,6 +399,14 @@ void SyncOne(ControllerContext& ctx, const Json& stored) {
   Json written = CommitIfChanged(c, Resource(kDeployments).id, stored, std::move(d));
 
   const Json* cond = FindCondition(written["status"], "Progressing");
+  if (deadline && !paused && cond && cond->value("reason", "") != "NewReplicaSetAvailable" &&
+      cond->value("reason", "") != "ProgressDeadlineExceeded") {
+    // The deadline check above times out strictly after lastUpdateTime + deadline: wake then.
+    if (auto since = ParseRfc3339(cond->value("lastUpdateTime", "")))
+      WakeAt(ctx, *since +
+                      std::chrono::seconds(IntAt(written, "/spec/progressDeadlineSeconds", 600)) +
+                      Duration(1));
+  }
   RolloutPhase phase = RolloutPhase::kProgressing;
   if (paused)
     phase = RolloutPhase::kPaused;

@@ -20,11 +20,17 @@ void PodModel::Retain(const std::set<std::string>& live_owner_uids) {
   }
 }
 
-TimePoint PodModel::NextReadyAfter(TimePoint now, TimePoint limit) const {
-  TimePoint next = limit;
-  for (const auto& [owner, pods] : pods_)
-    for (const auto& p : pods)
-      if (p.ready_at && *p.ready_at > now && *p.ready_at < next) next = *p.ready_at;
+std::optional<TimePoint> PodModel::NextChangeAfter(TimePoint now) const {
+  std::optional<TimePoint> next;
+  auto consider = [&](TimePoint t) {
+    if (t > now && (!next || t < *next)) next = t;
+  };
+  for (const auto& [uid, owner] : pods_)
+    for (const auto& p : owner.pods)
+      if (p.ready_at) {
+        consider(*p.ready_at);
+        consider(*p.ready_at + owner.min_ready);
+      }
   return next;
 }
 

@@ -33,16 +33,26 @@ SimPod NewPod(std::string revision, int ordinal, TimePoint now, std::optional<Du
 
 class PodModel {
  public:
-  std::vector<SimPod>& PodsOf(const std::string& owner_uid) { return pods_[owner_uid]; }
+  // The pods of one owner, whose minReadySeconds is `min_ready` (so the model knows when each
+  // pod turns available, not only ready).
+  std::vector<SimPod>& PodsOf(const std::string& owner_uid, Duration min_ready) {
+    Owner& o = pods_[owner_uid];
+    o.min_ready = min_ready;
+    return o.pods;
+  }
   // Forgets the pods of owners that no longer exist (garbage collection of the simulation).
   void Retain(const std::set<std::string>& live_owner_uids);
   std::size_t owner_count() const { return pods_.size(); }
-  // The earliest time after `now` at which some pod turns ready, or `limit` if none does
-  // before it: until then a settled cluster has nothing to do.
-  TimePoint NextReadyAfter(TimePoint now, TimePoint limit) const;
+  // The earliest time after `now` at which some pod turns ready or available; nullopt when
+  // none ever will. Until then the pods give a settled cluster nothing to do.
+  std::optional<TimePoint> NextChangeAfter(TimePoint now) const;
 
  private:
-  std::map<std::string, std::vector<SimPod>> pods_;
+  struct Owner {
+    Duration min_ready{};
+    std::vector<SimPod> pods;
+  };
+  std::map<std::string, Owner> pods_;
 };
 
 }  // namespace fleetwave::kubesim

@@ -45,7 +45,7 @@ std::vector<SimPod>* Prologue(ControllerContext& ctx, const Json& o, const char*
     return nullptr;
   }
   ctx.live_owners.insert(UidOf(o));
-  return &ctx.pods.PodsOf(UidOf(o));
+  return &ctx.pods.PodsOf(UidOf(o), MinReady(o));
 }
 
 std::vector<Json> All(Cluster& c, ResourceId id) {
@@ -356,6 +356,13 @@ void SyncCloneSet(ControllerContext& ctx, const Json& stored) {
   st["collisionCount"] = 0;
   if (ctx.options.kruise_progress_conditions)
     CloneSetProgress(st, s["spec"], replicas, n, expected, paused, FormatTime(ctx.now), ctx.now);
+  if (const Json* c = FindCondition(st, "Progressing");
+      ctx.options.kruise_progress_conditions && c && c->value("reason", "") == "CloneSetUpdated") {
+    // CloneSetProgress times out strictly after lastUpdateTime + deadline: wake then.
+    if (auto since = ParseRfc3339(c->value("lastUpdateTime", "")))
+      WakeAt(ctx, *since + std::chrono::seconds(IntAt(s, "/spec/progressDeadlineSeconds", 0)) +
+                      Duration(1));
+  }
   Json written = CommitIfChanged(ctx.cluster, kCloneSets, stored, s);
 
   RolloutPhase phase = RolloutPhase::kProgressing;
