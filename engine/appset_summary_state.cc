@@ -23,7 +23,8 @@ void SummaryState::SetAppSet(const Json& appset) {
   const bool rebucket = declared.size() != declared_.size();
   declared_ = std::move(declared);
   if (!rebucket) return;
-  buckets_.assign(declared_.size() + 1, Bucket{});
+  buckets_.clear();
+  buckets_.resize(declared_.size() + 1);
   attention_.clear();
   counts_ = {};
   for (const auto& [_, row] : rows_) Add(*row, row);
@@ -41,8 +42,7 @@ void SummaryState::Add(const AppRow& row, const RowPtr& shared) {
   ++b.total;
   ++b.counts[static_cast<size_t>(row.status)];
   auto key = std::make_pair(row.cluster, row.name);
-  const size_t rank = b.order.order_of_key(key);
-  b.order.insert(std::move(key));
+  const size_t rank = b.order.Insert(std::move(key));
   b.strip.insert(b.strip.begin() + static_cast<std::ptrdiff_t>(rank), Digit(row.status));
   if (NeedsAttention(row.status)) attention_.emplace(std::make_pair(row.status, row.name), shared);
 }
@@ -52,9 +52,7 @@ void SummaryState::Subtract(const AppRow& row) {
   Bucket& b = buckets_[BucketOf(row)];
   --b.total;
   --b.counts[static_cast<size_t>(row.status)];
-  const auto key = std::make_pair(row.cluster, row.name);
-  const size_t rank = b.order.order_of_key(key);
-  b.order.erase(key);
+  const size_t rank = b.order.Erase(std::make_pair(row.cluster, row.name));
   b.strip.erase(rank, 1);
   attention_.erase(std::make_pair(row.status, row.name));
 }

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <iterator>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -120,6 +122,25 @@ TEST(SummaryStateTest, StripFollowsClusterThenNameOrder) {
   ASSERT_EQ(s.attention.size(), 1u);  // Failed before Late, the limit cuts the rest
   EXPECT_EQ(s.attention[0].name, "a");
   EXPECT_EQ(s.attention_total, 2u);
+}
+
+TEST(OrderStatisticSetTest, RanksMatchASortedListThroughRandomInsertsAndErases) {
+  std::mt19937 rng(7);
+  OrderStatisticSet<int> set;
+  std::set<int> oracle;
+  for (int i = 0; i < 5000; ++i) {
+    const int key = static_cast<int>(rng() % 500);
+    const size_t expected =
+        static_cast<size_t>(std::distance(oracle.begin(), oracle.lower_bound(key)));
+    if (oracle.count(key)) {
+      ASSERT_EQ(set.Erase(key), expected) << "erase " << key;
+      oracle.erase(key);
+    } else {
+      ASSERT_EQ(set.Insert(key), expected) << "insert " << key;
+      oracle.insert(key);
+    }
+    ASSERT_EQ(set.size(), oracle.size());
+  }
 }
 
 }  // namespace
