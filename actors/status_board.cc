@@ -68,7 +68,7 @@ void StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
   //    (a merge of two sorted lists), the names it published before and not now, its version.
   std::vector<JsonPtr> before(apps.size());
   std::vector<std::string> gone;
-  JsonPtr old_set;
+  SetJsonPtr old_set;
   uint64_t version = 0;  // 0: the set had no apps entry
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -101,11 +101,12 @@ void StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
     if (before[i] && (before[i] == apps[i].shared || *before[i] == apps[i].content())) continue;
     changed.emplace_back(i, snapshot(i));
   }
-  JsonPtr set_json;
-  if (!old_set || !(*old_set == appset)) set_json = std::make_shared<const engine::Json>(appset);
+  // The set's JSON part by part: only changed entries are copied.
+  SetDiff set_diff = SetJsonOf(old_set, appset);
 
-  // 3. Under the lock: swap what changed; then the fleet view follows (4).
-  std::set<std::string> previous_owners;  // sets this publish took an app from
+  // 3. Under the lock: swap what changed, and the fleet view follows.
+  std::map<std::string, std::vector<std::string>> previous_owners;  // set -> apps taken from it
+  std::vector<std::string> touched;  // this set's apps that changed or went
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto s = set_apps_.find(name);
@@ -143,15 +144,17 @@ void StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
       if (a == apps_.end() || a->second.appset != name) continue;
       RecordLocked(kApplications, old, a->second.json, nullptr);
       DropAppLocked(old);
+      touched.push_back(old);
     }
     for (auto& [i, json] : changed) {
       auto a = apps_.find(apps[i].name);
       JsonPtr was = a != apps_.end() ? a->second.json : nullptr;
+      const std::string app(apps[i].name);
       if (a != apps_.end() && a->second.appset != name) {  // the app moves between sets
-        previous_owners.insert(a->second.appset);
+        previous_owners[a->second.appset].push_back(app);
         DropAppLocked(apps[i].name);
       }
-      const std::string app(apps[i].name);
+      touched.push_back(app);
       if (was && was == before[i]) {
         feed_.Record(kApplications, ChangeType::kModified, app, json);  // compared in 2: differs
       } else {
@@ -160,39 +163,32 @@ void StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
       SetAppLocked(name, app, std::move(json));
     }
     auto old = appsets_.find(name);
-    JsonPtr was_set = old != appsets_.end() ? old->second : nullptr;
-    if (!set_json && was_set != old_set) {
-      set_json = std::make_shared<const engine::Json>(appset);  // replaced since 1 (rare)
-    }
-    if (set_json) {
-      RecordLocked(kAppSets, name, was_set, set_json);
-      appsets_[name] = std::move(set_json);
-    }
+    const SetJsonPtr was_set = old != appsets_.end() ? old->second : nullptr;
+    if (was_set != old_set) set_diff = SetJsonOf(was_set, appset);  // replaced since 1 (rare)
+    if (set_diff.next) SetAppSetLocked(name, set_diff);
+    // The rows and summaries of every set this publish changed.
+    UpdateViewsLocked(name, touched, set_diff.next ? &set_diff : nullptr);
+    for (const auto& [other, moved] : previous_owners) UpdateViewsLocked(other, moved, nullptr);
     ++sequence_;
   }
-  // 4. The rows and summaries of every set this publish changed.
-  RefreshViews(name);
-  for (const std::string& other : previous_owners) RefreshViews(other);
 }
 
 void StatusBoard::PublishApplication(const std::string& appset, const std::string& name,
                                      engine::Json application) {
   auto json = std::make_shared<const engine::Json>(std::move(application));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto a = apps_.find(name);
+  JsonPtr before = a != apps_.end() ? a->second.json : nullptr;
   std::optional<std::string> previous_owner;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto a = apps_.find(name);
-    JsonPtr before = a != apps_.end() ? a->second.json : nullptr;
-    if (a != apps_.end() && a->second.appset != appset) {
-      previous_owner = a->second.appset;
-      DropAppLocked(name);
-    }
-    RecordLocked(kApplications, name, before, json);
-    SetAppLocked(appset, name, std::move(json));
-    ++sequence_;
+  if (a != apps_.end() && a->second.appset != appset) {
+    previous_owner = a->second.appset;
+    DropAppLocked(name);
   }
-  RefreshViews(appset);
-  if (previous_owner) RefreshViews(*previous_owner);
+  RecordLocked(kApplications, name, before, json);
+  SetAppLocked(appset, name, std::move(json));
+  UpdateViewsLocked(appset, {name}, nullptr);
+  if (previous_owner) UpdateViewsLocked(*previous_owner, {name}, nullptr);
+  ++sequence_;
 }
 
 void StatusBoard::RemoveAppSet(const std::string& name) {
@@ -208,7 +204,8 @@ void StatusBoard::RemoveAppSet(const std::string& name) {
     set_apps_.erase(it);
   }
   if (auto set = appsets_.find(name); set != appsets_.end()) {
-    RecordLocked(kAppSets, name, set->second, nullptr);
+    feed_.Record(kAppSets, ChangeType::kDeleted, name, FeedObject(set->second->full),
+                 set->second->bytes);
     appsets_.erase(set);
   }
   DropViewsLocked(name);
@@ -344,16 +341,26 @@ std::vector<StatusBoard::JsonPtr> StatusBoard::Workloads() const {
 }
 
 StatusBoard::JsonPtr StatusBoard::AppSet(const std::string& name) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = appsets_.find(name);
-  return it == appsets_.end() ? nullptr : it->second;
+  SetJsonPtr set;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = appsets_.find(name);
+    if (it == appsets_.end()) return nullptr;
+    set = it->second;
+  }
+  return set->full->Get();  // assembled outside the lock, once per version
 }
 
 std::vector<StatusBoard::JsonPtr> StatusBoard::AppSets() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<SetJsonPtr> sets;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sets.reserve(appsets_.size());
+    for (const auto& [_, set] : appsets_) sets.push_back(set);
+  }
   std::vector<JsonPtr> out;
-  out.reserve(appsets_.size());
-  for (const auto& [_, json] : appsets_) out.push_back(json);
+  out.reserve(sets.size());
+  for (const SetJsonPtr& set : sets) out.push_back(set->full->Get());
   return out;
 }
 
@@ -433,14 +440,15 @@ void StatusBoard::RecordLocked(const char* collection, const std::string& name,
   feed_.Record(collection, type, name, after ? after : before);
 }
 
-std::optional<std::vector<StatusBoard::JsonPtr>> StatusBoard::Snapshot(
-    const std::string& collection, uint64_t* version) const {
+std::optional<std::vector<FeedObject>> StatusBoard::Snapshot(const std::string& collection,
+                                                             uint64_t* version) const {
   // Under the board's lock no change can be recorded (publishers record while holding it), so
-  // the items and the feed's version describe the same moment (StatusBoardFeedTest.*).
+  // the items and the feed's version describe the same moment (StatusBoardFeedTest.*). A set's
+  // JSON is assembled by whoever reads it, after the lock.
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<JsonPtr> out;
+  std::vector<FeedObject> out;
   if (collection == kAppSets) {
-    for (const auto& [_, json] : appsets_) out.push_back(json);
+    for (const auto& [_, set] : appsets_) out.emplace_back(set->full);
   } else if (collection == kApplications) {
     for (const auto& [_, entry] : apps_) out.push_back(entry.json);
   } else if (collection == kRows) {
