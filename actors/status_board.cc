@@ -27,17 +27,67 @@ void StatusBoard::PublishReconcile(const std::string& name, const engine::Json& 
   PublishIncoming(name, appset, std::move(apps));
 }
 
+namespace {
+
+const std::string* AppName(const engine::Json& app) {
+  const engine::Json* name = engine::FieldAt(app, {"metadata", "name"});
+  return name != nullptr && name->is_string() ? &name->get_ref<const std::string&>() : nullptr;
+}
+
+}  // namespace
+
 void StatusBoard::PublishReconcile(const std::string& name, const engine::Json& appset,
                                    std::vector<JsonPtr> applications) {
+  // The engine hands the set's apps in the same order every time, an unchanged one as the
+  // same pointer. When the set's apps are still what this call published last time, only the
+  // positions whose pointer differs are looked at: their names (which must be the same as
+  // before, or the general path below runs) and contents. The other apps' JSON is not read.
+  std::vector<Incoming> changed;
+  bool positional = false;
+  uint64_t version = 0;
+  {
+    std::vector<std::pair<size_t, JsonPtr>> differs;  // (index, the pointer published there)
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto s = set_apps_.find(name);
+      positional = s != set_apps_.end() && s->second.last_input_version == s->second.version &&
+                   s->second.last_input.size() == applications.size();
+      if (positional) version = s->second.version;
+      for (size_t i = 0; positional && i < applications.size(); ++i) {
+        if (applications[i] == s->second.last_input[i]) continue;
+        positional = applications[i] != nullptr;
+        differs.emplace_back(i, s->second.last_input[i]);
+      }
+    }
+    for (size_t j = 0; positional && j < differs.size(); ++j) {
+      const JsonPtr& json = applications[differs[j].first];
+      const std::string* now = AppName(*json);
+      const std::string* was = AppName(*differs[j].second);
+      positional = now != nullptr && was != nullptr && *now == *was;
+      if (positional) changed.push_back(Incoming{*now, nullptr, false, json});
+    }
+  }
+  // Someone else changed the set's apps meanwhile (rare): the general path below.
+  if (positional && PublishSorted(name, appset, std::move(changed), &version, &applications))
+    return;
+
   std::vector<Incoming> apps;
   apps.reserve(applications.size());
+  bool clean = true;  // every app named, in strict name order: positions name apps
   for (auto& json : applications) {
-    if (json == nullptr) continue;
-    const engine::Json* app_name = engine::FieldAt(*json, {"metadata", "name"});
-    if (app_name == nullptr || !app_name->is_string()) continue;
-    apps.push_back(Incoming{app_name->get_ref<const std::string&>(), nullptr, false, json});
+    const std::string* app_name = json != nullptr ? AppName(*json) : nullptr;
+    if (app_name == nullptr) {
+      clean = false;
+      continue;
+    }
+    if (!apps.empty() && !(apps.back().name < *app_name)) clean = false;
+    apps.push_back(Incoming{*app_name, nullptr, false, json});
   }
-  PublishIncoming(name, appset, std::move(apps));
+  if (!clean) {
+    PublishIncoming(name, appset, std::move(apps));
+    return;
+  }
+  PublishSorted(name, appset, std::move(apps), nullptr, &applications);
 }
 
 void StatusBoard::PublishIncoming(const std::string& name, const engine::Json& appset,
@@ -62,8 +112,9 @@ void StatusBoard::PublishIncoming(const std::string& name, const engine::Json& a
   PublishSorted(name, appset, std::move(apps));
 }
 
-void StatusBoard::PublishSorted(const std::string& name, const engine::Json& appset,
-                                std::vector<Incoming> apps) {
+bool StatusBoard::PublishSorted(const std::string& name, const engine::Json& appset,
+                                std::vector<Incoming> apps, const uint64_t* partial,
+                                std::vector<JsonPtr>* input) {
   // 1. Under the lock, only pointer copies: the set's current snapshots of the incoming names
   //    (a merge of two sorted lists), the names it published before and not now, its version.
   std::vector<JsonPtr> before(apps.size());
@@ -74,13 +125,22 @@ void StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
     std::lock_guard<std::mutex> lock(mu_);
     if (auto s = set_apps_.find(name); s != set_apps_.end()) {
       version = s->second.version;
-      auto it = s->second.apps.begin();
-      const auto end = s->second.apps.end();
-      for (size_t i = 0; i < apps.size(); ++i) {
-        for (; it != end && it->first < apps[i].name; ++it) gone.push_back(it->first);
-        if (it != end && it->first == apps[i].name) before[i] = (it++)->second;
+      if (partial != nullptr && *partial != version) return false;
+      if (partial != nullptr) {  // only these apps; the others stay as they are
+        for (size_t i = 0; i < apps.size(); ++i) {
+          if (auto it = s->second.apps.find(apps[i].name); it != s->second.apps.end()) {
+            before[i] = it->second;
+          }
+        }
+      } else {
+        auto it = s->second.apps.begin();
+        const auto end = s->second.apps.end();
+        for (size_t i = 0; i < apps.size(); ++i) {
+          for (; it != end && it->first < apps[i].name; ++it) gone.push_back(it->first);
+          if (it != end && it->first == apps[i].name) before[i] = (it++)->second;
+        }
+        for (; it != end; ++it) gone.push_back(it->first);
       }
-      for (; it != end; ++it) gone.push_back(it->first);
     }
     if (auto s = appsets_.find(name); s != appsets_.end()) old_set = s->second;
   }
@@ -111,6 +171,7 @@ void StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
     std::lock_guard<std::mutex> lock(mu_);
     auto s = set_apps_.find(name);
     const uint64_t current = s != set_apps_.end() ? s->second.version : 0;
+    if (current != version && partial != nullptr) return false;  // nothing changed yet
     if (current != version) {
       // Someone changed this set's apps between 1 and 3 (rare: a publisher of the same set or a
       // set taking one of its names): what was compared may be stale, so redo the bookkeeping
@@ -169,8 +230,15 @@ void StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
     // The rows and summaries of every set this publish changed.
     UpdateViewsLocked(name, touched, set_diff.next ? &set_diff : nullptr);
     for (const auto& [other, moved] : previous_owners) UpdateViewsLocked(other, moved, nullptr);
+    if (input != nullptr) {
+      // What the next publish compares its pointers with (PublishReconcile).
+      SetApps& set = set_apps_[name];
+      set.last_input = std::move(*input);
+      set.last_input_version = set.version;
+    }
     ++sequence_;
   }
+  return true;
 }
 
 void StatusBoard::PublishApplication(const std::string& appset, const std::string& name,

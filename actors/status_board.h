@@ -198,6 +198,11 @@ class StatusBoard {
   struct SetApps {
     std::map<std::string, JsonPtr, std::less<>> apps;  // the same pointers as apps_
     uint64_t version = 0;
+    // The Applications the last PublishReconcile of shared pointers handed over (each named,
+    // in strict name order) and the version it left: while `version` is still that, an equal
+    // pointer at the same position is an app whose snapshot is current.
+    std::vector<JsonPtr> last_input;
+    uint64_t last_input_version = 0;
   };
   // One incoming Application: its name (a map key, or its JSON's metadata.name) and its JSON,
   // which the publish moves into a snapshot when it changed.
@@ -251,8 +256,12 @@ class StatusBoard {
   void PublishIncoming(const std::string& name, const engine::Json& appset,
                        std::vector<Incoming> apps);
   // PublishAppSet/PublishReconcile (takes mu_). REQUIRES: `apps` sorted by name, unique.
-  void PublishSorted(const std::string& name, const engine::Json& appset,
-                     std::vector<Incoming> apps);
+  // `partial`: `apps` are only the set's changed apps, against its apps at that version (the
+  // others stay, none goes); false, changing nothing, when the set's apps are no longer at it.
+  // `input`: the pointers handed over, kept for the next PublishReconcile to compare with.
+  bool PublishSorted(const std::string& name, const engine::Json& appset,
+                     std::vector<Incoming> apps, const uint64_t* partial = nullptr,
+                     std::vector<JsonPtr>* input = nullptr);
   // Makes `json` the app's snapshot, owned by `appset`. REQUIRES: mu_ held, the app not owned
   // by another set (DropAppLocked first).
   void SetAppLocked(const std::string& appset, std::string_view app, JsonPtr json);
