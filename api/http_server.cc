@@ -695,7 +695,7 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   std::string collection_;
   uint64_t cursor_ = 0;
   std::optional<std::vector<actors::FeedObject>> snapshot_;  // a set is assembled when sent
-  std::optional<WatchSelection> selection_;  // a filtered watch's held objects
+  std::optional<WatchSelection> selection_;                  // a filtered watch's held objects
   size_t next_item_ = 0;
   std::string out_;
   net::steady_timer keepalive_;
