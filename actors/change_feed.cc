@@ -18,24 +18,70 @@ const char* ChangeTypeName(ChangeType type) {
   return "MODIFIED";
 }
 
-ChangeFeed::ChangeFeed(size_t capacity, std::map<std::string, size_t> capacities)
-    : capacity_(capacity > 0 ? capacity : 1), capacities_(std::move(capacities)) {}
+size_t ApproximateJsonBytes(const engine::Json& json) {
+  switch (json.type()) {
+    case engine::Json::value_t::object: {
+      size_t n = 2 + (json.empty() ? 0 : json.size() - 1);  // braces, commas
+      for (const auto& [key, value] : json.items())
+        n += key.size() + 3 + ApproximateJsonBytes(value);
+      return n;
+    }
+    case engine::Json::value_t::array: {
+      size_t n = 2 + (json.empty() ? 0 : json.size() - 1);
+      for (const auto& value : json) n += ApproximateJsonBytes(value);
+      return n;
+    }
+    case engine::Json::value_t::string:
+      return json.get_ref<const std::string&>().size() + 2;
+    case engine::Json::value_t::boolean:
+      return json.get<bool>() ? 4 : 5;
+    case engine::Json::value_t::null:
+    case engine::Json::value_t::discarded:
+      return 4;
+    default:
+      return 8;  // a number
+  }
+}
+
+const std::shared_ptr<const engine::Json>& LazyJson::Get() const {
+  std::call_once(once_, [this] {
+    json_ = std::make_shared<const engine::Json>(build_());
+    build_ = nullptr;  // what it captured (the set's parts) is no longer needed
+  });
+  return json_;
+}
+
+const std::shared_ptr<const engine::Json>& FeedObject::shared() const {
+  return lazy_ ? lazy_->Get() : json_;
+}
+
+ChangeFeed::ChangeFeed(size_t capacity, std::map<std::string, size_t> capacities,
+                       size_t byte_budget)
+    : capacity_(capacity > 0 ? capacity : 1),
+      capacities_(std::move(capacities)),
+      byte_budget_(byte_budget) {}
 
 uint64_t ChangeFeed::Record(const std::string& collection, ChangeType type, std::string name,
-                            JsonPtr object) {
+                            FeedObject object, size_t bytes) {
+  if (bytes == kMeasure) bytes = object ? ApproximateJsonBytes(*object) : 0;
   uint64_t version;
   {
     std::lock_guard<std::mutex> lock(mu_);
     version = ++version_;
     Ring& ring = rings_[collection];
-    ring.changes.push_back(Change{version, type, std::move(name), std::move(object)});
+    ring.changes.push_back(Change{version, type, std::move(name), std::move(object), bytes});
+    ring.bytes += bytes;
     const auto bound = capacities_.find(collection);
     const size_t capacity =
         bound != capacities_.end() ? std::max<size_t>(bound->second, 1) : capacity_;
-    // The ring never grows past its bound: the oldest change goes, and a reader that had not
-    // read it learns so from dropped_through (ChangeFeedTest.SlowReaderFallsBehind...).
-    while (ring.changes.size() > capacity) {
+    // The ring never grows past its bounds: the oldest change goes (the newest always stays, so
+    // a watcher that keeps up sees even a change larger than the budget), and a reader that had
+    // not read it learns so from dropped_through (ChangeFeedTest.SlowReaderFallsBehind...,
+    // ChangeFeedTest.RingIsBoundedByBytes).
+    while (ring.changes.size() > capacity ||
+           (ring.changes.size() > 1 && ring.bytes > byte_budget_)) {
       ring.dropped_through = ring.changes.front().version;
+      ring.bytes -= ring.changes.front().bytes;
       ring.changes.pop_front();
     }
   }

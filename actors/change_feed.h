@@ -1,6 +1,8 @@
 // The StatusBoard's change feed, which the API's `?watch=1` streams read: every change to one of
 // the board's collections ("applicationsets", "applications", "clusters", "workloads") becomes a
-// Change with a version one higher than the last, kept in a bounded ring per collection.
+// Change with a version one higher than the last, kept in a ring per collection that is bounded
+// by bytes (what its changes would cost a watcher to receive, ApproximateJsonBytes) and by a
+// count.
 //
 // A reader takes a collection's snapshot together with the feed version it is current at
 // (StatusBoard::Snapshot), then asks Next() for the changes after that version. The feed never
@@ -20,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -35,26 +38,76 @@ enum class ChangeType { kAdded, kModified, kDeleted };
 // "ADDED", "MODIFIED", "DELETED": the watch line's "type".
 const char* ChangeTypeName(ChangeType type);
 
+// The serialised size of `json` (its dump()) up to string escapes, from one walk without
+// allocating: what the feed counts against its byte budget.
+size_t ApproximateJsonBytes(const engine::Json& json);
+
+// A JSON value built at most once, when first read (then kept): a set's JSON is assembled from
+// its parts only if a reader asks for it, not on every publish.
+class LazyJson {
+ public:
+  explicit LazyJson(std::function<engine::Json()> build) : build_(std::move(build)) {}
+  LazyJson(const LazyJson&) = delete;
+  LazyJson& operator=(const LazyJson&) = delete;
+  // Builds on the first call (concurrent callers wait for that one) and drops the builder.
+  const std::shared_ptr<const engine::Json>& Get() const;
+
+ private:
+  mutable std::once_flag once_;
+  mutable std::shared_ptr<const engine::Json> json_;
+  mutable std::function<engine::Json()> build_;
+};
+
+// An object as a collection serves it: a snapshot, or one built when first read (LazyJson).
+// Reads like a pointer to the JSON; null for none.
+class FeedObject {
+ public:
+  FeedObject() = default;
+  // NOLINTNEXTLINE(google-explicit-constructor): most objects are snapshots already.
+  FeedObject(std::shared_ptr<const engine::Json> json) : json_(std::move(json)) {}
+  explicit FeedObject(std::shared_ptr<const LazyJson> lazy) : lazy_(std::move(lazy)) {}
+
+  explicit operator bool() const { return json_ != nullptr || lazy_ != nullptr; }
+  // The JSON (built now if it is lazy and nobody read it yet). REQUIRES: not null.
+  const engine::Json& operator*() const { return *shared(); }
+  const engine::Json* operator->() const { return shared().get(); }
+  const std::shared_ptr<const engine::Json>& shared() const;
+
+ private:
+  std::shared_ptr<const engine::Json> json_;
+  std::shared_ptr<const LazyJson> lazy_;
+};
+
 struct Change {
   uint64_t version = 0;
   ChangeType type = ChangeType::kAdded;
   std::string name;
   // The object as the collection's list serves it; for kDeleted the last one published.
-  std::shared_ptr<const engine::Json> object;
+  FeedObject object;
+  size_t bytes = 0;  // what it counts against its ring's byte budget
 };
 
 class ChangeFeed {
  public:
   using JsonPtr = std::shared_ptr<const engine::Json>;
 
-  // `capacity` bounds each collection's ring (the changes a reader may lag behind by);
-  // `capacities` sets another bound for some collections by name.
-  explicit ChangeFeed(size_t capacity, std::map<std::string, size_t> capacities = {});
+  // What a collection's ring keeps by default: how far behind (in bytes of changes) a watcher
+  // may fall before it is told to start over.
+  static constexpr size_t kDefaultByteBudget = 64 << 20;
+  // Measure the object (Record's default): ApproximateJsonBytes of a built object.
+  static constexpr size_t kMeasure = static_cast<size_t>(-1);
+
+  // Each collection's ring holds at most `capacity` changes and, past its newest change, at
+  // most `byte_budget` bytes of them; `capacities` sets another count for some collections.
+  explicit ChangeFeed(size_t capacity, std::map<std::string, size_t> capacities = {},
+                      size_t byte_budget = kDefaultByteBudget);
   ChangeFeed(const ChangeFeed&) = delete;
   ChangeFeed& operator=(const ChangeFeed&) = delete;
 
-  // Appends one change, wakes every waiting reader and returns the change's version.
-  uint64_t Record(const std::string& collection, ChangeType type, std::string name, JsonPtr object);
+  // Appends one change of `bytes` (kMeasure: measured now, which builds a lazy object), evicts
+  // the oldest changes past the bounds, wakes every waiting reader and returns its version.
+  uint64_t Record(const std::string& collection, ChangeType type, std::string name,
+                  FeedObject object, size_t bytes = kMeasure);
 
   // The version of the last change recorded (0 before the first).
   uint64_t version() const;
@@ -79,11 +132,13 @@ class ChangeFeed {
  private:
   struct Ring {
     std::deque<Change> changes;
+    size_t bytes = 0;              // of `changes`
     uint64_t dropped_through = 0;  // the version of the newest change evicted
   };
 
   const size_t capacity_;
   const std::map<std::string, size_t> capacities_;
+  const size_t byte_budget_;
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
   std::map<std::string, Ring> rings_;

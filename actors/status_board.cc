@@ -27,17 +27,67 @@ void StatusBoard::PublishReconcile(const std::string& name, const engine::Json& 
   PublishIncoming(name, appset, std::move(apps));
 }
 
+namespace {
+
+const std::string* AppName(const engine::Json& app) {
+  const engine::Json* name = engine::FieldAt(app, {"metadata", "name"});
+  return name != nullptr && name->is_string() ? &name->get_ref<const std::string&>() : nullptr;
+}
+
+}  // namespace
+
 void StatusBoard::PublishReconcile(const std::string& name, const engine::Json& appset,
                                    std::vector<JsonPtr> applications) {
+  // The engine hands the set's apps in the same order every time, an unchanged one as the
+  // same pointer. When the set's apps are still what this call published last time, only the
+  // positions whose pointer differs are looked at: their names (which must be the same as
+  // before, or the general path below runs) and contents. The other apps' JSON is not read.
+  std::vector<Incoming> changed;
+  bool positional = false;
+  uint64_t version = 0;
+  {
+    std::vector<std::pair<size_t, JsonPtr>> differs;  // (index, the pointer published there)
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      auto s = set_apps_.find(name);
+      positional = s != set_apps_.end() && s->second.last_input_version == s->second.version &&
+                   s->second.last_input.size() == applications.size();
+      if (positional) version = s->second.version;
+      for (size_t i = 0; positional && i < applications.size(); ++i) {
+        if (applications[i] == s->second.last_input[i]) continue;
+        positional = applications[i] != nullptr;
+        differs.emplace_back(i, s->second.last_input[i]);
+      }
+    }
+    for (size_t j = 0; positional && j < differs.size(); ++j) {
+      const JsonPtr& json = applications[differs[j].first];
+      const std::string* now = AppName(*json);
+      const std::string* was = AppName(*differs[j].second);
+      positional = now != nullptr && was != nullptr && *now == *was;
+      if (positional) changed.push_back(Incoming{*now, nullptr, false, json});
+    }
+  }
+  // Someone else changed the set's apps meanwhile (rare): the general path below.
+  if (positional && PublishSorted(name, appset, std::move(changed), &version, &applications))
+    return;
+
   std::vector<Incoming> apps;
   apps.reserve(applications.size());
+  bool clean = true;  // every app named, in strict name order: positions name apps
   for (auto& json : applications) {
-    if (json == nullptr) continue;
-    const engine::Json* app_name = engine::FieldAt(*json, {"metadata", "name"});
-    if (app_name == nullptr || !app_name->is_string()) continue;
-    apps.push_back(Incoming{app_name->get_ref<const std::string&>(), nullptr, false, json});
+    const std::string* app_name = json != nullptr ? AppName(*json) : nullptr;
+    if (app_name == nullptr) {
+      clean = false;
+      continue;
+    }
+    if (!apps.empty() && !(apps.back().name < *app_name)) clean = false;
+    apps.push_back(Incoming{*app_name, nullptr, false, json});
   }
-  PublishIncoming(name, appset, std::move(apps));
+  if (!clean) {
+    PublishIncoming(name, appset, std::move(apps));
+    return;
+  }
+  PublishSorted(name, appset, std::move(apps), nullptr, &applications);
 }
 
 void StatusBoard::PublishIncoming(const std::string& name, const engine::Json& appset,
@@ -62,25 +112,35 @@ void StatusBoard::PublishIncoming(const std::string& name, const engine::Json& a
   PublishSorted(name, appset, std::move(apps));
 }
 
-void StatusBoard::PublishSorted(const std::string& name, const engine::Json& appset,
-                                std::vector<Incoming> apps) {
+bool StatusBoard::PublishSorted(const std::string& name, const engine::Json& appset,
+                                std::vector<Incoming> apps, const uint64_t* partial,
+                                std::vector<JsonPtr>* input) {
   // 1. Under the lock, only pointer copies: the set's current snapshots of the incoming names
   //    (a merge of two sorted lists), the names it published before and not now, its version.
   std::vector<JsonPtr> before(apps.size());
   std::vector<std::string> gone;
-  JsonPtr old_set;
+  SetJsonPtr old_set;
   uint64_t version = 0;  // 0: the set had no apps entry
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (auto s = set_apps_.find(name); s != set_apps_.end()) {
       version = s->second.version;
-      auto it = s->second.apps.begin();
-      const auto end = s->second.apps.end();
-      for (size_t i = 0; i < apps.size(); ++i) {
-        for (; it != end && it->first < apps[i].name; ++it) gone.push_back(it->first);
-        if (it != end && it->first == apps[i].name) before[i] = (it++)->second;
+      if (partial != nullptr && *partial != version) return false;
+      if (partial != nullptr) {  // only these apps; the others stay as they are
+        for (size_t i = 0; i < apps.size(); ++i) {
+          if (auto it = s->second.apps.find(apps[i].name); it != s->second.apps.end()) {
+            before[i] = it->second;
+          }
+        }
+      } else {
+        auto it = s->second.apps.begin();
+        const auto end = s->second.apps.end();
+        for (size_t i = 0; i < apps.size(); ++i) {
+          for (; it != end && it->first < apps[i].name; ++it) gone.push_back(it->first);
+          if (it != end && it->first == apps[i].name) before[i] = (it++)->second;
+        }
+        for (; it != end; ++it) gone.push_back(it->first);
       }
-      for (; it != end; ++it) gone.push_back(it->first);
     }
     if (auto s = appsets_.find(name); s != appsets_.end()) old_set = s->second;
   }
@@ -101,15 +161,17 @@ void StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
     if (before[i] && (before[i] == apps[i].shared || *before[i] == apps[i].content())) continue;
     changed.emplace_back(i, snapshot(i));
   }
-  JsonPtr set_json;
-  if (!old_set || !(*old_set == appset)) set_json = std::make_shared<const engine::Json>(appset);
+  // The set's JSON part by part: only changed entries are copied.
+  SetDiff set_diff = SetJsonOf(old_set, appset);
 
-  // 3. Under the lock: swap what changed; then the fleet view follows (4).
-  std::set<std::string> previous_owners;  // sets this publish took an app from
+  // 3. Under the lock: swap what changed, and the fleet view follows.
+  std::map<std::string, std::vector<std::string>> previous_owners;  // set -> apps taken from it
+  std::vector<std::string> touched;  // this set's apps that changed or went
   {
     std::lock_guard<std::mutex> lock(mu_);
     auto s = set_apps_.find(name);
     const uint64_t current = s != set_apps_.end() ? s->second.version : 0;
+    if (current != version && partial != nullptr) return false;  // nothing changed yet
     if (current != version) {
       // Someone changed this set's apps between 1 and 3 (rare: a publisher of the same set or a
       // set taking one of its names): what was compared may be stale, so redo the bookkeeping
@@ -143,15 +205,17 @@ void StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
       if (a == apps_.end() || a->second.appset != name) continue;
       RecordLocked(kApplications, old, a->second.json, nullptr);
       DropAppLocked(old);
+      touched.push_back(old);
     }
     for (auto& [i, json] : changed) {
       auto a = apps_.find(apps[i].name);
       JsonPtr was = a != apps_.end() ? a->second.json : nullptr;
+      const std::string app(apps[i].name);
       if (a != apps_.end() && a->second.appset != name) {  // the app moves between sets
-        previous_owners.insert(a->second.appset);
+        previous_owners[a->second.appset].push_back(app);
         DropAppLocked(apps[i].name);
       }
-      const std::string app(apps[i].name);
+      touched.push_back(app);
       if (was && was == before[i]) {
         feed_.Record(kApplications, ChangeType::kModified, app, json);  // compared in 2: differs
       } else {
@@ -160,39 +224,39 @@ void StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
       SetAppLocked(name, app, std::move(json));
     }
     auto old = appsets_.find(name);
-    JsonPtr was_set = old != appsets_.end() ? old->second : nullptr;
-    if (!set_json && was_set != old_set) {
-      set_json = std::make_shared<const engine::Json>(appset);  // replaced since 1 (rare)
-    }
-    if (set_json) {
-      RecordLocked(kAppSets, name, was_set, set_json);
-      appsets_[name] = std::move(set_json);
+    const SetJsonPtr was_set = old != appsets_.end() ? old->second : nullptr;
+    if (was_set != old_set) set_diff = SetJsonOf(was_set, appset);  // replaced since 1 (rare)
+    if (set_diff.next) SetAppSetLocked(name, set_diff);
+    // The rows and summaries of every set this publish changed.
+    UpdateViewsLocked(name, touched, set_diff.next ? &set_diff : nullptr);
+    for (const auto& [other, moved] : previous_owners) UpdateViewsLocked(other, moved, nullptr);
+    if (input != nullptr) {
+      // What the next publish compares its pointers with (PublishReconcile).
+      SetApps& set = set_apps_[name];
+      set.last_input = std::move(*input);
+      set.last_input_version = set.version;
     }
     ++sequence_;
   }
-  // 4. The rows and summaries of every set this publish changed.
-  RefreshViews(name);
-  for (const std::string& other : previous_owners) RefreshViews(other);
+  return true;
 }
 
 void StatusBoard::PublishApplication(const std::string& appset, const std::string& name,
                                      engine::Json application) {
   auto json = std::make_shared<const engine::Json>(std::move(application));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto a = apps_.find(name);
+  JsonPtr before = a != apps_.end() ? a->second.json : nullptr;
   std::optional<std::string> previous_owner;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto a = apps_.find(name);
-    JsonPtr before = a != apps_.end() ? a->second.json : nullptr;
-    if (a != apps_.end() && a->second.appset != appset) {
-      previous_owner = a->second.appset;
-      DropAppLocked(name);
-    }
-    RecordLocked(kApplications, name, before, json);
-    SetAppLocked(appset, name, std::move(json));
-    ++sequence_;
+  if (a != apps_.end() && a->second.appset != appset) {
+    previous_owner = a->second.appset;
+    DropAppLocked(name);
   }
-  RefreshViews(appset);
-  if (previous_owner) RefreshViews(*previous_owner);
+  RecordLocked(kApplications, name, before, json);
+  SetAppLocked(appset, name, std::move(json));
+  UpdateViewsLocked(appset, {name}, nullptr);
+  if (previous_owner) UpdateViewsLocked(*previous_owner, {name}, nullptr);
+  ++sequence_;
 }
 
 void StatusBoard::RemoveAppSet(const std::string& name) {
@@ -208,7 +272,8 @@ void StatusBoard::RemoveAppSet(const std::string& name) {
     set_apps_.erase(it);
   }
   if (auto set = appsets_.find(name); set != appsets_.end()) {
-    RecordLocked(kAppSets, name, set->second, nullptr);
+    feed_.Record(kAppSets, ChangeType::kDeleted, name, FeedObject(set->second->full),
+                 set->second->bytes);
     appsets_.erase(set);
   }
   DropViewsLocked(name);
@@ -344,16 +409,26 @@ std::vector<StatusBoard::JsonPtr> StatusBoard::Workloads() const {
 }
 
 StatusBoard::JsonPtr StatusBoard::AppSet(const std::string& name) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = appsets_.find(name);
-  return it == appsets_.end() ? nullptr : it->second;
+  SetJsonPtr set;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = appsets_.find(name);
+    if (it == appsets_.end()) return nullptr;
+    set = it->second;
+  }
+  return set->full->Get();  // assembled outside the lock, once per version
 }
 
 std::vector<StatusBoard::JsonPtr> StatusBoard::AppSets() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<SetJsonPtr> sets;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    sets.reserve(appsets_.size());
+    for (const auto& [_, set] : appsets_) sets.push_back(set);
+  }
   std::vector<JsonPtr> out;
-  out.reserve(appsets_.size());
-  for (const auto& [_, json] : appsets_) out.push_back(json);
+  out.reserve(sets.size());
+  for (const SetJsonPtr& set : sets) out.push_back(set->full->Get());
   return out;
 }
 
@@ -433,14 +508,15 @@ void StatusBoard::RecordLocked(const char* collection, const std::string& name,
   feed_.Record(collection, type, name, after ? after : before);
 }
 
-std::optional<std::vector<StatusBoard::JsonPtr>> StatusBoard::Snapshot(
-    const std::string& collection, uint64_t* version) const {
+std::optional<std::vector<FeedObject>> StatusBoard::Snapshot(const std::string& collection,
+                                                             uint64_t* version) const {
   // Under the board's lock no change can be recorded (publishers record while holding it), so
-  // the items and the feed's version describe the same moment (StatusBoardFeedTest.*).
+  // the items and the feed's version describe the same moment (StatusBoardFeedTest.*). A set's
+  // JSON is assembled by whoever reads it, after the lock.
   std::lock_guard<std::mutex> lock(mu_);
-  std::vector<JsonPtr> out;
+  std::vector<FeedObject> out;
   if (collection == kAppSets) {
-    for (const auto& [_, json] : appsets_) out.push_back(json);
+    for (const auto& [_, set] : appsets_) out.emplace_back(set->full);
   } else if (collection == kApplications) {
     for (const auto& [_, entry] : apps_) out.push_back(entry.json);
   } else if (collection == kRows) {

@@ -13,18 +13,27 @@
 //  - the state store's health: while the store cannot be used, readiness is false with its
 //    error and the store's database is listed with the files, its error as the file's, so the
 //    API's `errors` says why (store/store_health.h);
-//  - the fleet view derived from them (engine/app_query.h, engine/appset_summary.h): per
+//  - the fleet view derived from them (engine/app_query.h, engine/appset_summary_state.h): per
 //    Application a small typed row (set, cluster, step, display status, health, sync, labels)
 //    and per set a summary (counts per step, a heat strip, the apps needing attention), kept
 //    current on every publish of the set, so a page or CLI at 20,000 apps reads kilobytes;
 //  - a sequence number that grows on every change;
 //  - a change feed (change_feed.h) of the collections the API lists: every object added,
-//    modified (its JSON differs from the last published) or deleted, for the ?watch=1 streams.
+//    modified (its JSON differs from the last published) or deleted, for the ?watch=1 streams,
+//    bounded per collection by bytes.
+//
+// Cost follows what changed (status_board_set.cc, status_board_views.cc): a set's JSON is kept
+// in parts, its status.applicationStatus entries each a snapshot reused while equal, and the
+// whole JSON is assembled only when a reader asks for it (once per version, then cached); a
+// publish that changes k apps (their Applications or entries) re-derives k rows and updates the
+// summary's counters, strips and attention list by taking each old row out and putting the new
+// one in: O(k log n) past one pass over the incoming pointers and entries. A change of the
+// set's rollout facts (current step, deadline, skipped apps) re-derives every row.
 //
 // Thread-safety: every method may be called from any thread. Snapshots are immutable JSON
 // values behind shared pointers: a publish swaps pointers under a short lock (publishing one set
 // touches only that set's entries, whatever the total number of Applications), and a reader
-// copies pointers under the lock and serialises after releasing it.
+// copies pointers under the lock and serialises (or assembles a set's JSON) after releasing it.
 #pragma once
 
 #include <algorithm>
@@ -41,6 +50,7 @@
 
 #include "actors/change_feed.h"
 #include "engine/app_query.h"
+#include "engine/appset_summary_state.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::actors {
@@ -77,13 +87,14 @@ class StatusBoard {
   // first, at a size a page loads at once.
   static constexpr size_t kSummaryAttention = 50;
 
-  // `feed_capacity` bounds each collection's ring of recent changes (how far a watcher may lag).
-  // An ApplicationSet's JSON carries every app's status entry (megabytes at 2,000 apps) and
-  // changes on most reconciles, so its ring keeps fewer: a watcher further behind relists, as
-  // the CLI and the web view do whenever a stream ends.
-  static constexpr size_t kAppSetFeedCapacity = 64;
-  explicit StatusBoard(size_t feed_capacity = 16384)
-      : feed_(feed_capacity, {{kAppSets, std::min(feed_capacity, kAppSetFeedCapacity)}}) {}
+  // `feed_bytes` bounds each collection's ring of recent changes by their size (how far a
+  // watcher may lag: an ApplicationSet's JSON carries every app's status entry, a megabyte at
+  // 2,000 apps, so its ring keeps a few dozen of those and thousands of an Application's), and
+  // `feed_capacity` by their number. A watcher further behind relists, as the CLI and the web
+  // view do whenever a stream ends.
+  explicit StatusBoard(size_t feed_capacity = 16384,
+                       size_t feed_bytes = ChangeFeed::kDefaultByteBudget)
+      : feed_(feed_capacity, {}, feed_bytes) {}
   StatusBoard(const StatusBoard&) = delete;
   StatusBoard& operator=(const StatusBoard&) = delete;
 
@@ -169,8 +180,9 @@ class StatusBoard {
   // A watch collection's items as its list serves them (sorted by name) and the feed version
   // they are current at: the changes after `*version` (feed().Next) follow on exactly. nullopt
   // for a name that is not a collection.
-  std::optional<std::vector<JsonPtr>> Snapshot(const std::string& collection,
-                                               uint64_t* version) const;
+  // A set's item is assembled when first read (FeedObject).
+  std::optional<std::vector<FeedObject>> Snapshot(const std::string& collection,
+                                                  uint64_t* version) const;
   const ChangeFeed& feed() const { return feed_; }
 
  private:
@@ -186,6 +198,11 @@ class StatusBoard {
   struct SetApps {
     std::map<std::string, JsonPtr, std::less<>> apps;  // the same pointers as apps_
     uint64_t version = 0;
+    // The Applications the last PublishReconcile of shared pointers handed over (each named,
+    // in strict name order) and the version it left: while `version` is still that, an equal
+    // pointer at the same position is an app whose snapshot is current.
+    std::vector<JsonPtr> last_input;
+    uint64_t last_input_version = 0;
   };
   // One incoming Application: its name (a map key, or its JSON's metadata.name) and its JSON,
   // which the publish moves into a snapshot when it changed.
@@ -197,12 +214,54 @@ class StatusBoard {
     const engine::Json& content() const { return shared ? *shared : *json; }
   };
 
+  // A set's JSON as published, in parts (status_board_set.cc): `head` is the JSON without
+  // status.applicationStatus and `entries` that array, each entry a snapshot that the next
+  // publish reuses while equal; `full` assembles the JSON when a reader first asks.
+  struct SetJson {
+    JsonPtr head;
+    bool has_list = false;  // status.applicationStatus was an array (not in `head`)
+    std::shared_ptr<const std::vector<JsonPtr>> entries;
+    size_t bytes = 0;  // ApproximateJsonBytes of the whole
+    std::shared_ptr<const LazyJson> full;
+  };
+  using SetJsonPtr = std::shared_ptr<const SetJson>;
+  // What a publish changed in a set's JSON (SetJsonOf).
+  struct SetDiff {
+    SetJsonPtr next;  // null: equal to the one published
+    bool head_changed = false;
+    // Entries compared in place (the list kept its shape): each changed one's app, the entry
+    // before and after. When the shape changed (`reshaped`), every app of either list is
+    // touched instead.
+    struct Entry {
+      std::string app;
+      JsonPtr before, after;
+    };
+    std::vector<Entry> entries;
+    bool reshaped = false;
+  };
+  // Compares `appset` with `before` (may be null) part by part: O(entries) small comparisons,
+  // a copy only of what differs. Takes no lock.
+  static SetDiff SetJsonOf(const SetJsonPtr& before, const engine::Json& appset);
+
+  // A set's fleet view: its rollout facts, each app's entry, the rows' summary and its JSON.
+  struct SetView {
+    engine::RowFacts facts;
+    bool has_facts = false;
+    std::map<std::string, JsonPtr, std::less<>> entry_of;  // app -> its entry (last of dups)
+    engine::SummaryState summary;
+    std::shared_ptr<const engine::AppSetSummary> published;  // what `summaries_` serves
+  };
+
   // PublishReconcile's: sorts `apps` by name, the last of equal names winning, then publishes.
   void PublishIncoming(const std::string& name, const engine::Json& appset,
                        std::vector<Incoming> apps);
   // PublishAppSet/PublishReconcile (takes mu_). REQUIRES: `apps` sorted by name, unique.
-  void PublishSorted(const std::string& name, const engine::Json& appset,
-                     std::vector<Incoming> apps);
+  // `partial`: `apps` are only the set's changed apps, against its apps at that version (the
+  // others stay, none goes); false, changing nothing, when the set's apps are no longer at it.
+  // `input`: the pointers handed over, kept for the next PublishReconcile to compare with.
+  bool PublishSorted(const std::string& name, const engine::Json& appset,
+                     std::vector<Incoming> apps, const uint64_t* partial = nullptr,
+                     std::vector<JsonPtr>* input = nullptr);
   // Makes `json` the app's snapshot, owned by `appset`. REQUIRES: mu_ held, the app not owned
   // by another set (DropAppLocked first).
   void SetAppLocked(const std::string& appset, std::string_view app, JsonPtr json);
@@ -215,16 +274,20 @@ class StatusBoard {
   static std::string WorkloadName(const WorkloadKey& key);
   void RecordLocked(const char* collection, const std::string& name, const JsonPtr& before,
                     const JsonPtr& after);
+  // Makes `diff` the set's JSON and records it. REQUIRES: mu_ held, diff.next not null.
+  void SetAppSetLocked(const std::string& name, const SetDiff& diff);
   // Brings the set's rows and summary up to date with what is published now
-  // (status_board_views.cc): reads the set's pointers under the lock, derives outside it, and
-  // commits only if nothing changed the set meanwhile (the later change derives again). Call
-  // after every change to a set's JSON or apps, without holding mu_.
-  void RefreshViews(const std::string& appset);
+  // (status_board_views.cc): re-derives the rows of the `touched` apps and of the apps whose
+  // entries `set` (the set's new JSON, if it changed) changed, or every row of the set when its
+  // rollout facts changed, and updates the summary with the rows that changed. Drops the
+  // views of a set that is gone. REQUIRES: mu_ held.
+  void UpdateViewsLocked(const std::string& appset, const std::vector<std::string>& touched,
+                         const SetDiff* set);
   // Drops the set's rows and summary (the set is gone). REQUIRES: mu_ held.
   void DropViewsLocked(const std::string& appset);
 
   mutable std::mutex mu_;
-  std::map<std::string, JsonPtr> appsets_;
+  std::map<std::string, SetJsonPtr> appsets_;
   std::map<std::string, AppEntry, std::less<>> apps_;  // app name -> owner + JSON
   std::map<std::string, SetApps> set_apps_;            // appset -> its apps
   uint64_t last_set_version_ = 0;
@@ -238,7 +301,8 @@ class StatusBoard {
   std::map<std::string, std::string> record_problems_;     // where -> error
   std::map<std::string, Row, std::less<>> rows_;           // app name -> its row
   std::map<std::string, std::set<std::string>> set_rows_;  // appset -> its rows' names
-  std::map<std::string, JsonPtr> summaries_;               // appset -> its summary
+  std::map<std::string, FeedObject> summaries_;            // appset -> its summary's JSON
+  std::map<std::string, SetView> views_;                   // appset -> its fleet view
   uint64_t sequence_ = 0;
   ChangeFeed feed_;
 };

@@ -694,8 +694,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   bool keepalive_due_ = false;
   std::string collection_;
   uint64_t cursor_ = 0;
-  std::optional<std::vector<actors::StatusBoard::JsonPtr>> snapshot_;
-  std::optional<WatchSelection> selection_;  // a filtered watch's held objects
+  std::optional<std::vector<actors::FeedObject>> snapshot_;  // a set is assembled when sent
+  std::optional<WatchSelection> selection_;                  // a filtered watch's held objects
   size_t next_item_ = 0;
   std::string out_;
   net::steady_timer keepalive_;

@@ -45,35 +45,7 @@ std::optional<int> PositiveInt(std::string_view text) {
   return value;
 }
 
-struct SetFacts {
-  int current_step = 0;
-  bool deadline_exceeded = false;
-  std::set<std::string> skipped;
-  std::map<std::string, const Json*> entries;  // app -> its applicationStatus entry
-};
-
-SetFacts FactsOf(const Json& appset) {
-  SetFacts f;
-  const Json* rollout = At(&appset, {"status", "rollout"});
-  if (const Json* step = At(rollout, {"step"}); step && step->is_number_integer()) {
-    f.current_step = static_cast<int>(step->get<long long>());
-  }
-  if (const Json* late = At(rollout, {"stepDeadlineExceeded"}); late && late->is_boolean()) {
-    f.deadline_exceeded = late->get<bool>();
-  }
-  if (const Json* skipped = At(rollout, {"skipped"}); skipped && skipped->is_object()) {
-    for (const auto& [app, _] : skipped->items()) f.skipped.insert(app);
-  }
-  if (const Json* list = At(&appset, {"status", "applicationStatus"}); list && list->is_array()) {
-    for (const Json& e : *list) {
-      const std::string app = Str(&e, {"application"});
-      if (!app.empty()) f.entries[app] = &e;
-    }
-  }
-  return f;
-}
-
-AppDisplayStatus StatusOf(const AppRow& row, const SetFacts& facts) {
+AppDisplayStatus StatusOf(const AppRow& row, const RowFacts& facts) {
   if (facts.skipped.count(row.name)) return AppDisplayStatus::kSkipped;
   if (row.operation == "Failed" || row.operation == "Error") return AppDisplayStatus::kFailed;
   if (row.health == "Degraded") return AppDisplayStatus::kDegraded;
@@ -146,38 +118,70 @@ bool NeedsAttention(AppDisplayStatus status) {
          status == AppDisplayStatus::kLate || status == AppDisplayStatus::kSkipped;
 }
 
+RowFacts RowFactsOf(const Json& appset) {
+  RowFacts f;
+  const Json* rollout = At(&appset, {"status", "rollout"});
+  if (const Json* step = At(rollout, {"step"}); step && step->is_number_integer()) {
+    f.current_step = static_cast<int>(step->get<long long>());
+  }
+  if (const Json* late = At(rollout, {"stepDeadlineExceeded"}); late && late->is_boolean()) {
+    f.deadline_exceeded = late->get<bool>();
+  }
+  if (const Json* skipped = At(rollout, {"skipped"}); skipped && skipped->is_object()) {
+    for (const auto& [app, _] : skipped->items()) f.skipped.insert(app);
+  }
+  return f;
+}
+
+std::optional<AppRow> AppRowOf(const Json& application, const Json* entry, const RowFacts& facts,
+                               const std::string& appset) {
+  const Json* app = &application;
+  if (!app->is_object()) return std::nullopt;
+  AppRow row;
+  row.name = Str(app, {"metadata", "name"});
+  if (row.name.empty()) return std::nullopt;
+  row.appset = appset;
+  row.cluster = Str(app, {"spec", "destination", "name"});
+  if (row.cluster.empty()) row.cluster = Str(app, {"spec", "destination", "server"});
+  row.health = Str(app, {"status", "health", "status"});
+  row.sync = Str(app, {"status", "sync", "status"});
+  row.operation = Str(app, {"status", "operationState", "phase"});
+  if (const Json* labels = At(app, {"metadata", "labels"}); labels && labels->is_object()) {
+    for (const auto& [k, v] : labels->items()) {
+      if (v.is_string()) row.labels[k] = v.get<std::string>();
+    }
+  }
+  std::string entry_message;
+  if (entry != nullptr) {
+    row.rollout = Str(entry, {"status"});
+    row.step = PositiveInt(Str(entry, {"step"})).value_or(0);
+    entry_message = Str(entry, {"message"});
+  }
+  row.message = Str(app, {"status", "operationState", "message"});
+  if (row.message.empty()) row.message = Str(app, {"status", "health", "message"});
+  if (row.message.empty()) row.message = entry_message;
+  row.status = StatusOf(row, facts);
+  return row;
+}
+
 std::vector<AppRow> AppRowsOf(const Json& appset, const std::vector<const Json*>& applications) {
-  const SetFacts facts = FactsOf(appset);
+  const RowFacts facts = RowFactsOf(appset);
+  // app -> its applicationStatus entry (of duplicates, the last).
+  std::map<std::string, const Json*> entries;
+  if (const Json* list = At(&appset, {"status", "applicationStatus"}); list && list->is_array()) {
+    for (const Json& e : *list) {
+      const std::string app = Str(&e, {"application"});
+      if (!app.empty()) entries[app] = &e;
+    }
+  }
   const std::string set_name = Str(&appset, {"metadata", "name"});
   std::vector<AppRow> rows;
   rows.reserve(applications.size());
   for (const Json* app : applications) {
-    if (app == nullptr || !app->is_object()) continue;
-    AppRow row;
-    row.name = Str(app, {"metadata", "name"});
-    if (row.name.empty()) continue;
-    row.appset = set_name;
-    row.cluster = Str(app, {"spec", "destination", "name"});
-    if (row.cluster.empty()) row.cluster = Str(app, {"spec", "destination", "server"});
-    row.health = Str(app, {"status", "health", "status"});
-    row.sync = Str(app, {"status", "sync", "status"});
-    row.operation = Str(app, {"status", "operationState", "phase"});
-    if (const Json* labels = At(app, {"metadata", "labels"}); labels && labels->is_object()) {
-      for (const auto& [k, v] : labels->items()) {
-        if (v.is_string()) row.labels[k] = v.get<std::string>();
-      }
-    }
-    std::string entry_message;
-    if (auto it = facts.entries.find(row.name); it != facts.entries.end()) {
-      row.rollout = Str(it->second, {"status"});
-      row.step = PositiveInt(Str(it->second, {"step"})).value_or(0);
-      entry_message = Str(it->second, {"message"});
-    }
-    row.message = Str(app, {"status", "operationState", "message"});
-    if (row.message.empty()) row.message = Str(app, {"status", "health", "message"});
-    if (row.message.empty()) row.message = entry_message;
-    row.status = StatusOf(row, facts);
-    rows.push_back(std::move(row));
+    if (app == nullptr) continue;
+    const auto e = entries.find(Str(app, {"metadata", "name"}));
+    auto row = AppRowOf(*app, e != entries.end() ? e->second : nullptr, facts, set_name);
+    if (row) rows.push_back(std::move(*row));
   }
   std::sort(rows.begin(), rows.end(),
             [](const AppRow& a, const AppRow& b) { return a.name < b.name; });

@@ -51,6 +51,24 @@ struct AppRow {
   bool operator==(const AppRow&) const = default;
 };
 
+// What of a set's JSON every one of its rows depends on (status.rollout: the current step,
+// whether its deadline passed, the skipped apps). When it changes, any row may; otherwise a
+// row changes only with its Application or its applicationStatus entry (the StatusBoard
+// re-derives only those).
+struct RowFacts {
+  int current_step = 0;
+  bool deadline_exceeded = false;
+  std::set<std::string> skipped;
+
+  bool operator==(const RowFacts&) const = default;
+};
+RowFacts RowFactsOf(const Json& appset);
+
+// One Application's row: `entry` is its applicationStatus entry (nullptr: none), `appset` the
+// owner's name. nullopt when `application` is not an object with a metadata.name.
+std::optional<AppRow> AppRowOf(const Json& application, const Json* entry, const RowFacts& facts,
+                               const std::string& appset);
+
 // The rows of one set's Applications, sorted by name. `appset` is the set's JSON as the API
 // serves it (status.applicationStatus, status.rollout.{step,skipped,stepDeadlineExceeded});
 // `applications` its Argo Applications (entries that are not objects are skipped). Every field is

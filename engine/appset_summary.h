@@ -27,6 +27,8 @@ struct StepSummary {
   // The declared step as written (absent for step 0): its matchExpressions and maxUpdate.
   Json match_expressions = Json::array();
   Json max_update;  // null when absent (unlimited)
+
+  bool operator==(const StepSummary&) const = default;
 };
 
 struct AppSetSummary {
@@ -42,6 +44,8 @@ struct AppSetSummary {
   std::vector<StepSummary> steps;  // every declared step in order (empty ones too), then step 0
   std::vector<AppRow> attention;   // NeedsAttention rows, most urgent first, at most the limit
   size_t attention_total = 0;
+
+  bool operator==(const AppSetSummary&) const = default;
 };
 
 // The set's rollout in one word and its message (see AppSetSummary::rollout_status).

@@ -57,6 +57,50 @@ TEST(ChangeFeedTest, SlowReaderFallsBehindWithoutBlockingRecord) {
   EXPECT_EQ(out.size(), 4u);
 }
 
+// The ring is bounded by bytes too: big changes evict the oldest past the budget (the newest
+// always stays), small ones are kept by the thousand, and a reader behind the evicted ones
+// starts over. Lazy objects are counted by the size given, never built to be measured.
+TEST(ChangeFeedTest, RingIsBoundedByBytes) {
+  ChangeFeed feed(1000, {}, /*byte_budget=*/1000);
+  std::atomic<bool> cancelled{false};
+  const std::string filler(300, 'x');
+  for (int i = 0; i < 10; ++i) {
+    feed.Record("big", ChangeType::kModified, "x",
+                std::make_shared<const Json>(Json{{"f", filler}}));  // ~310 bytes each
+  }
+  std::vector<Change> out;
+  uint64_t cursor = 6;  // 7 was evicted: 8, 9 and 10 fit in 1,000 bytes
+  EXPECT_EQ(feed.Next("big", &cursor, Clock::now(), cancelled, &out), ChangeFeed::Read::kBehind);
+  cursor = 7;
+  ASSERT_EQ(feed.Next("big", &cursor, Clock::now(), cancelled, &out), ChangeFeed::Read::kChanges);
+  EXPECT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].bytes, ApproximateJsonBytes(Json{{"f", filler}}));
+
+  bool built = false;
+  auto lazy = std::make_shared<const LazyJson>([&built] {
+    built = true;
+    return Json{{"f", "lazy"}};
+  });
+  const uint64_t v = feed.Record("big", ChangeType::kModified, "x", FeedObject(lazy), 5000);
+  EXPECT_FALSE(built);
+  cursor = v - 1;  // alone in the ring (larger than the budget, but the newest)
+  out.clear();
+  ASSERT_EQ(feed.Next("big", &cursor, Clock::now(), cancelled, &out), ChangeFeed::Read::kChanges);
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ((*out[0].object)["f"], "lazy");
+  EXPECT_TRUE(built);
+  cursor = v - 2;
+  EXPECT_EQ(feed.Next("big", &cursor, Clock::now(), cancelled, &out), ChangeFeed::Read::kBehind);
+}
+
+TEST(ChangeFeedTest, ApproximateJsonBytesIsTheDumpWithoutEscapes) {
+  const Json j = {{"a", Json::array({1, "two", true, nullptr, Json::object()})}, {"bb", false}};
+  EXPECT_LE(ApproximateJsonBytes(j), j.dump().size() + 16);
+  EXPECT_GE(ApproximateJsonBytes(j) + 16, j.dump().size());
+  const Json s = {{"key", std::string(100, 'x')}};
+  EXPECT_EQ(ApproximateJsonBytes(s), s.dump().size());
+}
+
 // A collection may have a bound of its own; the others keep the default one.
 TEST(ChangeFeedTest, CollectionsMayHaveTheirOwnBound) {
   ChangeFeed feed(100, {{"big", 2}});
