@@ -28,7 +28,6 @@ namespace fleetwave::actors {
 namespace {
 
 using engine::Json;
-using ClusterMap = std::map<std::string, caf::actor>;
 
 // The set's generated apps and their renders, with what they were made from: a poll whose
 // resolves find the same commits for the same spec shares it instead of generating again
@@ -143,8 +142,7 @@ struct AppSetState {
   AppSetSpecPtr spec;
   ClusterMapPtr clusters;
   const Services* services = nullptr;
-  caf::actor coordinator;
-  caf::actor deleter;
+  SetParent coordinator;
 
   std::map<std::string, ClusterView> views;                  // cluster -> what it reported
   std::set<std::pair<std::string, std::string>> subscribed;  // (cluster, app label)
@@ -232,7 +230,13 @@ struct AppSetState {
   static inline const char* name = "appset";
 };
 
-using Self = caf::stateful_actor<AppSetState>;
+// The set's interface plus what only it sends itself: its wake-up timer and the results of
+// its pool jobs.
+using AppSetActorImpl = AppSetActor::extend<
+    caf::reacts_to<wake_atom, uint64_t>, caf::reacts_to<gathered_atom, GatheredPtr>,
+    caf::reacts_to<persisted_atom, PersistedPtr>, caf::reacts_to<rendered_atom, AttemptRenderPtr>,
+    caf::reacts_to<finished_atom, AttemptDonePtr>, caf::reacts_to<marked_atom, PersistedPtr>>;
+using Self = AppSetActorImpl::stateful_base<AppSetState>;
 
 void Log(Self* self, const std::string& line) {
   const auto& log = self->state.services->log;
@@ -440,10 +444,13 @@ void ArmWake(Self* self, std::optional<engine::Time> at) {
 
 // ---- subscriptions ----
 
-caf::actor ClusterActorOf(const ClusterMapPtr& clusters, const std::string& name) {
-  if (!clusters) return caf::actor();
+// This actor as the cluster actors' sink of updates (AppSetActor extends LiveSink).
+LiveSink LiveSinkOf(Self* self) { return caf::actor_cast<LiveSink>(self); }
+
+ClusterActor ClusterActorOf(const ClusterMapPtr& clusters, const std::string& name) {
+  if (!clusters) return ClusterActor();
   auto it = clusters->find(name);
-  return it == clusters->end() ? caf::actor() : it->second;
+  return it == clusters->end() ? ClusterActor() : it->second;
 }
 
 // Makes the subscriptions at the cluster actors match `g`'s apps. A cluster whose actor changed
@@ -469,8 +476,8 @@ void EnsureWatching(Self* self, const Gathered& g) {
       ++it;
       continue;
     }
-    if (caf::actor was = ClusterActorOf(st.watched_clusters, cluster)) {
-      self->send(was, unsubscribe_atom::value, label, caf::actor(self));
+    if (ClusterActor was = ClusterActorOf(st.watched_clusters, cluster)) {
+      self->send(was, unsubscribe_atom::value, label, LiveSinkOf(self));
     }
     if (!still_wanted) {
       if (auto view = st.views.find(cluster); view != st.views.end())
@@ -490,7 +497,7 @@ void EnsureWatching(Self* self, const Gathered& g) {
     if (cluster == st.clusters->end()) continue;
     const std::string label = AppLabel(self, app.name);
     if (st.subscribed.emplace(app.cluster, label).second) {
-      self->send(cluster->second, subscribe_atom::value, label, caf::actor(self));
+      self->send(cluster->second, subscribe_atom::value, label, LiveSinkOf(self));
     }
     auto render = g.generation->renders.find(app.name);
     if (render == g.generation->renders.end() || !render->second.objects) continue;
@@ -510,7 +517,7 @@ void EnsureWatching(Self* self, const Gathered& g) {
 template <typename Ptr, typename Atom, typename T>
 void CommitOnPool(Self* self, store::StateBatch batch, std::shared_ptr<T> result, Atom atom) {
   store::Store* store = self->state.services->store;
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+  AppSetActorImpl me = caf::actor_cast<AppSetActorImpl>(self);
   self->state.services->StorePool().Post([store, me, result, atom, batch = std::move(batch)] {
     store::State state(*store);
     store::WriteResult w = state.Commit(batch);
@@ -596,7 +603,7 @@ void OnSetMarkPersisted(Self* self, PersistedPtr p) {
   if (st.services->log) {
     for (const auto& line : p->result.log) st.services->log(line);
   }
-  if (st.deleter) self->send(st.deleter, reconcile_atom::value);
+  self->send(st.coordinator, reconcile_atom::value);  // the deletion actor reads the marks
   if (p->reconcile_after) {
     st.deleting = false;
     st.dirty = true;
@@ -1188,7 +1195,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
     DecisionNotCommitted(self, p->error);
     return;
   }
-  if (p->deletions_changed && st.deleter) self->send(st.deleter, reconcile_atom::value);
+  if (p->deletions_changed) self->send(st.coordinator, reconcile_atom::value);
   ApplyChange(self, std::move(p->change));
   st.pending_deletions = p->pending_deletions;
   engine::AppSetReconcileResult& result = p->result;
@@ -1291,7 +1298,7 @@ void Reconcile(Self* self, bool regather, bool poll) {
   st.regather = false;  // a request arriving from here on gathers again after this one
   st.gather_started_at = st.services->now();
   SchedulePoll(self);
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+  AppSetActorImpl me = caf::actor_cast<AppSetActorImpl>(self);
   AppSetSpecPtr spec = st.spec;
   sources::Source* source = st.services->source;
   store::Store* store = st.services->store;
@@ -1398,7 +1405,7 @@ void SendAttempt(Self* self, const std::string& app, const engine::OperationReco
   command->actions = std::move(attempt.actions);
   command->prune = std::move(attempt.prune);
   auto settled = std::make_shared<std::vector<engine::ObjectResult>>(std::move(attempt.settled));
-  caf::actor target = cluster->second;
+  ClusterActor target = cluster->second;
   // By value: the gathered apps `generated` points into may be replaced before the reply.
   const std::string cluster_name = generated->cluster;
   Log(self, "app=" + app + " cluster=" + generated->cluster + " applying " +
@@ -1437,7 +1444,7 @@ void StartAttempt(Self* self, const std::string& app, const engine::OperationRec
     return;
   }
   // The operation pins other revisions than the current ones: render at those.
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+  AppSetActorImpl me = caf::actor_cast<AppSetActorImpl>(self);
   sources::Source* source = st.services->source;
   auto job = std::make_shared<AttemptRender>();
   job->app = app;
@@ -1632,7 +1639,7 @@ void OnClusterUpdate(Self* self, const ClusterUpdatePtr& update) {
   // Only the actor the set is subscribed through speaks for its cluster: a replaced actor's last
   // report, or a retired one's (its context left the kubeconfig), arriving after the new map
   // would bring back what it replaced.
-  const caf::actor from = ClusterActorOf(self->state.watched_clusters, update->cluster);
+  const ClusterActor from = ClusterActorOf(self->state.watched_clusters, update->cluster);
   const caf::strong_actor_ptr& sender = self->current_sender();
   if (!from || !sender || sender->id() != from.id()) return;
   auto& view = self->state.views[update->cluster];
@@ -1663,12 +1670,12 @@ void OnClusterUpdate(Self* self, const ClusterUpdatePtr& update) {
   Reconcile(self, false);
 }
 
-caf::behavior AppSetBehavior(Self* self, caf::actor coordinator, AppSetActorConfig config) {
+AppSetActorImpl::behavior_type AppSetBehavior(Self* self, SetParent coordinator,
+                                              AppSetActorConfig config) {
   auto& st = self->state;
   st.spec = config.spec;
   st.clusters = config.clusters;
   st.services = config.services;
-  st.deleter = config.deleter;
   st.coordinator = coordinator;
   Reconcile(self, true);
   return {
@@ -1752,8 +1759,8 @@ caf::behavior AppSetBehavior(Self* self, caf::actor coordinator, AppSetActorConf
 
 }  // namespace
 
-caf::actor SpawnAppSetActor(caf::actor_system& system, const caf::actor& coordinator,
-                            AppSetActorConfig config) {
+AppSetActor SpawnAppSetActor(caf::actor_system& system, const SetParent& coordinator,
+                             AppSetActorConfig config) {
   return system.spawn(AppSetBehavior, coordinator, std::move(config));
 }
 

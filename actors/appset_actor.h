@@ -5,16 +5,8 @@
 // coordinator per attempt. Level-triggered: every reconcile starts from observed and stored
 // state; events only wake it, and a burst of them while a reconcile runs costs one more.
 //
-// Messages (atoms.h):
-//   (live_atom, ClusterUpdatePtr)                 from cluster actors
-//   (spec_atom, AppSetSpecPtr)                    from the coordinator on reload
-//   (sync_atom, app, revision ("" = pinned), caller) -> engine::CommandAnswer  a manual sync
-//   (pause_atom | resume_atom, caller) -> engine::CommandAnswer                 (API)
-//   (skip_atom, app, reason, caller) -> engine::CommandAnswer
-//       answered once the command's record is committed (kAccepted: it will be carried out,
-//       and the operation shows in the API until it ends) or with why it cannot be now
-//   (reconcile_atom)                              wake up
-//   -> deleter (reconcile_atom)                   a deletion mark was stored or cancelled
+// Its protocol is the typed interface AppSetActor below; it asks its parent (SetParent) for
+// sync slots and tells it when a deletion mark was stored or cancelled.
 #pragma once
 
 #include <chrono>
@@ -26,7 +18,11 @@
 #include <caf/actor.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/fwd.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
 
+#include "actors/cluster_interface.h"
+#include "actors/coordinator_interface.h"
 #include "actors/services.h"
 #include "engine/appset.h"
 #include "engine/generate.h"
@@ -52,7 +48,12 @@ struct AppSetSpec {
   engine::InputLimits limits;
 };
 using AppSetSpecPtr = std::shared_ptr<const AppSetSpec>;
-using ClusterMapPtr = std::shared_ptr<const std::map<std::string, caf::actor>>;
+
+}  // namespace fleetwave::actors
+
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::AppSetSpecPtr)
+
+namespace fleetwave::actors {
 
 struct AppSetActorConfig {
   AppSetSpecPtr spec;
@@ -60,14 +61,26 @@ struct AppSetActorConfig {
   // reload that changes it re-sends the spec with the new map.
   ClusterMapPtr clusters;
   const Services* services = nullptr;
-  // The deletion actor (deletion_actor.h), told when this actor stored or cancelled a mark.
-  caf::actor deleter;
 };
 
-caf::actor SpawnAppSetActor(caf::actor_system& system, const caf::actor& coordinator,
-                            AppSetActorConfig config);
+// What the coordinator and the cluster actors may send a set (its own timers and pool results
+// are not reachable through this handle).
+using AppSetActor = LiveSink::extend<
+    // A reload: the set's spec and the cluster actors now in force (null: unchanged).
+    caf::reacts_to<spec_atom, AppSetSpecPtr, ClusterMapPtr>,
+    // Wake up and reconcile now (a refresh, a webhook, the deletion actor).
+    caf::reacts_to<reconcile_atom>,
+    // The operator's commands, each with its caller. Answered once the command's record is
+    // committed (kAccepted: it will be carried out, and the operation shows in the API until it
+    // ends) or with why it cannot be now. sync: (app, revision ("" = pinned), caller).
+    caf::replies_to<sync_atom, std::string, std::string, std::string>::with<engine::CommandAnswer>,
+    caf::replies_to<pause_atom, std::string>::with<engine::CommandAnswer>,
+    caf::replies_to<resume_atom, std::string>::with<engine::CommandAnswer>,
+    // skip: (app, reason, caller).
+    caf::replies_to<skip_atom, std::string, std::string, std::string>::with<engine::CommandAnswer>>;
+
+// `parent` grants sync slots and hears when a deletion mark was stored or cancelled.
+AppSetActor SpawnAppSetActor(caf::actor_system& system, const SetParent& parent,
+                             AppSetActorConfig config);
 
 }  // namespace fleetwave::actors
-
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::AppSetSpecPtr)
-CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::ClusterMapPtr)

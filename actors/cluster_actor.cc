@@ -12,6 +12,7 @@
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
 #include "actors/cluster_cache.h"
+#include "actors/cluster_interface.h"
 #include "actors/live_entry_json.h"
 #include "actors/services.h"
 #include "actors/workload_actor.h"
@@ -63,7 +64,7 @@ void ReleaseOnLoop(clients::Transport* transport, std::shared_ptr<clients::Clust
 
 // A workload with a deadline: its actor and the decision it last reported.
 struct WorkloadSlot {
-  caf::actor actor;
+  WorkloadActor actor;
   engine::DeadlineView view;
 };
 
@@ -130,12 +131,19 @@ struct ClusterState {
   }
 };
 
-using ClusterActor = caf::stateful_actor<ClusterState>;
+// The implementation's interface: the public protocol (cluster_interface.h) plus what only
+// the actor itself and its children send it: client callbacks, its tick and probe timers, and
+// its workload actors' deadline decisions.
+using ClusterActorImpl =
+    ClusterActor::extend<caf::reacts_to<run_atom, RunClosure>, caf::reacts_to<tick_atom>,
+                         caf::reacts_to<probe_atom, std::uint64_t>,
+                         caf::reacts_to<deadline_atom, WorkloadViewPtr>>;
+using Self = ClusterActorImpl::stateful_pointer<ClusterState>;
 
-void SendProbe(ClusterActor* self);
+void SendProbe(Self self);
 
 // Sends the pending updates at the next tick; armed only while something is pending.
-void ArmTick(ClusterActor* self) {
+void ArmTick(Self self) {
   auto& st = self->state;
   if (st.tick_armed || !st.cache->HasPending()) return;
   st.tick_armed = true;
@@ -144,7 +152,7 @@ void ArmTick(ClusterActor* self) {
 
 // Keeps a timer for the next probe the liveness plans (none while a probe is out). A timer
 // that is no longer the one in force is ignored when it fires.
-void ArmProbe(ClusterActor* self) {
+void ArmProbe(Self self) {
   auto& st = self->state;
   const std::optional<clients::SteadyTime> at = st.cache->liveness().NextProbeAt();
   if (!at || (st.probe_timer_at && *st.probe_timer_at <= *at)) return;
@@ -156,7 +164,7 @@ void ArmProbe(ClusterActor* self) {
 }
 
 // After an outcome was counted: logs a change of reachability, plans the probe, arms the tick.
-void AfterOutcome(ClusterActor* self, bool was_up, bool was_down) {
+void AfterOutcome(Self self, bool was_up, bool was_down) {
   auto& st = self->state;
   if (!was_up && st.cache->reachable()) {
     st.Log("reachable");
@@ -171,7 +179,7 @@ void AfterOutcome(ClusterActor* self, bool was_up, bool was_down) {
 }
 
 // Counts one outcome towards reachability (clients::Liveness) and logs a change.
-void NoteResult(ClusterActor* self, const Result& r, const std::string& what,
+void NoteResult(Self self, const Result& r, const std::string& what,
                 clients::Liveness::Source source = clients::Liveness::Source::kRequest) {
   auto& st = self->state;
   const bool was_up = st.cache->reachable();
@@ -181,7 +189,7 @@ void NoteResult(ClusterActor* self, const Result& r, const std::string& what,
   AfterOutcome(self, was_up, was_down);
 }
 
-void SendProbe(ClusterActor* self) {
+void SendProbe(Self self) {
   auto& st = self->state;
   st.cache->liveness().ProbeSent();
   clients::RawRequest probe;
@@ -198,7 +206,7 @@ void SendProbe(ClusterActor* self) {
   });
 }
 
-void OnProbeTimer(ClusterActor* self, std::uint64_t generation) {
+void OnProbeTimer(Self self, std::uint64_t generation) {
   auto& st = self->state;
   if (generation != st.probe_timer_generation) return;  // replaced by an earlier one
   st.probe_timer_at.reset();
@@ -209,11 +217,11 @@ void OnProbeTimer(ClusterActor* self, std::uint64_t generation) {
   }
 }
 
-void SendUpdate(ClusterActor* self, SubscriberId id, ClusterUpdate update) {
+void SendUpdate(Self self, SubscriberId id, ClusterUpdate update) {
   auto& st = self->state;
   auto it = st.subscribers.find(id);
   if (it == st.subscribers.end()) return;
-  auto target = caf::actor_cast<caf::actor>(it->second);
+  auto target = caf::actor_cast<LiveSink>(it->second);
   if (!target) {
     st.cache->RemoveSubscriber(id);
     st.subscribers.erase(it);
@@ -223,7 +231,7 @@ void SendUpdate(ClusterActor* self, SubscriberId id, ClusterUpdate update) {
   self->send(target, live_atom::value, std::move(payload));
 }
 
-std::optional<ProjectedEntry> Decode(ClusterActor* self, const clients::Projection& p) {
+std::optional<ProjectedEntry> Decode(Self self, const clients::Projection& p) {
   std::string error;
   std::optional<ProjectedEntry> entry = EntryFromProjection(p.fields, &error);
   if (!entry) self->state.Log("projection of " + p.ns + "/" + p.name + ": " + error);
@@ -242,7 +250,7 @@ LiveEntry EffectiveEntry(const ClusterState& st, const LabelledWorkload& lw) {
   return entry;
 }
 
-void OnUpsert(ClusterActor* self, const clients::Projection& p) {
+void OnUpsert(Self self, const clients::Projection& p) {
   std::optional<ProjectedEntry> e = Decode(self, p);
   if (!e) return;
   auto& st = self->state;
@@ -258,7 +266,7 @@ void OnUpsert(ClusterActor* self, const clients::Projection& p) {
   NoteResult(self, Result{}, "watch", clients::Liveness::Source::kWatchEvent);
 }
 
-void OnDelete(ClusterActor* self, const clients::Projection& p) {
+void OnDelete(Self self, const clients::Projection& p) {
   std::optional<ProjectedEntry> e = Decode(self, p);
   if (!e) return;
   self->state.labelled_workloads.erase(e->entry.object.ref);
@@ -269,7 +277,7 @@ void OnDelete(ClusterActor* self, const clients::Projection& p) {
 // ---- Progress deadlines: one workload actor per watched workload with a deadline ----
 
 // A workload actor's decision changed: a labelled workload's health follows at the next tick.
-void OnDeadlineView(ClusterActor* self, const WorkloadViewPtr& v) {
+void OnDeadlineView(Self self, const WorkloadViewPtr& v) {
   auto& st = self->state;
   if (!v) return;
   auto slot = st.workloads.find(v->ref);
@@ -289,7 +297,7 @@ void OnDeadlineView(ClusterActor* self, const WorkloadViewPtr& v) {
   }
 }
 
-void ForgetWorkload(ClusterActor* self, const engine::ObjectRef& ref) {
+void ForgetWorkload(Self self, const engine::ObjectRef& ref) {
   auto& st = self->state;
   auto slot = st.workloads.find(ref);
   if (slot == st.workloads.end()) return;
@@ -302,7 +310,7 @@ void ForgetWorkload(ClusterActor* self, const engine::ObjectRef& ref) {
   }
 }
 
-void OnWorkload(ClusterActor* self, const clients::Projection& p) {
+void OnWorkload(Self self, const clients::Projection& p) {
   auto& st = self->state;
   std::optional<ProjectedWorkload> pw = WorkloadFromProjection(p.fields);
   if (!pw) return;
@@ -320,19 +328,19 @@ void OnWorkload(ClusterActor* self, const clients::Projection& p) {
   config.cluster = st.config.cluster.name;
   config.ref = pw->ref;
   config.services = st.config.services;
-  config.parent = caf::actor_cast<caf::actor>(self);
+  config.parent = self;
   const WorkloadKey key{pw->ref.namespace_, pw->ref.kind, pw->ref.name};
   if (auto stored = st.stored_workloads.find(key); stored != st.stored_workloads.end()) {
     config.stored = std::move(stored->second);
     st.stored_workloads.erase(stored);
   }
-  caf::actor actor = SpawnWorkloadActor(self->system(), std::move(config));
+  WorkloadActor actor = SpawnWorkloadActor(self->system(), std::move(config));
   self->monitor(actor);
   st.workloads[pw->ref] = WorkloadSlot{actor, {}};
   self->send(actor, workload_atom::value, WorkloadPtr(w));
 }
 
-void OnWorkloadGone(ClusterActor* self, const clients::Projection& p) {
+void OnWorkloadGone(Self self, const clients::Projection& p) {
   auto& st = self->state;
   std::optional<ProjectedWorkload> pw = WorkloadFromProjection(p.fields);
   if (!pw) return;
@@ -344,7 +352,7 @@ void OnWorkloadGone(ClusterActor* self, const clients::Projection& p) {
 
 // After a workload watch listed: stored records of workloads it did not list were left by
 // objects deleted while the daemon was away; they go from the store.
-void OnWorkloadsListed(ClusterActor* self, const std::string& kind, const std::string& ns) {
+void OnWorkloadsListed(Self self, const std::string& kind, const std::string& ns) {
   auto& st = self->state;
   store::StateBatch batch;
   std::size_t n = 0;
@@ -371,8 +379,7 @@ void OnWorkloadsListed(ClusterActor* self, const std::string& kind, const std::s
   });
 }
 
-void StartWorkloadInformers(ClusterActor* self, const std::string& kind,
-                            const clients::ResourceRef& ref) {
+void StartWorkloadInformers(Self self, const std::string& kind, const clients::ResourceRef& ref) {
   auto& st = self->state;
   std::vector<std::string> namespaces = st.config.workload_namespaces;
   if (namespaces.empty()) namespaces.push_back("");  // every namespace
@@ -401,15 +408,14 @@ void StartWorkloadInformers(ClusterActor* self, const std::string& kind,
 }
 
 // Runs `fn` in this actor after `delay`.
-void RunLater(ClusterActor* self, std::chrono::milliseconds delay, std::function<void()> fn) {
+void RunLater(Self self, std::chrono::milliseconds delay, std::function<void()> fn) {
   self->delayed_send(self, delay, run_atom::value,
                      RunClosure(std::make_shared<std::function<void()>>(std::move(fn))));
 }
 
 // Watches one configured workload kind once discovery says the cluster serves it (CloneSet:
 // apps.kruise.io v1alpha1, else v1beta1; a cluster without Kruise is logged once, not retried).
-void WatchWorkloadKind(ClusterActor* self, const std::string& kind,
-                       std::vector<std::string> versions) {
+void WatchWorkloadKind(Self self, const std::string& kind, std::vector<std::string> versions) {
   if (versions.empty()) return;
   const std::string api_version = versions.front();
   self->state.client->Resolve(
@@ -435,8 +441,7 @@ void WatchWorkloadKind(ClusterActor* self, const std::string& kind,
       });
 }
 
-void OnWorkloadsLoaded(ClusterActor* self,
-                       store::Loaded<std::vector<store::WorkloadRecord>> loaded) {
+void OnWorkloadsLoaded(Self self, store::Loaded<std::vector<store::WorkloadRecord>> loaded) {
   auto& st = self->state;
   if (!loaded.ok()) {
     // Not fatal: deadlines start afresh (a clock restarts rather than nothing being watched).
@@ -459,14 +464,14 @@ void OnWorkloadsLoaded(ClusterActor* self,
 
 // Reads this cluster's stored deadline records on the pool, then starts the workload watches
 // (so every workload actor starts from its record: the same clock across a restart).
-void StartWorkloadWatches(ClusterActor* self) {
+void StartWorkloadWatches(Self self) {
   auto& st = self->state;
   const Services* services = st.config.services;
   if (services == nullptr || services->store == nullptr || services->pool == nullptr ||
       st.config.workload_kinds.empty()) {
     return;
   }
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+  ClusterActorImpl me = self;
   store::Store* store = services->store;
   const std::string cluster = st.config.cluster.name;
   services->pool->Post([store, cluster, me, self] {
@@ -479,7 +484,7 @@ void StartWorkloadWatches(ClusterActor* self) {
   });
 }
 
-void StartInformer(ClusterActor* self, const std::string& key, const clients::ResourceRef& ref) {
+void StartInformer(Self self, const std::string& key, const clients::ResourceRef& ref) {
   auto& st = self->state;
   clients::InformerOptions options;
   options.resource = ref;
@@ -507,7 +512,7 @@ void StartInformer(ClusterActor* self, const std::string& key, const clients::Re
   st.kinds[key].informer = clients::Informer::Start(st.client, options, h, st.executor.get());
 }
 
-void WatchKind(ClusterActor* self, const std::string& api_version, const std::string& kind) {
+void WatchKind(Self self, const std::string& api_version, const std::string& kind) {
   auto& st = self->state;
   const std::string key = api_version + "/" + kind;
   if (st.kinds.count(key)) return;  // idempotent per kind
@@ -541,7 +546,7 @@ void WatchKind(ClusterActor* self, const std::string& api_version, const std::st
 }
 
 // Deletes or patches one object whose kind a watch resolved (live objects come from watches).
-const clients::ResourceRef* ResourceOf(ClusterActor* self, const engine::ObjectRef& ref) {
+const clients::ResourceRef* ResourceOf(Self self, const engine::ObjectRef& ref) {
   auto it = self->state.resources.find(ref.group + "/" + ref.kind);
   return it == self->state.resources.end() ? nullptr : &it->second;
 }
@@ -552,8 +557,7 @@ Result UnknownKind(const engine::ObjectRef& ref) {
       "kind " + ref.kind + " (group \"" + ref.group + "\") is not watched on this cluster");
 }
 
-void DeleteObject(ClusterActor* self, const engine::ObjectRef& ref,
-                  std::function<void(Result)> done) {
+void DeleteObject(Self self, const engine::ObjectRef& ref, std::function<void(Result)> done) {
   const clients::ResourceRef* resource = ResourceOf(self, ref);
   if (resource == nullptr) {
     done(UnknownKind(ref));
@@ -613,7 +617,7 @@ void FinishApply(const std::shared_ptr<ApplyRun>& run) {
   run->promise.deliver(std::move(reply));
 }
 
-void Prune(ClusterActor* self, const std::shared_ptr<ApplyRun>& run) {
+void Prune(Self self, const std::shared_ptr<ApplyRun>& run) {
   const std::size_t base = run->cmd->objects.size();
   run->outstanding = run->cmd->prune.size();
   if (run->outstanding == 0) {
@@ -630,7 +634,7 @@ void Prune(ClusterActor* self, const std::shared_ptr<ApplyRun>& run) {
   }
 }
 
-void ApplyOne(ClusterActor* self, const std::shared_ptr<ApplyRun>& run, std::size_t i,
+void ApplyOne(Self self, const std::shared_ptr<ApplyRun>& run, std::size_t i,
               std::function<void()> then) {
   const engine::RenderedObject& object = run->cmd->objects[i];
   clients::ApplyOptions options;
@@ -656,7 +660,7 @@ void ApplyOne(ClusterActor* self, const std::shared_ptr<ApplyRun>& run, std::siz
       });
 }
 
-void ApplyRest(ClusterActor* self, const std::shared_ptr<ApplyRun>& run) {
+void ApplyRest(Self self, const std::shared_ptr<ApplyRun>& run) {
   const std::size_t n = run->cmd->objects.size();
   run->outstanding = n - run->ordered;
   if (run->outstanding == 0) {
@@ -670,7 +674,7 @@ void ApplyRest(ClusterActor* self, const std::shared_ptr<ApplyRun>& run) {
   }
 }
 
-void ApplyOrdered(ClusterActor* self, const std::shared_ptr<ApplyRun>& run) {
+void ApplyOrdered(Self self, const std::shared_ptr<ApplyRun>& run) {
   if (run->next >= run->ordered) {
     ApplyRest(self, run);
     return;
@@ -682,7 +686,7 @@ std::string DownMessage(const ClusterState& st) {
   return "cluster " + st.config.cluster.name + " is unreachable (" + st.last_failure + ")";
 }
 
-caf::result<ApplyReplyPtr> StartApply(ClusterActor* self, const ApplyCommandPtr& cmd) {
+caf::result<ApplyReplyPtr> StartApply(Self self, const ApplyCommandPtr& cmd) {
   auto& st = self->state;
   auto reply = std::make_shared<ApplyReply>();
   FLEETWAVE_CHECK(cmd != nullptr, "an apply command without its payload");
@@ -722,7 +726,7 @@ clients::Json UnmarkPatch() {
             {"labels", {{engine::kAppLabel, nullptr}}}}}};
 }
 
-caf::result<DeleteReplyPtr> StartDelete(ClusterActor* self, const DeleteCommandPtr& cmd) {
+caf::result<DeleteReplyPtr> StartDelete(Self self, const DeleteCommandPtr& cmd) {
   auto& st = self->state;
   auto reply = std::make_shared<DeleteReply>();
   FLEETWAVE_CHECK(cmd != nullptr, "a delete command without its payload");
@@ -770,7 +774,7 @@ caf::result<DeleteReplyPtr> StartDelete(ClusterActor* self, const DeleteCommandP
   return promise;
 }
 
-caf::behavior ClusterBehavior(ClusterActor* self, ClusterActorConfig config) {
+ClusterActorImpl::behavior_type ClusterBehavior(Self self, ClusterActorConfig config) {
   auto& st = self->state;
   st.config = std::move(config);
   st.cache = std::make_unique<ClusterCache>(st.config.cluster.name, st.config.liveness,
@@ -819,7 +823,7 @@ caf::behavior ClusterBehavior(ClusterActor* self, ClusterActorConfig config) {
       [self](watch_kind_atom, const std::string& api_version, const std::string& kind) {
         WatchKind(self, api_version, kind);
       },
-      [self](subscribe_atom, const std::string& label, const caf::actor& who) {
+      [self](subscribe_atom, const std::string& label, const LiveSink& who) {
         auto& st = self->state;
         if (!who) return;
         if (st.subscribers.emplace(who.id(), caf::actor_cast<caf::actor_addr>(who)).second) {
@@ -827,12 +831,12 @@ caf::behavior ClusterBehavior(ClusterActor* self, ClusterActorConfig config) {
         }
         SendUpdate(self, who.id(), st.cache->Subscribe(label, who.id()));
       },
-      [self](unsubscribe_atom, const std::string& label, const caf::actor& who) {
+      [self](unsubscribe_atom, const std::string& label, const LiveSink& who) {
         if (!who) return;
         auto& st = self->state;
         st.cache->Unsubscribe(label, who.id());
         if (!st.cache->Subscribed(who.id()) && st.subscribers.erase(who.id())) {
-          self->demonitor(who);
+          self->demonitor(who.address());
         }
       },
       [self](tick_atom) {
@@ -849,7 +853,7 @@ caf::behavior ClusterBehavior(ClusterActor* self, ClusterActorConfig config) {
 
 }  // namespace
 
-caf::actor SpawnClusterActor(caf::actor_system& system, ClusterActorConfig config) {
+ClusterActor SpawnClusterActor(caf::actor_system& system, ClusterActorConfig config) {
   return system.spawn(ClusterBehavior, std::move(config));
 }
 

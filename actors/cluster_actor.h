@@ -2,16 +2,9 @@
 // one Informer per watched kind (objects carrying the fleetwave.io/app label, projected to
 // LiveEntry on the client's loop thread), the cache of those entries per app label, and the
 // cluster's reachability. It executes apply and delete commands and pushes ClusterUpdates to
-// the subscribers of each label, coalesced per tick. Messages (atoms.h, protocol.h):
-//
-//   (watch_kind_atom, api_version, kind)   start watching a kind (idempotent; an unknown kind
-//                                          is logged once and retried on the next request)
-//   (subscribe_atom, label, caf::actor)    answered at once with (live_atom, ClusterUpdatePtr)
-//   (unsubscribe_atom, label, caf::actor)
-//   (apply_atom, ApplyCommandPtr)       -> ApplyReplyPtr (each applied kind is watched too)
-//   (delete_atom, DeleteCommandPtr)     -> DeleteReplyPtr
-//   -> subscribers: (live_atom, ClusterUpdatePtr), at most one per tick each
-//   (deadline_atom, WorkloadViewPtr)      from its workload actors (workload_actor.h)
+// the subscribers of each label, coalesced per tick. Its protocol is the typed interface
+// ClusterActor (cluster_interface.h); its workload actors report deadline decisions to it
+// (workload_actor.h).
 //
 // Every client and informer callback comes back through an ActorExecutor into this actor's
 // mailbox, and every request is asynchronous on the transport: no handler blocks, so a hung
@@ -26,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/cluster_interface.h"
 #include "cluster-clients/cluster_client.h"
 #include "cluster-clients/liveness.h"
 
@@ -61,6 +55,6 @@ struct ClusterActorConfig {
   const Services* services = nullptr;  // store, pool, clock, log and publisher; outlives us
 };
 
-caf::actor SpawnClusterActor(caf::actor_system& system, ClusterActorConfig config);
+ClusterActor SpawnClusterActor(caf::actor_system& system, ClusterActorConfig config);
 
 }  // namespace fleetwave::actors

@@ -19,7 +19,6 @@
 namespace fleetwave::actors {
 namespace {
 using DaemonInputsPtr = std::shared_ptr<const DaemonInputs>;
-using ClusterMap = std::map<std::string, caf::actor>;
 }  // namespace
 }  // namespace fleetwave::actors
 
@@ -32,7 +31,7 @@ using loaded_atom = caf::atom_constant<caf::atom("loaded")>;
 using sweep_atom = caf::atom_constant<caf::atom("sweep")>;
 
 struct AppSetEntry {
-  caf::actor actor;
+  AppSetActor actor;
   std::string file;
   AppSetSpecPtr spec;
   int restarts = 0;
@@ -50,13 +49,13 @@ struct CoordinatorState {
   engine::ReloadState reload;
   std::vector<std::string> config_errors;  // the same, of fleetwave.yaml
 
-  std::map<std::string, caf::actor> clusters;  // context -> cluster actor
+  ClusterMap clusters;  // context -> cluster actor
   // Contexts that left the kubeconfig, kept running while a pending deletion needs them (the
   // deletion actor reports which) so their apps' objects can still be deleted; stopped once
   // none does and the marks had time to be stored (retired_at + settle).
-  std::map<std::string, std::pair<caf::actor, engine::Time>> retired;
+  std::map<std::string, std::pair<ClusterActor, engine::Time>> retired;
   std::set<std::string> needed;  // clusters the deletion actor needs
-  caf::actor deleter;
+  DeletionActor deleter;
   // False while the ApplicationSet directory is empty or unreadable or a kubeconfig failed to
   // load: nothing is marked for deletion and no deletion starts.
   bool trusted = true;
@@ -81,7 +80,11 @@ struct CoordinatorState {
   static inline const char* name = "coordinator";
 };
 
-using Self = caf::stateful_actor<CoordinatorState>;
+// The coordinator's interfaces plus what only it sends itself: a load's result and the
+// retired clusters' sweep.
+using CoordinatorImpl = CoordinatorActor::extend<caf::reacts_to<loaded_atom, DaemonInputsPtr>,
+                                                 caf::reacts_to<sweep_atom>>;
+using Self = CoordinatorImpl::stateful_base<CoordinatorState>;
 
 void Log(Self* self, const std::string& line) {
   if (self->state.config.services->log) self->state.config.services->log(line);
@@ -139,7 +142,7 @@ void SweepRetired(Self* self) {
 
 void SpawnCluster(Self* self, const clients::ClusterConfig& config) {
   auto& st = self->state;
-  caf::actor actor = st.config.spawn_cluster(self->system(), config);
+  ClusterActor actor = st.config.spawn_cluster(self->system(), config);
   self->monitor(actor);
   st.names[actor.address()] = "cluster:" + config.name;
   st.clusters[config.name] = actor;
@@ -168,8 +171,7 @@ void SpawnAppSet(Self* self, const std::string& name) {
   config.clusters = ClusterMapOf(self);
   config.services = st.config.services;
   // Marks are announced through the coordinator, which knows the deletion actor of the moment.
-  config.deleter = caf::actor_cast<caf::actor>(self);
-  entry.actor = SpawnAppSetActor(self->system(), caf::actor_cast<caf::actor>(self), config);
+  entry.actor = SpawnAppSetActor(self->system(), caf::actor_cast<SetParent>(self), config);
   self->monitor(entry.actor);
   st.names[entry.actor.address()] = name;
 }
@@ -333,7 +335,7 @@ void StartLoad(Self* self) {
   }
   st.loading = true;
   st.ticket_loading = st.ticket_requested;
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+  CoordinatorImpl me = caf::actor_cast<CoordinatorImpl>(self);
   auto load = st.config.load;
   const std::string config_path =
       st.inputs.config_path.empty() ? std::string("the configuration") : st.inputs.config_path;
@@ -403,7 +405,7 @@ void SpawnDeleter(Self* self) {
   config.services = st.config.services;
   config.clusters = ClusterMapOf(self);
   config.inputs_trusted = st.trusted;
-  st.deleter = SpawnDeletionActor(self->system(), caf::actor_cast<caf::actor>(self), config);
+  st.deleter = SpawnDeletionActor(self->system(), caf::actor_cast<DeletionParent>(self), config);
   self->monitor(st.deleter);
   st.names[st.deleter.address()] = "deleter";
 }
@@ -494,7 +496,7 @@ caf::result<engine::CommandAnswer> Forward(Self* self, const std::string& appset
   return promise;
 }
 
-caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
+CoordinatorImpl::behavior_type CoordinatorBehavior(Self* self, CoordinatorConfig config) {
   auto& st = self->state;
   st.config = std::move(config);
   st.slots = engine::SyncSlots(st.config.max_concurrent_syncs);
@@ -529,7 +531,7 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
           s.config.services->publish.reloaded(s.ticket_loading, ok);
         }
       },
-      [=](slot_atom) -> caf::response_promise {
+      [=](slot_atom) -> caf::result<slot_atom> {
         auto& s = self->state;
         // The holder first: make_response_promise() takes the request's sender, after which
         // current_sender() is null and every slot would be booked to no one, so no release
@@ -657,7 +659,7 @@ caf::behavior CoordinatorBehavior(Self* self, CoordinatorConfig config) {
 
 }  // namespace
 
-caf::actor SpawnCoordinator(caf::actor_system& system, CoordinatorConfig config) {
+CoordinatorActor SpawnCoordinator(caf::actor_system& system, CoordinatorConfig config) {
   return system.spawn(CoordinatorBehavior, std::move(config));
 }
 

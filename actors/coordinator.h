@@ -6,23 +6,8 @@
 // load, enforces the global limit on concurrent sync attempts, routes operator commands, and
 // stops everything on request.
 //
-// Messages (atoms.h):
-//   (reload_atom)                         load the inputs again (on the blocking pool)
-//   (reload_atom, uint64_t ticket)        the same; Publisher::reloaded reports the ticket done
-//   (ping_atom) -> (ping_atom)            the systemd watchdog's heartbeat
-//   (slot_atom) -> (slot_atom)            a sync slot; answered once one is free
-//   (release_atom)                        the sender's attempt ended
-//   (sync_atom, appset, app, revision, caller)  a manual sync, forwarded to the appset actor
-//   (pause_atom | resume_atom, appset, caller)  operator actions on a set, forwarded
-//   (skip_atom, appset, app, reason, caller)    an operator's skip of an app, forwarded
-//   (refresh_atom, caller)                an operator's refresh: every appset actor reconciles
-//   (webhook_atom, urls, ref, default_branch, caller)  a verified push: the sets following the
-//                                         pushed repository at the pushed ref reconcile now
-//   (delete_atom, appset, caller)         the API's DELETE: a set pending deletion goes now
-//   (reconcile_atom)                      an appset actor stored or cancelled a deletion mark
-//   (deleted_atom, appset)                the deletion actor completed a set's deletion
-//   (needs_atom, clusters)                the clusters pending deletions still need
-//   (stop_atom)                           stop every child, then itself
+// Its protocol is the typed interfaces of coordinator_interface.h: CoordinatorCommands for the
+// front ends, SetParent for the appset actors, DeletionParent for the deletion actor.
 //
 // Deletion (product §3.5): a set no file defines any more keeps its actor (with its last good
 // spec) to mark it PendingDeletion; the deletion actor (deletion_actor.h) deletes after the
@@ -37,6 +22,8 @@
 
 #include <caf/fwd.hpp>
 
+#include "actors/cluster_interface.h"
+#include "actors/coordinator_interface.h"
 #include "actors/daemon_inputs.h"
 #include "actors/services.h"
 #include "cluster-clients/kubeconfig.h"
@@ -49,10 +36,10 @@ struct CoordinatorConfig {
   std::function<DaemonInputs()> load;
   DaemonInputs initial;  // loaded before the actor system started
   // Spawns the actor of one cluster (tests substitute their own).
-  std::function<caf::actor(caf::actor_system&, const clients::ClusterConfig&)> spawn_cluster;
+  std::function<ClusterActor(caf::actor_system&, const clients::ClusterConfig&)> spawn_cluster;
   int max_concurrent_syncs = 50;
 };
 
-caf::actor SpawnCoordinator(caf::actor_system& system, CoordinatorConfig config);
+CoordinatorActor SpawnCoordinator(caf::actor_system& system, CoordinatorConfig config);
 
 }  // namespace fleetwave::actors

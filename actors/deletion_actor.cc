@@ -71,7 +71,7 @@ struct View {
 
 struct DeletionState {
   DeletionActorConfig config;
-  caf::actor coordinator;
+  DeletionParent coordinator;
   std::map<Key, Stored> records;
   bool loaded = false;
   // The coordinator's cluster map arrived: before it, every cluster would look gone and every
@@ -96,7 +96,14 @@ struct DeletionState {
   static inline const char* name = "deletion";
 };
 
-using Self = caf::stateful_actor<DeletionState>;
+// The interface plus what only this actor sends itself: pool results, its timer and a
+// request asked again after a round in flight.
+using DeletionActorImpl =
+    DeletionActor::extend<caf::reacts_to<loaded_atom, LoadedPtr>,
+                          caf::reacts_to<committed_atom, RoundPtr>,
+                          caf::reacts_to<wake_atom, uint64_t>,
+                          caf::reacts_to<delete_atom, std::string, std::string, retry_atom>>;
+using Self = DeletionActorImpl::stateful_base<DeletionState>;
 
 void Log(Self* self, const std::string& line) {
   if (self->state.config.services->log) self->state.config.services->log(line);
@@ -124,7 +131,7 @@ void Load(Self* self) {
   }
   st.loading = true;
   store::Store* store = st.config.services->store;
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+  DeletionActorImpl me = caf::actor_cast<DeletionActorImpl>(self);
   st.config.services->pool->Post([store, me] {
     auto out = std::make_shared<Loaded>();
     store::State state(*store);
@@ -234,7 +241,7 @@ void EnsureWatching(Self* self, const Key& key, const engine::DeletionRecord& r)
     }
     const std::string label = Label(key, a.name);
     if (st.subscribed.emplace(a.cluster, label).second) {
-      self->send(cluster->second, subscribe_atom::value, label, caf::actor(self));
+      self->send(cluster->second, subscribe_atom::value, label, caf::actor_cast<LiveSink>(self));
     }
   }
 }
@@ -324,7 +331,7 @@ void Commit(Self* self, RoundPtr round) {
   auto& st = self->state;
   st.busy = true;
   store::Store* store = st.config.services->store;
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+  DeletionActorImpl me = caf::actor_cast<DeletionActorImpl>(self);
   st.config.services->StorePool().Post([store, me, round] {
     store::State state(*store);
     // A completed set takes every record of the set with it, read here (the appset actor of a
@@ -560,12 +567,12 @@ engine::CommandAnswer ExpediteSet(Self* self, const std::string& appset,
           "applicationset " + appset + " is deleted now, without waiting for its grace period"};
 }
 
-caf::behavior DeletionBehavior(Self* self, caf::actor coordinator, DeletionActorConfig config) {
+DeletionActorImpl::behavior_type DeletionBehavior(Self* self, DeletionParent coordinator,
+                                                  DeletionActorConfig config) {
   auto& st = self->state;
   st.config = std::move(config);
   st.coordinator = coordinator;
-  if (!st.config.clusters)
-    st.config.clusters = std::make_shared<std::map<std::string, caf::actor>>();
+  if (!st.config.clusters) st.config.clusters = std::make_shared<ClusterMap>();
   for (const auto& [name, actor] : *st.config.clusters) st.view_actor[name] = actor.id();
   Load(self);
   return {
@@ -598,8 +605,8 @@ caf::behavior DeletionBehavior(Self* self, caf::actor coordinator, DeletionActor
 
 }  // namespace
 
-caf::actor SpawnDeletionActor(caf::actor_system& system, const caf::actor& coordinator,
-                              DeletionActorConfig config) {
+DeletionActor SpawnDeletionActor(caf::actor_system& system, const DeletionParent& coordinator,
+                                 DeletionActorConfig config) {
   return system.spawn(DeletionBehavior, coordinator, std::move(config));
 }
 

@@ -9,16 +9,14 @@
 // record of the set and tells the coordinator. Nothing starts while the inputs are not trusted
 // (an empty or unreadable ApplicationSet directory, a kubeconfig that failed to load).
 //
-// Messages (atoms.h):
-//   (reconcile_atom)                               the stored deletions changed: read again
-//   (clusters_atom, ClusterMapPtr, bool trusted)   from the coordinator on every change
-//   (delete_atom, appset, caller)                  the API: a pending set is due now
-//   (live_atom, ClusterUpdatePtr)                  from cluster actors
-//   -> coordinator (deleted_atom, appset)          a set's deletion completed
-//   -> coordinator (needs_atom, std::vector<std::string> clusters)  clusters still needed
+// Its protocol is the typed interface DeletionActor below; it reports to its parent
+// (DeletionParent, coordinator_interface.h) each set whose deletion completed and the clusters
+// pending deletions still need.
 #pragma once
 
 #include <caf/fwd.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
 
 #include "actors/appset_actor.h"
 #include "actors/services.h"
@@ -34,7 +32,16 @@ struct DeletionActorConfig {
   std::chrono::seconds retry{5};
 };
 
-caf::actor SpawnDeletionActor(caf::actor_system& system, const caf::actor& coordinator,
-                              DeletionActorConfig config);
+// What the coordinator and the cluster actors may send the deletion actor.
+using DeletionActor = LiveSink::extend<
+    // The stored deletions changed: read them again.
+    caf::reacts_to<reconcile_atom>,
+    // The cluster actors now in force and whether the inputs are trusted, on every change.
+    caf::reacts_to<clusters_atom, ClusterMapPtr, bool>,
+    // The API: a pending set is due now (appset, caller).
+    caf::replies_to<delete_atom, std::string, std::string>::with<engine::CommandAnswer>>;
+
+DeletionActor SpawnDeletionActor(caf::actor_system& system, const DeletionParent& parent,
+                                 DeletionActorConfig config);
 
 }  // namespace fleetwave::actors

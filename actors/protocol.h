@@ -2,13 +2,9 @@
 // they carry need no CAF inspectors and tests can build them directly). Messages carry them as
 // `std::shared_ptr<const T>`: one allocation, no copy per hop. caf_types.h declares them to CAF.
 //
-// Protocol (atoms in atoms.h):
-//   appset -> cluster   (apply_atom, ApplyCommandPtr)          reply (ApplyReplyPtr)
-//   appset -> cluster   (delete_atom, DeleteCommandPtr)        reply (DeleteReplyPtr)
-//   appset -> cluster   (subscribe_atom, std::string app_label, caf::actor appset)
-//   appset -> cluster   (unsubscribe_atom, std::string app_label, caf::actor appset)
-//   appset -> cluster   (watch_kind_atom, std::string api_version, std::string kind)
-//   cluster -> appset   (live_atom, ClusterUpdatePtr)          coalesced, at most one per tick
+// The messages that carry them are typed actor interfaces, so the compiler checks every send
+// and reply: a set's or deletion actor's requests to a cluster and the updates it gets back in
+// cluster_interface.h, a workload actor's in workload_actor.h.
 #pragma once
 
 #include <map>

@@ -74,9 +74,14 @@ struct WorkloadState {
   }
 };
 
-using WorkloadActor = caf::stateful_actor<WorkloadState>;
+// The public protocol plus the actor's own timers and its commits' answers.
+using WorkloadActorImpl =
+    WorkloadActor::extend<caf::reacts_to<requeue_atom, uint64_t>,
+                          caf::reacts_to<committed_atom, uint64_t, bool, std::string>,
+                          caf::reacts_to<committed_atom>>;
+using Self = WorkloadActorImpl::stateful_pointer<WorkloadState>;
 
-void Report(WorkloadActor* self, const engine::DeadlineView& view, bool removed) {
+void Report(Self self, const engine::DeadlineView& view, bool removed) {
   auto& st = self->state;
   if (!st.config.parent) return;
   auto v = std::make_shared<WorkloadView>();
@@ -88,7 +93,7 @@ void Report(WorkloadActor* self, const engine::DeadlineView& view, bool removed)
 
 // Publishes the durable decision (only called while no commit is in flight, so the current
 // result is the durable one) and tells the cluster actor when exceeded changed.
-void PublishCurrent(WorkloadActor* self) {
+void PublishCurrent(Self self) {
   auto& st = self->state;
   if (!st.workload) return;
   Json item =
@@ -105,7 +110,7 @@ void PublishCurrent(WorkloadActor* self) {
   }
 }
 
-void Finish(WorkloadActor* self) {
+void Finish(Self self) {
   auto& st = self->state;
   const auto& pub = st.services().publish;
   if (pub.workload_removed) {
@@ -118,7 +123,7 @@ void Finish(WorkloadActor* self) {
 
 // Commits `decided` (or the removal of the record when there is none) on the pool; the result
 // comes back as (committed_atom, seq, ok, error).
-void StartCommit(WorkloadActor* self) {
+void StartCommit(Self self) {
   auto& st = self->state;
   const uint64_t seq = ++st.commit_seq;
   st.committing = true;
@@ -132,7 +137,7 @@ void StartCommit(WorkloadActor* self) {
     batch.RemoveWorkload(st.config.cluster, ref.namespace_, ref.kind, ref.name);
   }
   store::Store* store = st.services().store;
-  caf::actor me = caf::actor_cast<caf::actor>(self);
+  WorkloadActorImpl me = self;
   st.services().StorePool().Post([store, batch = std::move(batch), me, seq] {
     store::State state(*store);
     const store::WriteResult r = state.Commit(batch);
@@ -140,7 +145,7 @@ void StartCommit(WorkloadActor* self) {
   });
 }
 
-void OnCommitted(WorkloadActor* self, uint64_t seq, bool ok, const std::string& error) {
+void OnCommitted(Self self, uint64_t seq, bool ok, const std::string& error) {
   auto& st = self->state;
   if (seq != st.commit_seq) return;  // a newer commit is in flight; its answer publishes
   st.committing = false;
@@ -168,7 +173,7 @@ void OnCommitted(WorkloadActor* self, uint64_t seq, bool ok, const std::string& 
   PublishCurrent(self);
 }
 
-void Stop(WorkloadActor* self) {
+void Stop(Self self) {
   auto& st = self->state;
   if (st.stopping) return;
   st.stopping = true;
@@ -178,7 +183,7 @@ void Stop(WorkloadActor* self) {
   StartCommit(self);
 }
 
-void Evaluate(WorkloadActor* self) {
+void Evaluate(Self self) {
   auto& st = self->state;
   if (!st.workload || st.stopping) return;
   const engine::Time now = st.services().now();
@@ -209,7 +214,7 @@ void Evaluate(WorkloadActor* self) {
   }
 }
 
-caf::behavior WorkloadBehavior(WorkloadActor* self, WorkloadActorConfig config) {
+WorkloadActorImpl::behavior_type WorkloadBehavior(Self self, WorkloadActorConfig config) {
   auto& st = self->state;
   st.config = std::move(config);
   if (st.config.stored) {
@@ -239,7 +244,7 @@ caf::behavior WorkloadBehavior(WorkloadActor* self, WorkloadActorConfig config) 
 
 }  // namespace
 
-caf::actor SpawnWorkloadActor(caf::actor_system& system, WorkloadActorConfig config) {
+WorkloadActor SpawnWorkloadActor(caf::actor_system& system, WorkloadActorConfig config) {
   return system.spawn(WorkloadBehavior, std::move(config));
 }
 

@@ -21,23 +21,23 @@
 //    Publisher::workload_removed is called and the actor quits (DeadlineRemovedStopsTheActor).
 //  - It never writes anything to the cluster.
 //
-// Messages:
-//   (workload_atom, WorkloadPtr)   the workload as last observed
-//   (stop_atom)                    the object is gone: forget it and quit
-//   -> parent: (deadline_atom, WorkloadViewPtr) after each durable change of the condition,
-//              and once with `removed` set before quitting
+// Its protocol is the typed interface WorkloadActor below; it reports to a DeadlineSink
+// after each durable change of the condition, and once with `removed` set before quitting.
 #pragma once
 
 #include <caf/actor.hpp>
 #include <caf/allowed_unsafe_message_type.hpp>
 #include <caf/atom.hpp>
 #include <caf/fwd.hpp>
+#include <caf/replies_to.hpp>
+#include <caf/typed_actor.hpp>
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "actors/atoms.h"
 #include "actors/services.h"
 #include "engine/health.h"
 #include "engine/object_ref.h"
@@ -64,17 +64,26 @@ struct WorkloadView {
 };
 using WorkloadViewPtr = std::shared_ptr<const WorkloadView>;
 
+// Who hears a workload actor's decisions (its cluster actor).
+using DeadlineSink = caf::typed_actor<caf::reacts_to<deadline_atom, WorkloadViewPtr>>;
+
+using WorkloadActor = caf::typed_actor<
+    // The workload as last observed: evaluated at once.
+    caf::reacts_to<workload_atom, WorkloadPtr>,
+    // The object is gone: forget it and quit.
+    caf::reacts_to<stop_atom>>;
+
 struct WorkloadActorConfig {
   std::string cluster;
   engine::ObjectRef ref;  // kind as engine::WorkloadKindName spells it
   const Services* services = nullptr;
   // The record State::LoadWorkloads found for this workload ({"revision", "condition"}).
   std::optional<store::Json> stored;
-  caf::actor parent;  // receives (deadline_atom, WorkloadViewPtr); may be null in tests
+  DeadlineSink parent;                          // may be null in tests
   std::chrono::milliseconds retry_after{1000};  // after a failed commit
 };
 
-caf::actor SpawnWorkloadActor(caf::actor_system& system, WorkloadActorConfig config);
+WorkloadActor SpawnWorkloadActor(caf::actor_system& system, WorkloadActorConfig config);
 
 // The stored form of a condition and the revision it belongs to, and back (nullopt when the
 // value does not decode: the actor then starts as if nothing were stored).

@@ -93,7 +93,7 @@ engine::ApplicationSet Decode(const std::string& yaml) {
 // What the fake cluster actors saw and what they report, shared with the test body.
 struct FakeCluster {
   std::vector<ApplyCommandPtr> applies;
-  caf::actor subscriber;
+  LiveSink subscriber;
   std::string label;
   std::vector<LiveEntry> live;
   bool healthy_after_apply = false;
@@ -110,7 +110,12 @@ struct FakeCluster {
 
 using Clusters = std::map<std::string, std::shared_ptr<FakeCluster>>;
 
-void Push(caf::event_based_actor* self, const std::string& name, FakeCluster& c) {
+// The fake's own cues on top of the interface the sets use: tick (report the live state, as a
+// real cluster actor does on a watch event) and release (fail every held apply).
+using FakeClusterHandle =
+    ClusterActor::extend<caf::reacts_to<tick_atom>, caf::reacts_to<release_atom>>;
+
+void Push(FakeClusterHandle::pointer self, const std::string& name, FakeCluster& c) {
   if (!c.subscriber) return;
   auto update = std::make_shared<ClusterUpdate>();
   update->cluster = name;
@@ -120,17 +125,20 @@ void Push(caf::event_based_actor* self, const std::string& name, FakeCluster& c)
   self->send(c.subscriber, live_atom::value, ClusterUpdatePtr(update));
 }
 
-caf::behavior FakeClusterActor(caf::event_based_actor* self, std::string name,
-                               std::shared_ptr<FakeCluster> c) {
+FakeClusterHandle::behavior_type FakeClusterActor(FakeClusterHandle::pointer self, std::string name,
+                                                  std::shared_ptr<FakeCluster> c) {
   return {
-      [=](subscribe_atom, const std::string& label, const caf::actor& who) {
+      [=](subscribe_atom, const std::string& label, const LiveSink& who) {
         c->subscriber = who;
         c->label = label;
         c->subscriptions[self->id()].insert(label);
         Push(self, name, *c);
       },
-      [=](unsubscribe_atom, const std::string& label, const caf::actor&) {
+      [=](unsubscribe_atom, const std::string& label, const LiveSink&) {
         c->subscriptions[self->id()].erase(label);
+      },
+      [=](delete_atom, DeleteCommandPtr) -> DeleteReplyPtr {
+        return std::make_shared<DeleteReply>();  // these tests delete nothing
       },
       // The test's cue to report the live state, as a real cluster actor does on a watch event:
       // only to a set subscribed at this very actor.
@@ -222,9 +230,9 @@ class AppSetActorTest : public ::testing::Test {
     config.initial = inputs_;
     config.load = [this] { return inputs_; };
     config.spawn_cluster = [this](caf::actor_system& sys, const clients::ClusterConfig& cc) {
-      caf::actor a = sys.spawn(FakeClusterActor, cc.name, clusters_.at(cc.name));
+      FakeClusterHandle a = sys.spawn(FakeClusterActor, cc.name, clusters_.at(cc.name));
       fakes_[cc.name] = a;
-      return a;
+      return ClusterActor(a);
     };
     coordinator_ = SpawnCoordinator(*system_, config);
     sched_->run();
@@ -259,7 +267,7 @@ class AppSetActorTest : public ::testing::Test {
   template <typename... Ts>
   std::optional<engine::CommandAnswer> Ask(Ts... xs) {
     auto out = std::make_shared<std::optional<engine::CommandAnswer>>();
-    caf::actor coordinator = coordinator_;
+    CoordinatorActor coordinator = coordinator_;
     // The spawned function takes an argument: CAF 0.17 spawns an argument-less function actor
     // through a null tuple, which UBSan stops on.
     system_->spawn(
@@ -281,9 +289,9 @@ class AppSetActorTest : public ::testing::Test {
   Json status_;
   std::map<std::string, Json> apps_;  // the Applications last published, by name
   Clusters clusters_;
-  std::map<std::string, caf::actor> fakes_;
+  std::map<std::string, FakeClusterHandle> fakes_;
   DaemonInputs inputs_;
-  caf::actor coordinator_;
+  CoordinatorActor coordinator_;
 };
 
 TEST_F(AppSetActorTest, StepTwoIsAppliedOnlyAfterStepOneIsHealthy) {
@@ -481,14 +489,14 @@ TEST_F(AppSetActorTest, AnApplyThatFailsAfterANewCommitReplacedTheGenerationName
 TEST_F(AppSetActorTest, AReplacedClusterActorIsSubscribedAtAndItsReportsDriveTheRollout) {
   Start(AppSetYaml());
   ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
-  const caf::actor old_dev = fakes_.at("dev");
+  const FakeClusterHandle old_dev = fakes_.at("dev");
   const std::string label = clusters_["dev"]->label;
 
   inputs_.cluster_configs.at(0).token = "rotated";
   now_ += std::chrono::seconds(10);
   caf::anon_send(coordinator_, reload_atom::value);
   sched_->run();
-  const caf::actor new_dev = fakes_.at("dev");
+  const FakeClusterHandle new_dev = fakes_.at("dev");
   ASSERT_NE(new_dev, old_dev) << "the changed context got a new actor";
   EXPECT_EQ(clusters_["dev"]->subscriptions[new_dev.id()], std::set<std::string>{label})
       << "the set never subscribed at the new actor";

@@ -51,13 +51,13 @@ std::string Event(const std::string& type, const Json& object) {
   return Json{{"type", type}, {"object", object}}.dump() + "\n";
 }
 
-caf::behavior Subscriber(caf::event_based_actor*,
-                         std::shared_ptr<std::vector<ClusterUpdatePtr>> got) {
+LiveSink::behavior_type Subscriber(LiveSink::pointer,
+                                   std::shared_ptr<std::vector<ClusterUpdatePtr>> got) {
   return {[got](live_atom, const ClusterUpdatePtr& u) { got->push_back(u); }};
 }
 
 template <typename Atom, typename Command, typename Reply>
-caf::behavior Requester(caf::event_based_actor* self, caf::actor cluster, Command cmd,
+caf::behavior Requester(caf::event_based_actor* self, ClusterActor cluster, Command cmd,
                         std::shared_ptr<Reply> out) {
   self->request(cluster, std::chrono::seconds(30), Atom::value, cmd).then([out](const Reply& r) {
     *out = r;
@@ -94,8 +94,14 @@ class ClusterActorTest : public ::testing::Test {
     sched().trigger_timeouts();
     Pump();
   }
+  // Sends the actor its own tick now (a timer message, not part of the ClusterActor interface
+  // a set may use, hence the untyped handle).
+  void Tickle(const ClusterActor& cluster) {
+    caf::anon_send(caf::actor_cast<caf::actor>(cluster), tick_atom::value);
+    Pump();
+  }
 
-  caf::actor Spawn() {
+  ClusterActor Spawn() {
     ClusterActorConfig config;
     config.cluster.name = "c1";
     config.cluster.server = kServer;
@@ -109,17 +115,17 @@ class ClusterActorTest : public ::testing::Test {
     auto token = std::make_shared<int>(0);
     client_alive_ = token;
     config.log = [this, token](const std::string& line) { logs_.push_back(line); };
-    caf::actor a = SpawnClusterActor(system_, std::move(config));
-    spawned_.push_back(a);
+    ClusterActor a = SpawnClusterActor(system_, std::move(config));
+    spawned_.push_back(caf::actor_cast<caf::actor>(a));
     Pump();
     return a;
   }
 
-  std::shared_ptr<std::vector<ClusterUpdatePtr>> Subscribe(const caf::actor& cluster,
+  std::shared_ptr<std::vector<ClusterUpdatePtr>> Subscribe(const ClusterActor& cluster,
                                                            const std::string& label) {
     auto got = std::make_shared<std::vector<ClusterUpdatePtr>>();
-    caf::actor sub = system_.spawn(Subscriber, got);
-    spawned_.push_back(sub);
+    LiveSink sub = system_.spawn(Subscriber, got);
+    spawned_.push_back(caf::actor_cast<caf::actor>(sub));
     caf::anon_send(cluster, subscribe_atom::value, label, sub);
     Pump();
     return got;
@@ -222,8 +228,8 @@ class ClusterActorTest : public ::testing::Test {
   }
 
   // A cluster actor that is up and watches Deployments, with `listed_` listed.
-  caf::actor WatchingDeployments() {
-    caf::actor cluster = Spawn();
+  ClusterActor WatchingDeployments() {
+    ClusterActor cluster = Spawn();
     Serve();
     caf::anon_send(cluster, watch_kind_atom::value, std::string("apps/v1"),
                    std::string("Deployment"));
@@ -265,7 +271,7 @@ class ClusterActorTest : public ::testing::Test {
 
 TEST_F(ClusterActorTest, SubscribeAnswersAtOnceAndWatchEventsCoalescePerTick) {
   listed_ = {DeploymentJson("web", "A", 2, "90"), DeploymentJson("db", "B", 2, "91")};
-  caf::actor cluster = Spawn();
+  ClusterActor cluster = Spawn();
   Serve();  // GET /version: up
   auto got = Subscribe(cluster, "A");
   ASSERT_EQ(got->size(), 1u) << "the subscription is answered at once";
@@ -318,7 +324,7 @@ TEST_F(ClusterActorTest, SubscribeAnswersAtOnceAndWatchEventsCoalescePerTick) {
 }
 
 TEST_F(ClusterActorTest, AnUnknownKindIsLoggedOnceAndNotWatched) {
-  caf::actor cluster = WatchingDeployments();
+  ClusterActor cluster = WatchingDeployments();
   for (int i = 0; i < 3; ++i) {
     caf::anon_send(cluster, watch_kind_atom::value, std::string("example.com/v1"),
                    std::string("Widget"));
@@ -333,12 +339,12 @@ TEST_F(ClusterActorTest, AnUnknownKindIsLoggedOnceAndNotWatched) {
 
 TEST_F(ClusterActorTest, DownAfterThreeConsecutiveFailuresAndUpOnTheFirstSuccess) {
   listed_ = {DeploymentJson("web", "A", 2, "90")};
-  caf::actor cluster = WatchingDeployments();
+  ClusterActor cluster = WatchingDeployments();
   auto got = Subscribe(cluster, "A");
   ASSERT_TRUE(got->back()->reachable);
   // The list's entries (listed before anyone subscribed) go out first, so the status change
   // below carries none however soon it comes.
-  caf::anon_send(cluster, tick_atom::value);
+  Tickle(cluster);
   Pump();
 
   down_ = true;
@@ -387,7 +393,7 @@ TEST_F(ClusterActorTest, DownAfterThreeConsecutiveFailuresAndUpOnTheFirstSuccess
 TEST_F(ClusterActorTest, AProbeThatMadeNoProgressMarksDownAtOnceUntilAProbeIsAnswered) {
   liveness_.probe_interval = std::chrono::seconds(10);
   listed_ = {DeploymentJson("web", "A", 2, "90")};
-  caf::actor cluster = WatchingDeployments();
+  ClusterActor cluster = WatchingDeployments();
   auto got = Subscribe(cluster, "A");
   ASSERT_TRUE(got->back()->reachable);
   ASSERT_TRUE(OutstandingWith("GET").size() == 1u) << "only the watch is open";
@@ -411,7 +417,7 @@ TEST_F(ClusterActorTest, AProbeThatMadeNoProgressMarksDownAtOnceUntilAProbeIsAns
   fake_.Feed(watches_["/apis/apps/v1/deployments"],
              Event("MODIFIED", DeploymentJson("web", "A", 1, "95")));
   Pump();
-  caf::anon_send(cluster, tick_atom::value);
+  Tickle(cluster);
   Pump();
   EXPECT_FALSE(got->back()->reachable);
 
@@ -440,7 +446,7 @@ TEST_F(ClusterActorTest, AProbeThatMadeNoProgressMarksDownAtOnceUntilAProbeIsAns
 }
 
 TEST_F(ClusterActorTest, AppliesNamespacesFirstThenTheRestInParallelThenPrunes) {
-  caf::actor cluster = WatchingDeployments();
+  ClusterActor cluster = WatchingDeployments();
   auto cmd = std::make_shared<ApplyCommand>();
   cmd->operation_id = "op-7";
   Json ns = {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "shop"}}}};
@@ -515,7 +521,7 @@ TEST_F(ClusterActorTest, AppliesNamespacesFirstThenTheRestInParallelThenPrunes) 
 }
 
 TEST_F(ClusterActorTest, AnApplyThatReachesNoServerIsAnError) {
-  caf::actor cluster = WatchingDeployments();
+  ClusterActor cluster = WatchingDeployments();
   auto cmd = std::make_shared<ApplyCommand>();
   cmd->operation_id = "op-2";
   cmd->objects.push_back(
@@ -538,7 +544,7 @@ TEST_F(ClusterActorTest, AnApplyThatReachesNoServerIsAnError) {
 }
 
 TEST_F(ClusterActorTest, DeletesObjectsAndStripsTheMarksOfPreservedOnes) {
-  caf::actor cluster = WatchingDeployments();
+  ClusterActor cluster = WatchingDeployments();
   auto cmd = std::make_shared<DeleteCommand>();
   cmd->objects = {{"apps", "Deployment", "shop", "web"}, {"apps", "Deployment", "shop", "gone"}};
   cmd->unmark = {{"apps", "Deployment", "shop", "keep"}};
@@ -570,7 +576,7 @@ TEST_F(ClusterActorTest, DeletesObjectsAndStripsTheMarksOfPreservedOnes) {
 
 TEST_F(ClusterActorTest, ExitCancelsTheWatchesAndDropsLateCallbacks) {
   listed_ = {DeploymentJson("web", "A", 2, "90")};
-  caf::actor cluster = WatchingDeployments();
+  ClusterActor cluster = WatchingDeployments();
   auto got = Subscribe(cluster, "A");
   // An apply in flight when the actor exits.
   auto cmd = std::make_shared<ApplyCommand>();
@@ -611,7 +617,7 @@ TEST_F(ClusterActorTest, ExitReleasesTheClientOnceItsRequestsEnd) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    caf::actor cluster;
+    ClusterActor cluster;
     if (c.watching) {
       cluster = WatchingDeployments();
       ASSERT_EQ(watches_.size(), 1u);

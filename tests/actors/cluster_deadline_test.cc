@@ -56,8 +56,8 @@ std::string Event(const std::string& type, const Json& object) {
   return Json{{"type", type}, {"object", object}}.dump() + "\n";
 }
 
-caf::behavior Subscriber(caf::event_based_actor*,
-                         std::shared_ptr<std::vector<ClusterUpdatePtr>> got) {
+LiveSink::behavior_type Subscriber(LiveSink::pointer,
+                                   std::shared_ptr<std::vector<ClusterUpdatePtr>> got) {
   return {[got](live_atom, const ClusterUpdatePtr& u) { got->push_back(u); }};
 }
 
@@ -166,13 +166,13 @@ TEST_F(ClusterDeadlineTest, ATimeoutMakesTheLabelledWorkloadDegradedUntilTheDead
   config.log = [this](const std::string& line) { logs_.push_back(line); };
   config.workload_kinds = {"StatefulSet"};
   config.services = &services_;
-  caf::actor cluster = SpawnClusterActor(system_, config);
-  spawned_.push_back(cluster);
+  ClusterActor cluster = SpawnClusterActor(system_, config);
+  spawned_.push_back(caf::actor_cast<caf::actor>(cluster));
   Pump();
   Serve();
   auto got = std::make_shared<std::vector<ClusterUpdatePtr>>();
-  caf::actor sub = system_.spawn(Subscriber, got);
-  spawned_.push_back(sub);
+  LiveSink sub = system_.spawn(Subscriber, got);
+  spawned_.push_back(caf::actor_cast<caf::actor>(sub));
   caf::anon_send(cluster, subscribe_atom::value, std::string("A"), sub);
   caf::anon_send(cluster, watch_kind_atom::value, std::string("apps/v1"),
                  std::string("StatefulSet"));

@@ -54,7 +54,7 @@ struct Inbox {
   }
 };
 
-caf::behavior Subscriber(caf::event_based_actor*, std::shared_ptr<Inbox> inbox) {
+LiveSink::behavior_type Subscriber(LiveSink::pointer, std::shared_ptr<Inbox> inbox) {
   return {[inbox](live_atom, const ClusterUpdatePtr& u) { inbox->Add(u); }};
 }
 
@@ -140,9 +140,9 @@ TEST(ClusterKubesimTest, AppliesWatchesReportsHealthAndReachability) {
       std::lock_guard<std::mutex> lock(log_mu);
       logs.push_back(line);
     };
-    caf::actor cluster = SpawnClusterActor(system, config);
+    ClusterActor cluster = SpawnClusterActor(system, config);
     auto inbox = std::make_shared<Inbox>();
-    caf::actor subscriber = system.spawn(Subscriber, inbox);
+    LiveSink subscriber = system.spawn(Subscriber, inbox);
 
     const engine::AppIdentity app{"guestbook-set", "guestbook"};
     const std::string label = engine::AppLabelValue(app);
@@ -253,7 +253,8 @@ TEST(ClusterKubesimTest, AHungClusterNeverDelaysAnother) {
     admin_config.server = sim.base_url();
     auto admin = clients::ClusterClient::Create(admin_config, &transport, &admin_executor, nullptr);
 
-    std::vector<caf::actor> actors;
+    std::vector<caf::actor> actors;  // every actor spawned, to stop at the end
+    std::vector<ClusterActor> clusters;
     std::vector<std::shared_ptr<Inbox>> inboxes;
     const engine::AppIdentity app{"guestbook-set", "guestbook"};
     const std::string label = engine::AppLabelValue(app);
@@ -262,18 +263,21 @@ TEST(ClusterKubesimTest, AHungClusterNeverDelaysAnother) {
       config.cluster = c;
       config.transport = &transport;
       config.log = [](const std::string&) {};
-      actors.push_back(SpawnClusterActor(system, config));
+      const ClusterActor cluster = SpawnClusterActor(system, config);
+      clusters.push_back(cluster);
       inboxes.push_back(std::make_shared<Inbox>());
-      actors.push_back(system.spawn(Subscriber, inboxes.back()));
-      caf::anon_send(actors[actors.size() - 2], watch_kind_atom::value, std::string("apps/v1"),
+      const LiveSink sink = system.spawn(Subscriber, inboxes.back());
+      actors.push_back(caf::actor_cast<caf::actor>(cluster));
+      actors.push_back(caf::actor_cast<caf::actor>(sink));
+      caf::anon_send(cluster, watch_kind_atom::value, std::string("apps/v1"),
                      std::string("Deployment"));
-      caf::anon_send(actors[actors.size() - 2], subscribe_atom::value, label, actors.back());
+      caf::anon_send(cluster, subscribe_atom::value, label, sink);
     }
     for (auto& in : inboxes) {
       ASSERT_TRUE(in->WaitFor([](Inbox& i) { return i.reachable && i.synced; }));
     }
-    const caf::actor hung = actors[0];  // copies: `actors` grows below
-    const caf::actor healthy = actors[2];
+    const ClusterActor hung = clusters[0];
+    const ClusterActor healthy = clusters[1];
 
     clients::RawRequest hang;
     hang.method = "POST";
@@ -305,8 +309,9 @@ TEST(ClusterKubesimTest, AHungClusterNeverDelaysAnother) {
 
     // The hung cluster's actor still handles messages: a new subscription is answered.
     auto late = std::make_shared<Inbox>();
-    actors.push_back(system.spawn(Subscriber, late));
-    caf::anon_send(hung, subscribe_atom::value, label, actors.back());
+    const LiveSink late_sink = system.spawn(Subscriber, late);
+    actors.push_back(caf::actor_cast<caf::actor>(late_sink));
+    caf::anon_send(hung, subscribe_atom::value, label, late_sink);
     EXPECT_TRUE(late->WaitFor([](Inbox& i) { return i.updates > 0; }));
 
     EXPECT_TRUE(

@@ -130,7 +130,7 @@ class CoordinatorReloadTest : public ::testing::Test {
   // The daemon counts a job that threw as degraded{reason="internal"}.
   BlockingPool pool_{0, nullptr, nullptr, [this] { ++degraded_["internal"]; }};
   Services services_;
-  caf::actor coordinator_;
+  CoordinatorActor coordinator_;
   std::function<DaemonInputs()> load_;
   std::vector<std::string> log_;
   std::map<std::string, std::vector<std::string>> files_;

@@ -21,7 +21,7 @@ namespace {
 using request_atom = caf::atom_constant<caf::atom("request")>;
 
 // Asks for slots on (request_atom, n) and gives one back on (release_atom); counts its grants.
-caf::behavior SlotHolder(caf::event_based_actor* self, caf::actor coordinator,
+caf::behavior SlotHolder(caf::event_based_actor* self, SetParent coordinator,
                          std::shared_ptr<int> granted) {
   return {
       [=](request_atom, int n) {
@@ -60,7 +60,7 @@ class CoordinatorSlotsTest : public ::testing::Test {
     sched_->run();
   }
   caf::actor Holder(std::shared_ptr<int> granted) {
-    holders_.push_back(system_->spawn(SlotHolder, coordinator_, std::move(granted)));
+    holders_.push_back(system_->spawn(SlotHolder, SetParent(coordinator_), std::move(granted)));
     return holders_.back();
   }
 
@@ -71,7 +71,7 @@ class CoordinatorSlotsTest : public ::testing::Test {
   sources::FakeSource source_;
   BlockingPool pool_{0};
   Services services_;
-  caf::actor coordinator_;
+  CoordinatorActor coordinator_;
   std::vector<caf::actor> holders_;
 };
 

@@ -109,14 +109,18 @@ engine::ApplicationSet Decode(const std::string& yaml, const std::string& file) 
 struct FakeCluster {
   std::vector<ApplyCommandPtr> applies;
   std::vector<DeleteCommandPtr> deletes;
-  std::vector<std::pair<caf::actor, std::string>> subscribers;
+  std::vector<std::pair<LiveSink, std::string>> subscribers;
   std::map<std::string, std::vector<LiveEntry>> live;  // label -> entries
   int resource_version = 100;
 };
 
 using Clusters = std::map<std::string, std::shared_ptr<FakeCluster>>;
 
-void Push(caf::event_based_actor* self, const std::string& name, FakeCluster& c) {
+// The fake's own cue on top of the interface the sets use: report the live state, as a real
+// cluster actor does on a watch event.
+using FakeClusterHandle = ClusterActor::extend<caf::reacts_to<tick_atom>>;
+
+void Push(FakeClusterHandle::pointer self, const std::string& name, FakeCluster& c) {
   for (const auto& [who, label] : c.subscribers) {
     auto update = std::make_shared<ClusterUpdate>();
     update->cluster = name;
@@ -127,14 +131,14 @@ void Push(caf::event_based_actor* self, const std::string& name, FakeCluster& c)
   }
 }
 
-caf::behavior FakeClusterActor(caf::event_based_actor* self, std::string name,
-                               std::shared_ptr<FakeCluster> c) {
+FakeClusterHandle::behavior_type FakeClusterActor(FakeClusterHandle::pointer self, std::string name,
+                                                  std::shared_ptr<FakeCluster> c) {
   return {
-      [=](subscribe_atom, const std::string& label, const caf::actor& who) {
+      [=](subscribe_atom, const std::string& label, const LiveSink& who) {
         c->subscribers.emplace_back(who, label);
         Push(self, name, *c);
       },
-      [=](unsubscribe_atom, const std::string&, const caf::actor&) {},
+      [=](unsubscribe_atom, const std::string&, const LiveSink&) {},
       [=](watch_kind_atom, const std::string&, const std::string&) {},
       [=](tick_atom) { Push(self, name, *c); },
       [=](apply_atom, ApplyCommandPtr command) -> ApplyReplyPtr {
@@ -209,7 +213,7 @@ class DeletionTest : public ::testing::Test {
     for (auto& [name, actor] : fakes_) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
     sched_->run();
     fakes_.clear();
-    coordinator_ = caf::actor();
+    coordinator_ = CoordinatorActor();
     for (auto& [name, c] : clusters_) c->subscribers.clear();
     system_.reset();  // waits for every actor
   }
@@ -236,9 +240,9 @@ class DeletionTest : public ::testing::Test {
     config.initial = inputs_;
     config.load = [this] { return inputs_; };
     config.spawn_cluster = [this](caf::actor_system& sys, const clients::ClusterConfig& cc) {
-      caf::actor a = sys.spawn(FakeClusterActor, cc.name, clusters_.at(cc.name));
+      FakeClusterHandle a = sys.spawn(FakeClusterActor, cc.name, clusters_.at(cc.name));
       fakes_[cc.name] = a;
-      return a;
+      return ClusterActor(a);
     };
     coordinator_ = SpawnCoordinator(*system_, config);
     sched_->run();
@@ -298,9 +302,9 @@ class DeletionTest : public ::testing::Test {
   std::map<std::string, Json> status_;
   std::map<std::string, int> pending_;
   Clusters clusters_;
-  std::map<std::string, caf::actor> fakes_;
+  std::map<std::string, FakeClusterHandle> fakes_;
   DaemonInputs inputs_;
-  caf::actor coordinator_;
+  CoordinatorActor coordinator_;
 };
 
 TEST_F(DeletionTest, AnEmptyDirectoryOrAFailedKubeconfigMarksNothing) {
@@ -488,25 +492,25 @@ TEST_F(DeletionTest, NoRoundRunsBeforeTheClusterMapArrives) {
   entry.object.annotations[engine::kTrackingIdAnnotation] =
       engine::TrackingId({"web", "web-c1"}, entry.object.ref);
   clusters_["c1"]->live[label] = {entry};
-  caf::actor fake = system_->spawn(FakeClusterActor, std::string("c1"), clusters_["c1"]);
+  FakeClusterHandle fake = system_->spawn(FakeClusterActor, std::string("c1"), clusters_["c1"]);
   fakes_["c1"] = fake;
   // Spawned with an argument: CAF 0.17 dereferences a null argument tuple for a function actor
   // spawned without one, which UBSan stops on.
-  auto coordinator = system_->spawn(
-      [](caf::event_based_actor*, int) -> caf::behavior {
+  DeletionParent coordinator = system_->spawn(
+      [](DeletionParent::pointer, int) -> DeletionParent::behavior_type {
         return {[](deleted_atom, const std::string&) {},
                 [](needs_atom, const std::vector<std::string>&) {}};
       },
       0);
   DeletionActorConfig config;
   config.services = &services_;
-  caf::actor deleter = SpawnDeletionActor(*system_, coordinator, config);
+  DeletionActor deleter = SpawnDeletionActor(*system_, coordinator, config);
   sched_->run();
   EXPECT_TRUE(SetRecord()) << "ended without a cluster map";
   EXPECT_EQ(Deletes("c1"), 0u);
 
-  auto map = std::make_shared<std::map<std::string, caf::actor>>();
-  (*map)["c1"] = fake;
+  auto map = std::make_shared<ClusterMap>();
+  map->emplace("c1", ClusterActor(fake));
   caf::anon_send(deleter, clusters_atom::value, ClusterMapPtr(map), true);
   sched_->run();
   EXPECT_EQ(Deletes("c1"), 1u);

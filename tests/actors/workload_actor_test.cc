@@ -80,7 +80,7 @@ WorkloadPtr CloneSet(const CloneSetSpec& c) {
 struct ParentLog {
   std::vector<WorkloadView> views;
 };
-caf::behavior Parent(caf::event_based_actor*, std::shared_ptr<ParentLog> log) {
+DeadlineSink::behavior_type Parent(DeadlineSink::pointer, std::shared_ptr<ParentLog> log) {
   return {[log](deadline_atom, const WorkloadViewPtr& v) { log->views.push_back(*v); }};
 }
 
@@ -111,7 +111,7 @@ class WorkloadActorTest : public ::testing::Test {
     sched_->run();
   }
 
-  caf::actor Spawn(std::optional<Json> stored = std::nullopt) {
+  WorkloadActor Spawn(std::optional<Json> stored = std::nullopt) {
     WorkloadActorConfig config;
     config.cluster = "dev";
     config.ref = {"apps.kruise.io", "CloneSet", "shop", "web"};
@@ -160,8 +160,8 @@ class WorkloadActorTest : public ::testing::Test {
   std::vector<Json> published_;
   int evaluations_ = 0;
   std::shared_ptr<ParentLog> parent_log_ = std::make_shared<ParentLog>();
-  caf::actor parent_;
-  caf::actor actor_;
+  DeadlineSink parent_;
+  WorkloadActor actor_;
 };
 
 TEST_F(WorkloadActorTest, TimerFiresExactlyAtTheRequeueNotBefore) {
@@ -296,7 +296,7 @@ TEST_F(WorkloadActorTest, DeadlineRemovedStopsTheActorAndItsSeries) {
     SCOPED_TRACE(c.name);
     events_.clear();
     parent_log_->views.clear();
-    caf::actor a = Spawn();
+    WorkloadActor a = Spawn();
     Update({});
     ASSERT_TRUE(StoredRecord());
     if (c.by_stop) {

@@ -25,8 +25,15 @@ struct FakeCoordinatorState {
   std::vector<caf::response_promise> held;
 };
 
-caf::behavior FakeCoordinator(caf::stateful_actor<FakeCoordinatorState>* self,
-                              std::shared_ptr<std::promise<void>> received) {
+// The operator's commands plus the test's cue (release) that the busy set has decided.
+using FakeCoordinatorHandle =
+    actors::OperatorCommands::extend<caf::reacts_to<actors::release_atom>>;
+
+FakeCoordinatorHandle::behavior_type FakeCoordinator(
+    FakeCoordinatorHandle::stateful_pointer<FakeCoordinatorState> self,
+    std::shared_ptr<std::promise<void>> received) {
+  // The commands these tests do not send.
+  const engine::CommandAnswer unused{engine::CommandOutcome::kInvalid, "not in this test"};
   return {
       [=](actors::sync_atom, const std::string& set, const std::string& app, const std::string&,
           const std::string& caller) -> caf::result<engine::CommandAnswer> {
@@ -38,7 +45,14 @@ caf::behavior FakeCoordinator(caf::stateful_actor<FakeCoordinatorState>* self,
         return engine::CommandAnswer{engine::CommandOutcome::kConflict,
                                      set + "/" + app + " by " + caller + ": already running"};
       },
-      // The test's cue that the busy set has decided.
+      [=](actors::pause_atom, const std::string&, const std::string&) { return unused; },
+      [=](actors::resume_atom, const std::string&, const std::string&) { return unused; },
+      [=](actors::skip_atom, const std::string&, const std::string&, const std::string&,
+          const std::string&) { return unused; },
+      [=](actors::refresh_atom, const std::string&) { return unused; },
+      [=](actors::webhook_atom, const std::vector<std::string>&, const std::string&,
+          const std::string&, const std::string&) { return unused; },
+      [=](actors::delete_atom, const std::string&, const std::string&) { return unused; },
       [=](actors::release_atom) {
         for (auto& promise : self->state.held) {
           promise.deliver(engine::CommandAnswer{engine::CommandOutcome::kUnavailable, "later"});
@@ -67,7 +81,7 @@ class OperatorCommandsTest : public ::testing::Test {
   caf::actor_system system_{cfg_};
   actors::StatusBoard board_;
   std::shared_ptr<std::promise<void>> received_ = std::make_shared<std::promise<void>>();
-  caf::actor coordinator_;
+  FakeCoordinatorHandle coordinator_;
 };
 
 TEST_F(OperatorCommandsTest, TheDecidingActorsAnswerIsTheResponse) {

@@ -412,7 +412,8 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     c.log = c.options.log;
     return actors::SpawnClusterActor(sys, std::move(c));
   };
-  caf::actor coordinator = actors::SpawnCoordinator(system, std::move(coordinator_config));
+  actors::CoordinatorActor coordinator =
+      actors::SpawnCoordinator(system, std::move(coordinator_config));
 
   // Mutations are answered by the actor that decides (operator_commands.h).
   api::ApiServer api(board, MakeOperatorCommandHandler(system, coordinator, board));

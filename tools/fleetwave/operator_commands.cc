@@ -10,9 +10,10 @@ namespace fleetwave::cli {
 namespace {
 
 // The command as a request to the coordinator; `answer` is set when an actor answered.
-void Ask(caf::scoped_actor& self, const caf::actor& coordinator, const actors::StatusBoard& board,
-         const api::ApiCommand& command, std::chrono::milliseconds bound,
-         std::optional<engine::CommandAnswer>& answer, std::string& failure) {
+void Ask(caf::scoped_actor& self, const actors::OperatorCommands& coordinator,
+         const actors::StatusBoard& board, const api::ApiCommand& command,
+         std::chrono::milliseconds bound, std::optional<engine::CommandAnswer>& answer,
+         std::string& failure) {
   auto on_answer = [&](const engine::CommandAnswer& a) { answer = a; };
   auto on_error = [&](caf::error& e) { failure = self->system().render(e); };
   const caf::duration timeout(bound);
@@ -58,7 +59,7 @@ void Ask(caf::scoped_actor& self, const caf::actor& coordinator, const actors::S
 }  // namespace
 
 api::ApiCommandHandler MakeOperatorCommandHandler(caf::actor_system& system,
-                                                  const caf::actor& coordinator,
+                                                  const actors::OperatorCommands& coordinator,
                                                   const actors::StatusBoard& board,
                                                   OperatorCommandOptions options) {
   auto waiting = std::make_shared<std::atomic<int>>(0);

@@ -17,6 +17,7 @@
 #include <caf/actor.hpp>
 #include <caf/fwd.hpp>
 
+#include "actors/coordinator_interface.h"
 #include "actors/status_board.h"
 #include "api/api_command.h"
 
@@ -29,7 +30,7 @@ struct OperatorCommandOptions {
 
 // The handler for ApiServer. `system`, `coordinator` and `board` must outlive it.
 api::ApiCommandHandler MakeOperatorCommandHandler(caf::actor_system& system,
-                                                  const caf::actor& coordinator,
+                                                  const actors::OperatorCommands& coordinator,
                                                   const actors::StatusBoard& board,
                                                   OperatorCommandOptions options = {});
 

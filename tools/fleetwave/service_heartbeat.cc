@@ -6,14 +6,14 @@
 
 namespace fleetwave::cli {
 
-ServiceHeartbeat::ServiceHeartbeat(caf::actor_system& system, caf::actor target,
+ServiceHeartbeat::ServiceHeartbeat(caf::actor_system& system, actors::HeartbeatTarget target,
                                    std::chrono::milliseconds period, bool ping,
                                    std::function<void()> on_alive, std::function<void()> on_tick)
     : period_(period),
       ping_(ping),
       on_alive_(std::move(on_alive)),
       on_tick_(std::move(on_tick)),
-      target_(std::make_unique<caf::actor>(std::move(target))) {
+      target_(std::make_unique<actors::HeartbeatTarget>(std::move(target))) {
   thread_ = std::thread([this, &system] { Loop(&system, target_.get()); });
 }
 
@@ -28,7 +28,7 @@ void ServiceHeartbeat::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void ServiceHeartbeat::Loop(caf::actor_system* system, caf::actor* target) {
+void ServiceHeartbeat::Loop(caf::actor_system* system, actors::HeartbeatTarget* target) {
   caf::scoped_actor self{*system};
   auto next = std::chrono::steady_clock::now();
   for (;;) {

@@ -25,12 +25,15 @@
 #include <string>
 #include <thread>
 
+#include "actors/coordinator_interface.h"
+
 namespace fleetwave::cli {
 
 class ServiceHeartbeat {
  public:
-  ServiceHeartbeat(caf::actor_system& system, caf::actor target, std::chrono::milliseconds period,
-                   bool ping, std::function<void()> on_alive, std::function<void()> on_tick);
+  ServiceHeartbeat(caf::actor_system& system, actors::HeartbeatTarget target,
+                   std::chrono::milliseconds period, bool ping, std::function<void()> on_alive,
+                   std::function<void()> on_tick);
   ~ServiceHeartbeat();
   ServiceHeartbeat(const ServiceHeartbeat&) = delete;
   ServiceHeartbeat& operator=(const ServiceHeartbeat&) = delete;
@@ -39,13 +42,13 @@ class ServiceHeartbeat {
   void Stop();
 
  private:
-  void Loop(caf::actor_system* system, caf::actor* target);
+  void Loop(caf::actor_system* system, actors::HeartbeatTarget* target);
 
   std::chrono::milliseconds period_;
   bool ping_;
   std::function<void()> on_alive_;
   std::function<void()> on_tick_;
-  std::unique_ptr<caf::actor> target_;
+  std::unique_ptr<actors::HeartbeatTarget> target_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
