@@ -16,6 +16,10 @@ bool OwnReason(const std::string& reason) {
 
 }  // namespace
 
+bool IsRepositoryCondition(const AppSetCondition& condition) {
+  return condition.type == "ErrorOccurred" && OwnReason(condition.reason);
+}
+
 std::vector<Error> RepositoryErrorsOf(const std::vector<ObservedApp>& apps) {
   std::map<std::string, Error> by_text;
   for (const auto& app : apps) {

@@ -19,6 +19,9 @@ namespace fleetwave::engine {
 inline constexpr const char* kRepositoryUnavailable = "RepositoryUnavailable";
 inline constexpr const char* kRevisionNotFound = "RevisionNotFound";
 
+// True for the ErrorOccurred this file sets (not the rollout's own).
+bool IsRepositoryCondition(const AppSetCondition& condition);
+
 // The distinct repository errors of `apps` (ObservedApp::repository_errors), sorted by their
 // text: sets with many apps on one repository report it once.
 std::vector<Error> RepositoryErrorsOf(const std::vector<ObservedApp>& apps);

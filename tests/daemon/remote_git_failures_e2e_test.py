@@ -129,6 +129,10 @@ class RemoteFailures(RemoteBase):
             f.write(PASSWORD + "\n")
         self.refresh()
         self.wait_cleared("over-https")
+        self.assertIn("appset=over-https ErrorOccurred=True RepositoryUnavailable: " + url,
+                      env.log())
+        self.assertIn("appset=over-https ErrorOccurred cleared: its repositories read again",
+                      env.log())
         self.wait_set_at("over-https", second)
 
         # 3. The server down: "cannot fetch" naming the repository, nothing deleted; back: the

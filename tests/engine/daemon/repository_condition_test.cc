@@ -180,6 +180,7 @@ TEST(RepositoryConditionTest, AFailedFetchShowsOnTheSetAndClearsWhenAFetchSuccee
   }
   r = store.Reconcile(fleet, At(180));
   EXPECT_TRUE(ConditionOf(r.status, "ErrorOccurred").is_null()) << r.status.dump();
+  EXPECT_TRUE(LogHas(r, "appset=guestbook ErrorOccurred cleared: its repositories read again"));
   EXPECT_EQ(StartedApps(r), std::vector<std::string>{"guestbook-dev"});
 }
 
