@@ -664,11 +664,14 @@ void ObserveRender(const Gathered& g, engine::ObservedApp& o) {
     o.revisions = render->second.revisions;
     o.rendered = render->second.objects;
     o.source_error.reset();
+    o.repository_errors.clear();
   } else {
     o.revisions.clear();
     o.rendered = nullptr;
     o.source_error = render == renders.end() ? engine::PermanentError("", "not rendered")
                                              : *render->second.error();
+    o.repository_errors =
+        render == renders.end() ? std::vector<engine::Error>{} : render->second.repository_errors;
   }
   if (o.rendered != rendered || o.source_error != source_error) o.compared = nullptr;
 }

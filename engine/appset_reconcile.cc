@@ -9,6 +9,7 @@
 #include "engine/app_sync_policy.h"
 #include "engine/apply_plan.h"
 #include "engine/appset_reconcile_parts.h"
+#include "engine/repository_condition.h"
 #include "engine/retry_policy.h"
 #include "engine/rollout_spec_diff.h"
 #include "engine/sync_operation.h"
@@ -141,6 +142,8 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     const bool observation_complete = std::all_of(input.apps.begin(), input.apps.end(),
                                                   [](const ObservedApp& a) { return a.observed; });
     out.plan = Plan(set, std::move(input.stored), desired, live_apps, now, observation_complete);
+    out.plan.conditions =
+        ApplyRepositoryErrors(out.plan.conditions, RepositoryErrorsOf(input.apps), now);
     out.status = PlanStatusJson(out.plan);
     for (const auto& v : views) {
       const AppRolloutStatus* now_entry = FindEntry(out.plan.application_status, v.id.app);
@@ -193,7 +196,11 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     // A set the planner refuses keeps its stored status.
     if (refused_strategy) out.status = StoredStatusJson(input.stored, std::nullopt, now);
     out.plan = Plan(set, std::move(input.stored), desired, live_apps, now);
-    if (out.plan.planned) out.status = PlanStatusJson(out.plan);
+    if (out.plan.planned) {
+      out.plan.conditions =
+          ApplyRepositoryErrors(out.plan.conditions, RepositoryErrorsOf(input.apps), now);
+      out.status = PlanStatusJson(out.plan);
+    }
     if (!out.plan.planned) {
       for (const auto& issue : out.plan.issues) {
         out.log.push_back("appset=" + set.name + " " + issue.path + ": " + issue.message);

@@ -43,6 +43,10 @@ struct ObservedApp {
   // synced; its pin is kept, so a failed fetch never reads as a revision change. A RollingSync
   // entry promoted meanwhile stays Pending and syncs once the source reads again.
   std::optional<Error> source_error;
+  // Of `source_error`'s problems, those of a repository rather than a file in it: a fetch that
+  // failed or a revision the repository lacks, each naming the repository URL. They give the
+  // set's ErrorOccurred condition (repository_condition.h) until every repository reads again.
+  std::vector<Error> repository_errors;
   // The objects rendered at `revisions`; null with `source_error`.
   std::shared_ptr<const std::vector<RenderedObject>> rendered;
   // The app's cluster actor reports the cluster reachable and its watches listed at least once;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "engine/app_health.h"
+#include "engine/repository_condition.h"
 #include "engine/retry_policy.h"
 #include "engine/rollout_spec_diff.h"
 #include "engine/sync_operation.h"
@@ -309,6 +310,17 @@ void LogRolloutStateChanges(const ApplicationSet& set, const RolloutState& was,
       if (is.step != 0 && is.step < was.step) {
         log.push_back(prefix + " step " + std::to_string(is.step) + " re-opened");
       }
+    }
+  }
+  // A repository condition that went: the set's repositories read again (said once, as its
+  // setting was).
+  for (const auto& c : before_conditions) {
+    if (!IsRepositoryCondition(c)) continue;
+    const bool still =
+        std::any_of(after_conditions.begin(), after_conditions.end(),
+                    [](const AppSetCondition& a) { return IsRepositoryCondition(a); });
+    if (!still) {
+      log.push_back("appset=" + set.name + " ErrorOccurred cleared: its repositories read again");
     }
   }
   // Conditions: a new or changed RolloutProgressing / InvalidRolloutConfig / ErrorOccurred.

@@ -93,6 +93,7 @@ AppRender RenderApp(Source& source, ResolveOnce& resolver, const std::string& ap
     const Resolution resolved = resolver.Resolve(repo, revision);
     if (!resolved.ok()) {
       out.errors.push_back(*resolved.error);
+      out.repository_errors.push_back(*resolved.error);
       continue;
     }
     out.revisions.push_back(resolved.snapshot->sha);

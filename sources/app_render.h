@@ -26,6 +26,9 @@ struct AppRender {
   std::shared_ptr<const std::vector<engine::RenderedObject>> objects;  // null on error
   // Every problem, each naming where (repo@sha:file:line:col); empty = ok.
   std::vector<engine::Error> errors;
+  // Those of `errors` that a source's resolve gave (a fetch failed, the revision is not in the
+  // repository), as the resolver gave them: they name the repository, not a file in it.
+  std::vector<engine::Error> repository_errors;
   bool ok() const { return errors.empty() && objects != nullptr; }
   // All of them as one error for the app's operation and condition: one line per problem, of
   // kind kTransient when any of them is (reading again may succeed), else the first one's kind.

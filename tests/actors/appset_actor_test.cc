@@ -726,6 +726,39 @@ TEST_F(AppSetActorTest, PollsBackOffWhileTheRepositoryCannotBeReachedAndResumeAf
   EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
 }
 
+// Issue 27: the actor passes a failed fetch through to the decision: the set's published status
+// carries ErrorOccurred naming the repository and the reason while it fails, nothing is
+// re-applied, and the first poll that reads the repository again clears it.
+TEST_F(AppSetActorTest, AFailedFetchShowsOnTheSetUntilAPollReadsTheRepositoryAgain) {
+  Start(AppSetYaml());
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u);
+  auto error_occurred = [this]() -> Json {
+    for (const auto& c : status_["conditions"]) {
+      if (c["type"] == "ErrorOccurred") return c;
+    }
+    return nullptr;
+  };
+  const auto poll = std::chrono::seconds(inputs_.config.git_poll_interval_seconds);
+  auto at = [&](std::chrono::seconds later) {
+    now_ += later;
+    sched_->advance_time(later);
+    sched_->run();
+  };
+  const engine::Error failed = engine::TransientError(kRepo, "cannot fetch: connection refused");
+  source_.SetFetchError(kRepo, failed);
+  at(poll + std::chrono::seconds(1));
+  const Json shown = error_occurred();
+  ASSERT_FALSE(shown.is_null()) << status_.dump(2);
+  EXPECT_EQ(shown["status"], "True");
+  EXPECT_EQ(shown["reason"], "RepositoryUnavailable");
+  EXPECT_EQ(shown["message"], failed.ToString());
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+  source_.SetFetchError(kRepo, std::nullopt);
+  at(3 * poll);  // the backed-off poll has come
+  EXPECT_TRUE(error_occurred().is_null()) << status_.dump(2);
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+}
+
 // Issue 25: a refresh (or webhook) that finds the commit in force is decided on what changed,
 // as an event is: no from-scratch decision of the whole set, so no Application is rebuilt (its
 // reconciledAt stays). The resync still decides from scratch and moves it.

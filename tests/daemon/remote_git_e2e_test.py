@@ -14,6 +14,7 @@ import json
 import os
 import pwd
 import socket
+import ssl
 import subprocess
 import unittest
 import urllib.error
@@ -71,7 +72,8 @@ class Servers:
         with open(os.path.join(d, "lighttpd.conf"), "w") as f:
             f.write("\n".join([
                 'server.modules = ("mod_openssl", "mod_auth", "mod_authn_file", "mod_alias", '
-                '"mod_cgi", "mod_setenv")',
+                '"mod_cgi", "mod_setenv", "mod_accesslog")',
+                'accesslog.filename = "%s/access.log"' % d,
                 'server.document-root = "%s/www"' % d,
                 'server.bind = "127.0.0.1"',
                 "server.port = %d" % self.https_port,
@@ -109,17 +111,69 @@ class Servers:
         os.makedirs("/run/sshd", exist_ok=True)
 
     def start(self):
-        for argv, port, log in (
-                (["/usr/sbin/lighttpd", "-D", "-f", self.dir + "/lighttpd.conf"],
-                 self.https_port, "lighttpd.out"),
-                (["/usr/sbin/sshd", "-D", "-e", "-f", self.dir + "/sshd_config"],
-                 self.ssh_port, "sshd.out")):
-            out = open(os.path.join(self.dir, log), "a")
-            proc = subprocess.Popen(argv, stdout=out, stderr=out, stdin=subprocess.DEVNULL)
-            out.close()
-            self.procs.append(proc)
-            wait_for(lambda: proc.poll() is None and accepts(port), timeout=20,
-                     what="%s listening on %d" % (argv[0], port))
+        self.start_https()
+        self.start_ssh()
+
+    def _start(self, name, argv, port):
+        out = open(os.path.join(self.dir, name + ".out"), "a")
+        proc = subprocess.Popen(argv, stdout=out, stderr=out, stdin=subprocess.DEVNULL)
+        out.close()
+        self.procs.append(proc)
+        setattr(self, name, proc)
+        wait_for(lambda: proc.poll() is None and accepts(port), timeout=20,
+                 what="%s listening on %d" % (argv[0], port))
+
+    def start_https(self):
+        self._start("lighttpd", ["/usr/sbin/lighttpd", "-D", "-f", self.dir + "/lighttpd.conf"],
+                    self.https_port)
+
+    def start_ssh(self):
+        self._start("sshd", ["/usr/sbin/sshd", "-D", "-e", "-f", self.dir + "/sshd_config"],
+                    self.ssh_port)
+
+    def stop_https(self):
+        """The HTTPS server goes away: its port refuses connections until start_https()."""
+        self.lighttpd.terminate()
+        self.lighttpd.wait(10)
+        wait_for(lambda: not accepts(self.https_port), timeout=10,
+                 what="lighttpd's port closed")
+
+    def _access_log(self):
+        try:
+            with open(os.path.join(self.dir, "access.log")) as f:
+                return f.read().splitlines()
+        except FileNotFoundError:
+            return []
+
+    def git_requests(self):
+        """(ref listings, fetches) the HTTPS server answered with 200 so far, from its access
+        log: a listing is GET .../info/refs?service=git-upload-pack, a fetch (objects sent) is
+        POST .../git-upload-pack (libgit2 speaks protocol v0: a listing is one GET). libgit2's
+        first request of a connection gets 401 (basic auth is sent once asked for) and is not
+        counted. lighttpd writes its access log every few seconds: a request for a marker
+        path goes last, and the log is read once the marker is in it, so every request
+        answered before is counted."""
+        self._markers = getattr(self, "_markers", 0) + 1
+        marker = "/fleetwave-e2e-marker-%d" % self._markers
+        context = ssl.create_default_context(cafile=os.path.join(self.dir, "ca.pem"))
+        try:
+            urllib.request.urlopen("https://127.0.0.1:%d%s" % (self.https_port, marker),
+                                   context=context, timeout=10)
+        except urllib.error.HTTPError:
+            pass  # 404: only its log line matters
+        wait_for(lambda: any(marker in line for line in self._access_log()), timeout=20,
+                 what="lighttpd's access log flushed up to " + marker)
+        listings = fetches = 0
+        for line in self._access_log():
+            request, _, rest = line.partition('" ')
+            status = rest.split(" ", 1)[0]
+            if status != "200":
+                continue
+            if "GET " in request and "/info/refs?service=git-upload-pack" in request:
+                listings += 1
+            elif "POST " in request and request.split(" ")[-2].endswith("/git-upload-pack"):
+                fetches += 1
+        return listings, fetches
 
     def close(self):
         for p in self.procs:
@@ -135,7 +189,10 @@ class Servers:
                                             self.bare)
 
 
-class RemoteRepositories(unittest.TestCase):
+class RemoteBase(unittest.TestCase):
+    """A daemon (10-minute poll interval) configured for both servers, which serve a bare
+    clone of the harness's repository ("served" is its remote)."""
+
     def setUp(self):
         self.env = DaemonEnv(clusters=2, poll_interval="10m")
         self.addCleanup(self.env.close)
@@ -184,6 +241,15 @@ class RemoteRepositories(unittest.TestCase):
         return {tuple(e.get("targetRevisions") or ())
                 for e in self.env.app_statuses(name).values()}
 
+    def error_condition(self, name):
+        """The set's ErrorOccurred condition, or None."""
+        for c in ((self.env.appset(name) or {}).get("status") or {}).get("conditions") or []:
+            if c.get("type") == "ErrorOccurred":
+                return c
+        return None
+
+
+class RemoteRepositories(RemoteBase):
     def test_https_and_ssh_roll_out_a_webhook_refreshes_and_nothing_leaks(self):
         env = self.env
         steps = [(["env-dev"], None), (["env-prod"], None)]
@@ -241,6 +307,12 @@ class RemoteRepositories(unittest.TestCase):
                  % (json.dumps(env.applications()), env.log_tail()))
         self.assertEqual(self.pinned("over-https"), {(second,)})
         self.assertEqual(len(env.applications()), 4)
+        # And so does the set (remote_git_failures_e2e_test.py covers the other failures).
+        condition = self.error_condition("over-https")
+        self.assertIsNotNone(condition, json.dumps(env.appset("over-https")))
+        self.assertEqual(condition["reason"], "RepositoryUnavailable")
+        self.assertIn(self.servers.https_url(), condition["message"])
+        self.assertIn("authentication failed", condition["message"])
 
         # Metrics count the fetches by result, per normalised URL.
         metrics = env.metrics_text()

@@ -99,5 +99,40 @@ TEST(RenderApp, AnUnknownRevisionIsAnErrorNamingTheRepository) {
   EXPECT_EQ(r.errors[0].object, kRepo) << "the object is the repository, the message what is wrong";
 }
 
+// The set's ErrorOccurred condition is made of the repository problems only
+// (engine/repository_condition.h): a failed fetch or an unknown revision is one, a file that does
+// not parse is the app's own.
+TEST(RenderApp, RepositoryErrorsAreTheResolvesThatFailedNotTheFilesThatDoNotParse) {
+  const std::string sha = "3333333333333333333333333333333333333333";
+  struct Case {
+    const char* name;
+    bool fetch_fails;
+    bool known_revision;
+    const char* file;
+    size_t repository_errors;
+  };
+  const std::vector<Case> cases = {
+      {"the fetch fails", true, true, kDeployment, 1},
+      {"the revision is gone", false, false, kDeployment, 1},
+      {"a file does not parse", false, true, "kind: [", 0},
+      {"all is well", false, true, kDeployment, 0},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    FakeSource source;
+    if (c.known_revision) source.SetRevision(kRepo, "main", sha);
+    source.SetFiles(kRepo, sha, {{"web/d.yaml", c.file}});
+    if (c.fetch_fails) {
+      source.SetFetchError(kRepo, engine::TransientError(kRepo, "cannot fetch: unreachable"));
+    }
+    ResolveOnce resolver(source);
+    const AppRender r =
+        RenderApp(source, resolver, "shop", App(Json()), nullptr, engine::Discovery::BuiltIn());
+    ASSERT_EQ(r.repository_errors.size(), c.repository_errors);
+    EXPECT_EQ(r.ok(), std::string(c.name) == "all is well");
+    for (const auto& e : r.repository_errors) EXPECT_EQ(e.object, kRepo);
+  }
+}
+
 }  // namespace
 }  // namespace fleetwave::sources

@@ -119,9 +119,22 @@ class DeciderWorld {
         changed.insert(a.name);
       }
     } else if (kind == 7) {
-      // A new commit: the daemon decides from scratch and seeds a new decider.
+      // A new commit: the daemon decides from scratch and seeds a new decider. Or the
+      // repository cannot be fetched (the set's ErrorOccurred condition, every pin kept) until
+      // a later poll fetches a commit again.
+      if (Pick(0, 3) == 0) {
+        const Error failed = PermanentError("https://git.example.com/org/repo",
+                                            "cannot fetch: authentication failed");
+        for (auto& a : fleet_) {
+          a.source_error = failed.ToString();
+          a.repository_errors = {failed};
+        }
+        return Commit(0);
+      }
       ++revision_;
       for (auto& a : fleet_) {
+        a.source_error.reset();
+        a.repository_errors.clear();
         if (Pick(0, 2) == 0) continue;  // this app's content did not change
         a.revision = "r" + std::to_string(revision_);
         a.image = "ui:" + std::to_string(revision_);

@@ -129,6 +129,8 @@ struct FakeApp {
   bool reachable = true;
   bool observed = true;  // ObservedApp::observed: false before the cluster's first listing
   std::optional<std::string> source_error;
+  // The repository problems behind source_error (a failed fetch, a vanished revision).
+  std::vector<Error> repository_errors;
   Json spec = Spec();
 };
 
@@ -153,6 +155,7 @@ inline ObservedApp Observe(const FakeApp& a) {
   if (a.source_error) {
     // The text as the condition shows it (Error::ToString with no object).
     o.source_error = InvalidInputError("", *a.source_error);
+    o.repository_errors = a.repository_errors;
   } else {
     o.revisions = {a.revision};
     o.rendered = std::make_shared<const std::vector<RenderedObject>>(RenderAt(a.name, a.image));

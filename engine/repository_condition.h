@@ -1,0 +1,42 @@
+// The ApplicationSet's ErrorOccurred condition from the repositories its apps could not read
+// this reconcile (issue 27): a fetch that failed (an unreachable host, DNS, a 401, a refused host
+// key, a timeout) or a revision the repository does not have (a branch deleted, a SHA
+// force-pushed away). The apps keep their pinned commit and nothing is deleted (ObservedApp's
+// source_error); this is what tells the set's reader why, until a reconcile reads every
+// repository again. Pure; pinned by tests/engine/daemon/repository_condition_test.cc.
+#pragma once
+
+#include <optional>
+#include <vector>
+
+#include "engine/appset_reconcile.h"
+#include "engine/error.h"
+#include "engine/rollout_conditions.h"
+#include "engine/time.h"
+
+namespace fleetwave::engine {
+
+inline constexpr const char* kRepositoryUnavailable = "RepositoryUnavailable";
+inline constexpr const char* kRevisionNotFound = "RevisionNotFound";
+
+// True for the ErrorOccurred this file sets (not the rollout's own).
+bool IsRepositoryCondition(const AppSetCondition& condition);
+
+// The distinct repository errors of `apps` (ObservedApp::repository_errors), sorted by their
+// text: sets with many apps on one repository report it once.
+std::vector<Error> RepositoryErrorsOf(const std::vector<ObservedApp>& apps);
+
+// ErrorOccurred=True for `errors` (nullopt when there are none): reason RevisionNotFound when
+// every one is a revision the repository lacks (kNotFound), else RepositoryUnavailable; the
+// message lists each error as "<repository URL>: <reason>" (the URL's password, if any, shown
+// as ***), at most three, then how many more.
+std::optional<AppSetCondition> RepositoryErrorCondition(const std::vector<Error>& errors);
+
+// `conditions` after a reconcile that found `errors`: the repository condition set (its
+// lastTransitionTime kept while it says the same), or removed once there are none. Another
+// ErrorOccurred that is True (no steps, progressive syncs off) keeps its place: it says why the
+// set is not rolled out at all, which matters more.
+std::vector<AppSetCondition> ApplyRepositoryErrors(const std::vector<AppSetCondition>& conditions,
+                                                   const std::vector<Error>& errors, Time now);
+
+}  // namespace fleetwave::engine
