@@ -1,6 +1,7 @@
 #include "engine/max_failures.h"
 
 #include <limits>
+#include <string_view>
 
 #include "engine/max_update.h"
 
@@ -22,7 +23,8 @@ std::optional<long long> MaxFailuresLimit(const std::optional<IntOrString>& valu
   const long long percent = ParsePercent(value->string_value).value_or(0);
   if (total <= 0) return 0;
   // floor(P * total / 100) without overflow for absurd percentages.
-  if (percent > std::numeric_limits<long long>::max() / total) return total;
+  // More than all of the step's apps cannot fail: a huge percentage is the whole step.
+  if (percent >= 100 || percent > std::numeric_limits<long long>::max() / total) return total;
   return percent * total / 100;
 }
 
@@ -37,8 +39,16 @@ std::string FailureOf(const AppRolloutStatus& entry, const Application& live) {
   return "";
 }
 
+namespace {
+constexpr std::string_view kFailedPrefix = "Application failed (";
+}  // namespace
+
 std::string FailedAppMessage(const std::string& failure) {
-  return "Application failed (" + failure + "), counted against the step's maxFailures";
+  return std::string(kFailedPrefix) + failure + "), counted against the step's maxFailures";
+}
+
+bool IsFailedAppMessage(const std::string& message) {
+  return message.compare(0, kFailedPrefix.size(), kFailedPrefix) == 0;
 }
 
 }  // namespace fleetwave::engine

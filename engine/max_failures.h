@@ -32,5 +32,9 @@ std::string FailureOf(const AppRolloutStatus& entry, const Application& live);
 
 // The status message of a failed app: the failure and that the step's budget carries it.
 std::string FailedAppMessage(const std::string& failure);
+bool IsFailedAppMessage(const std::string& message);
+// The message of an app that recovered while its entry stayed where it was.
+inline constexpr const char* kRecoveredAppMessage =
+    "Application recovered from its failure and counts as complete again";
 
 }  // namespace fleetwave::engine
