@@ -83,6 +83,9 @@ class FailureBudget(unittest.TestCase):
         self.assertNotEqual(failed.get("status"), "Healthy")
         for app in ("sim-0-budget", "sim-1-budget"):
             self.assertEqual(statuses.get(app, {}).get("status"), "Healthy", statuses)
+        wait_for(lambda: 'fleetwave_step_failures{appset="budget",step="1"} 1'
+                 in env.metrics_text(), timeout=20, interval=0.2,
+                 what=lambda: "fleetwave_step_failures of budget's step 1")
 
         want = ("False", "RolloutFailed",
                 "ApplicationSet rollout step 1 failed: 1 application failed, more than its "
