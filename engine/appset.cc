@@ -8,6 +8,9 @@
 
 #include "engine/app_sync_policy.h"
 #include "engine/application_schema.h"
+#include "engine/config.h"
+#include "engine/max_failures.h"
+#include "engine/max_update.h"
 #include "engine/template.h"
 
 namespace fleetwave::engine {
@@ -177,11 +180,74 @@ std::vector<LabelSelectorRequirement> DecodeRequirements(Decoder& d, const YAML:
   return out;
 }
 
+// The rollout-safety fields of a step (issue 29), fleetwave extensions. Unlike maxUpdate, whose
+// invalid values Argo CD gives a meaning, a wrong value here refuses the set: a failure budget
+// or a soak read as something else would let a bad revision through.
+void DecodeSafetyFields(Decoder& d, const YAML::Node& n, const std::string& path,
+                        RolloutStep& step) {
+  if (const YAML::Node mf = n["maxFailures"]) {
+    const std::string p = Field(path, "maxFailures");
+    if (!mf.IsScalar() || mf.IsNull()) {
+      d.Add(mf, p, "wrong type: expected integer or string, got " + TypeOf(mf));
+    } else {
+      const Json v = YamlToJson(mf);
+      IntOrString value;
+      if (v.is_number_integer()) {
+        value.int_value = v.get<long long>();
+      } else {
+        value.is_int = false;
+        value.string_value = mf.Scalar();
+      }
+      if (v.is_boolean() || (v.is_number() && !v.is_number_integer())) {
+        d.Add(mf, p, "wrong type: expected integer or string, got " + TypeOf(mf));
+      } else if (auto why = InvalidMaxFailures(value)) {
+        d.Add(mf, p,
+              "invalid value \"" + MaxUpdateAsWritten(value) + "\": " + *why +
+                  " (expected an integer >= 0 or a percentage such as \"10%\")");
+      } else {
+        step.max_failures = value;
+      }
+    }
+  }
+  if (const YAML::Node mst = n["minSuccessTime"]) {
+    const std::string p = Field(path, "minSuccessTime");
+    if (auto v = d.String(mst, p)) {
+      const auto seconds = ParseDurationSeconds(*v);
+      if (!seconds) {
+        d.Add(mst, p, "invalid duration \"" + *v + "\" (examples: 90s, 10m, 1h30m)");
+      } else if (*seconds < 1) {
+        d.Add(mst, p, "must be at least 1s");
+      } else {
+        step.min_success_seconds = *seconds;
+      }
+    }
+  }
+  if (const YAML::Node of = n["onFailure"]) {
+    const std::string p = Field(path, "onFailure");
+    if (auto v = d.String(of, p)) {
+      if (*v == "Rollback") {
+        d.Add(of, p,
+              "onFailure: Rollback is not supported yet (supported: Halt): fleetwave cannot "
+              "roll a failed step back yet");
+      } else if (*v != "Halt") {
+        d.Add(of, p, "unsupported value \"" + *v + "\" (supported: Halt)");
+      }
+    }
+  }
+  if (const YAML::Node a = n["analysis"]) {
+    d.Add(a, Field(path, "analysis"),
+          "analysis is not supported yet: fleetwave does not query Prometheus between steps; "
+          "remove it (use minSuccessTime to soak a step)");
+  }
+}
+
 RolloutStep DecodeStep(Decoder& d, const YAML::Node& n, const std::string& path) {
   RolloutStep step;
   step.pos = PosOf(n);
   if (!d.Expect(n, path, "object")) return step;
-  d.CheckKeys(n, path, {"matchExpressions", "maxUpdate", "progressDeadlineSeconds"});
+  d.CheckKeys(n, path,
+              {"matchExpressions", "maxUpdate", "progressDeadlineSeconds", "maxFailures",
+               "minSuccessTime", "onFailure", "analysis"});
   if (n["matchExpressions"]) {
     step.match_expressions =
         DecodeRequirements(d, n["matchExpressions"], Field(path, "matchExpressions"));
@@ -212,6 +278,7 @@ RolloutStep DecodeStep(Decoder& d, const YAML::Node& n, const std::string& path)
       }
     }
   }
+  DecodeSafetyFields(d, n, path, step);
   return step;
 }
 

@@ -42,6 +42,14 @@ struct RolloutStep {
   std::vector<LabelSelectorRequirement> match_expressions;
   std::optional<IntOrString> max_update;               // absent = unlimited
   std::optional<long long> progress_deadline_seconds;  // [fleetwave] step deadline
+  // [fleetwave] failure budget (issue 29, engine/max_failures.h): how many of the step's apps
+  // may fail while the step still completes. Absent = no budget: a failed app holds the step
+  // as it always did and the rollout never reports RolloutFailed. Decoding refuses anything
+  // but an integer >= 0 or "<digits>%".
+  std::optional<IntOrString> max_failures;
+  // [fleetwave] soak (issue 29): every counted app of the step stays Healthy this long
+  // without interruption before the step completes. Decoded from a duration ("10m").
+  std::optional<long long> min_success_seconds;
   SourcePos pos;
   SourcePos max_update_pos;
 };

@@ -4,11 +4,9 @@
 #include <limits>
 
 namespace fleetwave::engine {
-namespace {
 
-// The P of "P%", or nullopt when the string is not <digits>%. Saturates instead of
-// overflowing: "99999999999999999999%" is a (silly) valid percentage.
-std::optional<long long> Percent(const std::string& s) {
+// "99999999999999999999%" is a (silly) valid percentage.
+std::optional<long long> ParsePercent(const std::string& s) {
   if (s.size() < 2 || s.back() != '%') return std::nullopt;
   long long p = 0;
   for (size_t i = 0; i + 1 < s.size(); ++i) {
@@ -18,14 +16,13 @@ std::optional<long long> Percent(const std::string& s) {
   return p;
 }
 
-}  // namespace
-
 std::optional<std::string> InvalidMaxUpdate(const IntOrString& value) {
   if (value.is_int) {
     if (value.int_value < 0) return "must not be negative";
     return std::nullopt;
   }
-  if (!Percent(value.string_value)) return "a string maxUpdate must be a percentage like \"25%\"";
+  if (!ParsePercent(value.string_value))
+    return "a string maxUpdate must be a percentage like \"25%\"";
   return std::nullopt;
 }
 
@@ -36,7 +33,7 @@ std::string MaxUpdateAsWritten(const IntOrString& value) {
 std::optional<long long> MaxUpdateLimit(const std::optional<IntOrString>& value, long long total) {
   if (!value) return std::nullopt;
   if (value->is_int) return value->int_value < 0 ? 0 : value->int_value;
-  auto percent = Percent(value->string_value);
+  auto percent = ParsePercent(value->string_value);
   if (!percent) return 1;  // Argo CD: the scaling error leaves 0, then the >0% floor makes it 1
   if (value->string_value == "0%") return 0;
   // floor(P * total / 100) without overflow for absurd percentages.

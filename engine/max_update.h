@@ -13,6 +13,9 @@ namespace fleetwave::engine {
 // string "<digits>%". Invalid values still have a meaning (MaxUpdateLimit), as in Argo CD.
 std::optional<std::string> InvalidMaxUpdate(const IntOrString& value);
 
+// The P of "P%", or nullopt when `text` is not <digits>%. Saturates instead of overflowing.
+std::optional<long long> ParsePercent(const std::string& text);
+
 // The value as written, for messages: 3, "abc", "-1".
 std::string MaxUpdateAsWritten(const IntOrString& value);
 

@@ -56,6 +56,9 @@ Json EncodeAppSetCondition(const AppSetCondition& c) {
 
 AppSetCondition RolloutProgressingCondition(const RolloutProgress& p) {
   const std::string step = std::to_string(p.current_step);
+  if (p.failed_step != 0) {
+    return {"RolloutProgressing", "False", "RolloutFailed", p.failed_message, std::nullopt};
+  }
   if (p.current_step == 0) {
     return {"RolloutProgressing", "False", "ApplicationSetRolloutComplete",
             "ApplicationSet Rollout has completed", std::nullopt};

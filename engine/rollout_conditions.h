@@ -32,9 +32,13 @@ struct RolloutProgress {
   int current_step = 0;  // 1-based first incomplete step; 0 when every step is complete
   bool paused = false;
   bool deadline_exceeded = false;
+  // [issue 29] A step failed (status.rollout.failedStep): RolloutFailed with this message.
+  int failed_step = 0;
+  std::string failed_message;
 };
 
-// RolloutProgressing, by priority Paused > ProgressDeadlineExceeded > Modified > Complete.
+// RolloutProgressing, by priority RolloutFailed > Paused > ProgressDeadlineExceeded > Modified >
+// Complete. A halted rollout reports RolloutFailed whatever else holds: it will not move on.
 // A paused or timed-out rollout whose steps are all complete reports Complete: nothing is
 // held back any more.
 AppSetCondition RolloutProgressingCondition(const RolloutProgress& progress);

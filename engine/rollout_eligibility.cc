@@ -1,5 +1,9 @@
 #include "engine/rollout_eligibility.h"
 
+#include <algorithm>
+
+#include "engine/max_failures.h"
+
 namespace fleetwave::engine {
 
 bool LiveHealthAllowsCompletion(const std::string& health) {
@@ -10,15 +14,43 @@ bool AppCompletesStep(const AppGateFacts& app) {
   return app.exists && (app.skipped || (app.entry_healthy && app.live_health_ok));
 }
 
-Eligibility ComputeEligibility(const std::vector<std::vector<AppGateFacts>>& steps) {
+StepHold HoldOfStep(const StepGate& gate, long long live, long long failed,
+                    long long incomplete_not_failed) {
+  const auto budget = MaxFailuresLimit(gate.max_failures, live);
+  if (budget && failed > *budget) return StepHold::kFailed;
+  // Without a budget a failed app holds the step as any incomplete one does (Argo CD's rule).
+  if (incomplete_not_failed > 0 || (!budget && failed > 0)) return StepHold::kIncomplete;
+  if (!gate.soaked) return StepHold::kSoaking;
+  return StepHold::kNone;
+}
+
+Eligibility ComputeEligibility(const std::vector<std::vector<AppGateFacts>>& steps,
+                               const std::vector<StepGate>& gates) {
   Eligibility out;
   for (size_t s = 0; s < steps.size(); ++s) {
+    long long live = 0, failed = 0, incomplete = 0;
     for (const auto& app : steps[s]) {
-      if (!AppCompletesStep(app)) {
-        out.first_incomplete_step = static_cast<int>(s);
-        return out;
+      if (app.exists) ++live;
+      if (AppCompletesStep(app)) continue;
+      if (app.failed) {
+        ++failed;
+      } else {
+        ++incomplete;
       }
     }
+    const StepHold hold =
+        HoldOfStep(s < gates.size() ? gates[s] : StepGate{}, live, failed, incomplete);
+    if (hold == StepHold::kNone) continue;
+    out.first_incomplete_step = static_cast<int>(s);
+    out.soaking = hold == StepHold::kSoaking;
+    out.failed = hold == StepHold::kFailed;
+    if (out.failed) {
+      for (const auto& app : steps[s]) {
+        if (app.failed && !AppCompletesStep(app) && app.name) out.failed_apps.push_back(*app.name);
+      }
+      std::sort(out.failed_apps.begin(), out.failed_apps.end());
+    }
+    return out;
   }
   return out;
 }

@@ -2,10 +2,16 @@
 // walk the steps in order; every app of the current step may sync; the walk continues past a step
 // only when it is complete. Completion looks at the live health as well as the sticky status entry
 // [fleetwave], so a Healthy app whose cluster died or whose pods crash holds later steps.
+// [fleetwave, issue 29] A step with maxFailures completes with up to that many failed apps (the
+// rest complete), and fails with one more; a step with minSuccessTime completes only once it has
+// soaked (rollout_safety.h).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "engine/appset.h"
 
 namespace fleetwave::engine {
 
@@ -15,6 +21,14 @@ struct AppGateFacts {
   bool entry_healthy = false;   // its status entry is Healthy
   bool live_health_ok = false;  // LiveHealthAllowsCompletion(live health)
   bool skipped = false;         // an operator skipped it: counts as complete
+  bool failed = false;          // exists, not skipped, and FailureOf says failed (max_failures.h)
+  const std::string* name = nullptr;  // for the failed step's message
+};
+
+// What gating needs to know about one step beyond its apps.
+struct StepGate {
+  std::optional<IntOrString> max_failures;  // the step's, as decoded
+  bool soaked = true;                       // StepSoaked (rollout_safety.h)
 };
 
 // Live health that does not hold a step: anything but Degraded, Missing and Unknown.
@@ -24,7 +38,16 @@ bool LiveHealthAllowsCompletion(const std::string& health);
 bool AppCompletesStep(const AppGateFacts& app);
 
 struct Eligibility {
+  Eligibility() = default;
+  explicit Eligibility(int first) : first_incomplete_step(first) {}
+
   int first_incomplete_step = -1;  // 0-based; -1 when every step is complete
+  // The first incomplete step has more failed apps than its maxFailures allows: it failed, and
+  // nothing of it is promoted or synced. `failed_apps` names them, in name order.
+  bool failed = false;
+  std::vector<std::string> failed_apps;
+  // The first incomplete step is complete but for its soak (minSuccessTime).
+  bool soaking = false;
 
   // Steps up to and including the first incomplete one are open. Unmatched apps (-1) never are.
   bool StepOpen(int step) const {
@@ -34,7 +57,15 @@ struct Eligibility {
   int CurrentStep() const { return first_incomplete_step + 1; }
 };
 
-// `steps[s]` holds the facts of every app of step s. An empty step is complete.
-Eligibility ComputeEligibility(const std::vector<std::vector<AppGateFacts>>& steps);
+// What holds one step, from its counts: the step's live apps (`live`, maxFailures' total), its
+// failed ones and those that hold it otherwise (incomplete and not failed).
+enum class StepHold { kNone, kIncomplete, kFailed, kSoaking };
+StepHold HoldOfStep(const StepGate& gate, long long live, long long failed,
+                    long long incomplete_not_failed);
+
+// `steps[s]` holds the facts of every app of step s, `gates[s]` its gate (absent: none). An
+// empty step is complete.
+Eligibility ComputeEligibility(const std::vector<std::vector<AppGateFacts>>& steps,
+                               const std::vector<StepGate>& gates = {});
 
 }  // namespace fleetwave::engine

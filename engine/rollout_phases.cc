@@ -4,7 +4,9 @@
 #include <limits>
 #include <numeric>
 
+#include "engine/max_failures.h"
 #include "engine/max_update.h"
+#include "engine/rollout_safety.h"
 #include "engine/rollout_spec_diff.h"
 #include "engine/sync_operation.h"
 
@@ -80,7 +82,8 @@ JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
                     const StepAssignment& assignment, const std::vector<Application>& live,
                     std::vector<AppRolloutStatus> previous,
                     const std::vector<std::string>& ignore_application_differences,
-                    std::map<std::string, std::string>& skipped, Time now, bool heal_drift) {
+                    std::map<std::string, std::string>& skipped, Time now, bool heal_drift,
+                    const std::vector<RolloutStep>& steps) {
   // Join by name through sorted lists: no per-app hashing or string copies, which dominate a
   // reconcile of many thousand apps. Of two stored entries for one app the first counts.
   const std::vector<size_t> live_order = SortedByName(live, LiveName);
@@ -130,6 +133,10 @@ JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
       out.drifted.push_back(app.name);
     }
     AppRolloutStatus& entry = out.entries.emplace_back(std::move(update.entry));
+    MarkFailedApp(entry, app, skipped.count(app.name) > 0 && !new_pin,
+                  row.desired && row.step >= 0 && row.step < static_cast<int>(steps.size())
+                      ? &steps[row.step]
+                      : nullptr);
     if (skipped.empty()) continue;
     if (auto s = skipped.find(app.name); s != skipped.end()) {
       if (new_pin) {
@@ -151,7 +158,8 @@ JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
   return out;
 }
 
-Eligibility OpenSteps(const StepAssignment& assignment, const JoinedApps& joined) {
+Eligibility OpenSteps(const StepAssignment& assignment, const JoinedApps& joined,
+                      const std::vector<StepGate>& gates) {
   std::vector<std::vector<AppGateFacts>> facts(assignment.members.size());
   for (size_t s = 0; s < facts.size(); ++s) {
     facts[s].reserve(assignment.members[s].size());
@@ -163,25 +171,28 @@ Eligibility OpenSteps(const StepAssignment& assignment, const JoinedApps& joined
         f.entry_healthy = joined.entries[ri].status == RolloutAppState::kHealthy;
         f.live_health_ok = LiveHealthAllowsCompletion(row.live->health_status);
         f.skipped = row.skipped;
+        f.failed = !row.skipped && !FailureOf(joined.entries[ri], *row.live).empty();
+        f.name = &row.live->name;
       }
       facts[s].push_back(f);
     }
   }
-  return ComputeEligibility(facts);
+  return ComputeEligibility(facts, gates);
 }
 
 Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignment, bool paused,
-                        JoinedApps& joined, Time now) {
+                        JoinedApps& joined, Time now, const std::vector<StepGate>& gates) {
   const std::vector<PlanRow>& rows = joined.rows;
   const int step_count = static_cast<int>(strategy.steps.size());
   std::vector<std::vector<size_t>> rows_by_step(step_count);
   for (size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].step >= 0 && rows[i].step < step_count) rows_by_step[rows[i].step].push_back(i);
   }
-  Eligibility open = OpenSteps(assignment, joined);
+  Eligibility open = OpenSteps(assignment, joined, gates);
   for (int round = 0; !paused && round <= step_count; ++round) {
     bool completed_any = false;
     for (int s = 0; s < step_count && open.StepOpen(s); ++s) {
+      if (open.failed && s == open.first_incomplete_step) break;  // a failed step halts
       const auto& in_step = rows_by_step[s];
       const auto budget =
           MaxUpdateLimit(strategy.steps[s].max_update, static_cast<long long>(in_step.size()));
@@ -195,12 +206,13 @@ Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignme
         if (entry.status != RolloutAppState::kWaiting || row.skipped) continue;
         if (budget && updating >= *budget) break;
         PromoteEntry(entry, *row.live, now);
+        MarkFailedApp(entry, *row.live, false, &strategy.steps[s]);
         ++updating;
         completed_any = completed_any || entry.status == RolloutAppState::kHealthy;
       }
     }
     if (!completed_any) break;
-    const Eligibility next = OpenSteps(assignment, joined);
+    const Eligibility next = OpenSteps(assignment, joined, gates);
     if (next.first_incomplete_step == open.first_incomplete_step) break;
     open = next;
   }
@@ -257,7 +269,15 @@ RolloutOutcome FinishRollout(const Strategy& strategy, RolloutState state,
     out.step_deadline =
         StepDeadline(out.rollout, strategy.steps[current - 1].progress_deadline_seconds, now);
   }
-  const RolloutProgress progress{current, out.rollout.paused, out.rollout.step_deadline_exceeded};
+  out.soak_ends_at = UpdateSafetyState(strategy, out.rollout, open, observation_complete, now);
+  RolloutProgress progress;
+  progress.current_step = current;
+  progress.paused = out.rollout.paused;
+  progress.deadline_exceeded = out.rollout.step_deadline_exceeded;
+  if (out.rollout.failed_step != 0) {
+    progress.failed_step = out.rollout.failed_step;
+    progress.failed_message = RolloutFailedMessage(strategy, out.rollout);
+  }
   out.conditions = MergeConditions(WithoutRolloutError(previous_conditions),
                                    {RolloutProgressingCondition(progress),
                                     InvalidRolloutConfigCondition(config_issues.ConditionMessage()),

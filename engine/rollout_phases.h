@@ -5,7 +5,8 @@
 //   2. PromoteApps   Waiting apps of the open steps promoted to Pending within each step's
 //                    maxUpdate budget (§4, §5), opening the next step when one completes;
 //   3. SelectSyncs   the Pending apps of the open steps and the sync operation of each;
-//   4. FinishRollout status.rollout, the conditions and the step deadline (§7).
+//   4. FinishRollout status.rollout, the conditions and the step deadline (§7), the halt of a
+//                    failed step and the soak clock (issue 29, rollout_safety.h).
 // Rows point into the caller's desired and live vectors, which must outlive them.
 #pragma once
 
@@ -64,23 +65,28 @@ std::map<std::string, int> StepNumbers(const std::vector<GeneratedApplication>& 
 // Phase 1. `assignment` is AssignSteps of `desired`; `previous` are the stored entries (any
 // order), moved into the rows. `skipped` is status.rollout.skipped: a skip is an operator's
 // decision about one revision, so it is dropped when its app is pinned to a new revision or no
-// longer exists; a kept skip marks its row and sets its message.
+// longer exists; a kept skip marks its row and sets its message. `steps` (the strategy's) mark
+// failed apps of a step with maxFailures (MarkFailedApp).
 JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
                     const StepAssignment& assignment, const std::vector<Application>& live,
                     std::vector<AppRolloutStatus> previous,
                     const std::vector<std::string>& ignore_application_differences,
-                    std::map<std::string, std::string>& skipped, Time now, bool heal_drift = false);
+                    std::map<std::string, std::string>& skipped, Time now, bool heal_drift = false,
+                    const std::vector<RolloutStep>& steps = {});
 
 // The gate over the joined apps (§4): which steps are open.
-Eligibility OpenSteps(const StepAssignment& assignment, const JoinedApps& joined);
+Eligibility OpenSteps(const StepAssignment& assignment, const JoinedApps& joined,
+                      const std::vector<StepGate>& gates = {});
 
 // Phase 2. Promotes Waiting, unskipped apps of the open steps to Pending in name order, up to
 // each step's maxUpdate budget, and moves each promoted entry on at once when the live data
 // already says so. A step completed that way opens the next one in the same reconcile, so
 // planning again changes nothing. Nothing is promoted while `paused`. Returns the open steps
 // after promotion.
+// `gates` (StepGates, rollout_safety.h) carry the steps' failure budgets and soaks; nothing is
+// promoted in a step that failed.
 Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignment, bool paused,
-                        JoinedApps& joined, Time now);
+                        JoinedApps& joined, Time now, const std::vector<StepGate>& gates = {});
 
 // Promotes one Waiting entry to Pending at `now` (§4, the exact message) and moves it on at once
 // while the live data already says so (Pending -> Progressing -> Healthy). Plan's PromoteApps and
@@ -105,6 +111,7 @@ struct RolloutOutcome {
   RolloutState rollout;
   std::vector<AppSetCondition> conditions;  // sorted by type
   std::optional<Time> step_deadline;        // the current step's, while it runs
+  std::optional<Time> soak_ends_at;         // the current step's soak, while it soaks
 };
 
 // Phase 4. `state` is the stored rollout state after JoinApps pruned its skips;

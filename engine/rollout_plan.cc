@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "engine/rollout_phases.h"
+#include "engine/rollout_safety.h"
 #include "engine/rollout_steps.h"
 
 namespace fleetwave::engine {
@@ -121,11 +122,14 @@ PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
   RolloutState state = std::move(stored.rollout);
   JoinedApps joined = JoinApps(desired, assignment, live, std::move(stored.application_status),
                                appset.ignore_application_differences, state.skipped, now,
-                               RollingSyncHealsDrift(appset));
+                               RollingSyncHealsDrift(appset), strategy.steps);
   r.drifted = std::move(joined.drifted);
   r.healed = std::move(joined.healed);
-  const Eligibility open = PromoteApps(strategy, assignment, state.paused, joined, now);
-  SyncSelection syncs = SelectSyncs(joined, open, state.paused);
+  // A halted rollout (a step failed, issue 29) promotes and starts nothing, as a pause.
+  const bool halted = HaltedBefore(state, joined.new_generation);
+  const Eligibility open = PromoteApps(strategy, assignment, state.paused || halted, joined, now,
+                                       StepGates(strategy, state, joined.new_generation, now));
+  SyncSelection syncs = SelectSyncs(joined, open, state.paused || halted || open.failed);
   r.apps_to_sync = std::move(syncs.apps);
   r.operations = std::move(syncs.operations);
   RolloutOutcome outcome =
@@ -134,6 +138,7 @@ PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
   r.rollout = std::move(outcome.rollout);
   r.conditions = std::move(outcome.conditions);
   r.step_deadline = outcome.step_deadline;
+  r.soak_ends_at = outcome.soak_ends_at;
   r.application_status = std::move(joined.entries);
   return r;
 }

@@ -56,6 +56,8 @@ struct PlanResult {
   // When the current step's progress deadline expires (for the daemon's timer), if it has one
   // and has not expired yet.
   std::optional<Time> step_deadline;
+  // When the current step's soak (minSuccessTime) ends, while it soaks: the daemon's timer.
+  std::optional<Time> soak_ends_at;
   // Apps found drifted this reconcile (Healthy entry, OutOfSync at the pin), sorted: `healed`
   // those sent back to Waiting to be synced again (RollingSyncHealsDrift), `drifted` those
   // left Healthy and only reported.

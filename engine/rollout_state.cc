@@ -52,6 +52,23 @@ RolloutState DecodeRolloutState(const Json& r, Issues& issues) {
   s.paused_at = TimeAt(r, "pausedAt", issues);
   s.paused_seconds = IntAt(r, "pausedSeconds", issues);
   s.step_deadline_exceeded = BoolAt(r, "stepDeadlineExceeded", issues);
+  s.failed_step = static_cast<int>(IntAt(r, "failedStep", issues));
+  if (auto it = r.find("failedApps"); it != r.end() && !it->is_null()) {
+    if (!it->is_array()) {
+      stored::WrongType("status.rollout.failedApps", "a list of app names", *it, issues);
+    } else {
+      for (size_t i = 0; i < it->size(); ++i) {
+        if (!(*it)[i].is_string()) {
+          stored::WrongType("status.rollout.failedApps[" + std::to_string(i) + "]",
+                            "a string (an app name)", (*it)[i], issues);
+          continue;
+        }
+        s.failed_apps.push_back((*it)[i].get<std::string>());
+      }
+    }
+  }
+  s.soak_step = static_cast<int>(IntAt(r, "soakStep", issues));
+  s.soak_started_at = TimeAt(r, "soakStartedAt", issues);
   if (auto it = r.find("skipped"); it != r.end() && !it->is_null()) {
     if (!it->is_object()) {
       stored::WrongType("status.rollout.skipped", "an object of app names to reasons", *it, issues);
@@ -79,6 +96,10 @@ Json EncodeRolloutState(const RolloutState& s) {
   if (s.paused_seconds) j["pausedSeconds"] = s.paused_seconds;
   if (s.step_deadline_exceeded) j["stepDeadlineExceeded"] = true;
   if (!s.skipped.empty()) j["skipped"] = s.skipped;
+  if (s.failed_step) j["failedStep"] = s.failed_step;
+  if (!s.failed_apps.empty()) j["failedApps"] = s.failed_apps;
+  if (s.soak_step) j["soakStep"] = s.soak_step;
+  if (s.soak_started_at) j["soakStartedAt"] = FormatRfc3339(*s.soak_started_at);
   return j;
 }
 
@@ -120,6 +141,13 @@ RolloutState AdvanceRolloutState(const RolloutState& previous, const Strategy& s
                                  bool new_generation, int current_step, Time now) {
   RolloutState s = previous;
   if (s.generation == 0 || new_generation) ++s.generation;
+  if (new_generation) {
+    // A new revision (or spec) is a new rollout: the halt and the soak were the old one's.
+    s.failed_step = 0;
+    s.failed_apps.clear();
+    s.soak_step = 0;
+    s.soak_started_at.reset();
+  }
   const bool restart = new_generation || s.step != current_step || !s.step_started_at;
   if (restart) {
     s.step = current_step;

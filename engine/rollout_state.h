@@ -1,6 +1,7 @@
 // The fleetwave rollout state of an ApplicationSet, `status.rollout` (a fleetwave
 // extension of Argo's status): the rollout generation, the current step and when it started,
-// operator pause and skips, and whether the current step ran past its progressDeadlineSeconds. It
+// operator pause and skips, whether the current step ran past its progressDeadlineSeconds, the
+// failed step that halted it and the soak clock (issue 29). It
 // is stored with the rest of the status, so a restart (or the next `plan`) continues the same
 // clocks.
 #pragma once
@@ -8,6 +9,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/appset.h"
 #include "engine/issue.h"
@@ -26,6 +28,14 @@ struct RolloutState {
   long long paused_seconds = 0;
   bool step_deadline_exceeded = false;
   std::map<std::string, std::string> skipped;  // app -> the operator's reason
+  // [issue 29] The step (1-based) whose failed apps exceeded its maxFailures, and those apps in
+  // name order: the rollout is halted (no promotion, no new sync) until a new generation.
+  int failed_step = 0;
+  std::vector<std::string> failed_apps;
+  // [issue 29] The soak clock: since when every counted app of step `soak_step` (1-based) has
+  // been Healthy without interruption. Stored, so a restart continues the same soak.
+  int soak_step = 0;
+  std::optional<Time> soak_started_at;
 
   bool operator==(const RolloutState&) const = default;
 };

@@ -1,5 +1,7 @@
 #include "engine/strategy_json.h"
 
+#include <string>
+
 namespace fleetwave::engine {
 
 Json StrategyJson(const Strategy& strategy) {
@@ -20,6 +22,14 @@ Json StrategyJson(const Strategy& strategy) {
     }
     if (step.progress_deadline_seconds) {
       s["progressDeadlineSeconds"] = *step.progress_deadline_seconds;
+    }
+    if (step.max_failures) {
+      s["maxFailures"] = step.max_failures->is_int ? Json(step.max_failures->int_value)
+                                                   : Json(step.max_failures->string_value);
+    }
+    // In seconds ("10m" shows as "600s"): one unit for every client.
+    if (step.min_success_seconds) {
+      s["minSuccessTime"] = std::to_string(*step.min_success_seconds) + "s";
     }
     steps.push_back(std::move(s));
   }

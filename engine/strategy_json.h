@@ -9,9 +9,9 @@
 namespace fleetwave::engine {
 
 // {"type": T, "deletionOrder": D, "rollingSync": {"steps": [{"matchExpressions": [{"key",
-// "operator", "values"}], "maxUpdate": int or "N%", "progressDeadlineSeconds": S}]}}; absent
-// fields stay absent, and an empty type (no strategy written) is "AllAtOnce".
-// Pinned by StrategyJsonTest.*.
+// "operator", "values"}], "maxUpdate": int or "N%", "progressDeadlineSeconds": S, "maxFailures":
+// int or "N%", "minSuccessTime": "<seconds>s"}]}}; absent fields stay absent, and an empty type (no
+// strategy written) is "AllAtOnce". Pinned by StrategyJsonTest.*.
 Json StrategyJson(const Strategy& strategy);
 
 }  // namespace fleetwave::engine

@@ -9,6 +9,7 @@
 
 #include <prometheus/text_serializer.h>
 
+#include "engine/max_failures.h"
 #include "engine/workload.h"
 #include "metrics/process_collector.h"
 
@@ -178,6 +179,10 @@ Metrics::Metrics(BuildInfo build, std::string proc)
                                              "Duration of a rollout step, from becoming current "
                                              "to complete."),
                              {"appset"}),
+      step_failures_(GaugeFamily(*registry_, "fleetwave_step_failures",
+                                 "Failed applications of a RollingSync step counted against its "
+                                 "maxFailures (issue 29); present while there is one."),
+                     {"appset", "step"}),
       syncs_(CounterFamily(*registry_, "fleetwave_syncs_total",
                            "Sync operations ended, by trigger and result."),
              {"appset", "trigger", "result"}),
@@ -276,6 +281,19 @@ void Metrics::AppSetObservedShared(const std::string& appset, const Json& status
     if (!types.count(id)) appset_condition_.Erase(id);
   }
 
+  // Failed apps per step: the entries whose message reports a failure, which the rollout writes
+  // only in a step with maxFailures and replaces when the app recovers (rollout_safety.h).
+  std::map<std::string, long long> failures;
+  for (const Json& e : ArrayAt(status, {"applicationStatus"})) {
+    if (engine::IsFailedAppMessage(StringAt(e, {"message"}))) ++failures[StringAt(e, {"step"})];
+  }
+  for (const auto& id : step_failures_.Where(0, appset)) {
+    if (id.size() > 1 && !failures.count(id[1])) step_failures_.Erase(id);
+  }
+  for (const auto& [step, count] : failures) {
+    step_failures_.Get({appset, step}).Set(static_cast<double>(count));
+  }
+
   // Durations, from the transition between the previous call and this one. A step completes
   // when the next step of the same generation becomes current, or the rollout completes; a new
   // generation abandons the step it interrupts (no observation). The rollout runs from the
@@ -311,6 +329,7 @@ void Metrics::EraseAppSetLocked(const std::string& appset) {
   pending_deletions_.Erase({appset});
   rollout_duration_.Erase({appset});
   rollout_step_duration_.Erase({appset});
+  step_failures_.EraseWhere(0, appset);
   syncs_.EraseWhere(0, appset);
   if (drifted_.erase(appset) > 0) app_drifted_.EraseWhere(0, appset);
   drift_corrections_.Erase({appset});

@@ -24,6 +24,7 @@
 //   fleetwave_reconcile_duration_seconds{actor}                              histogram
 //   fleetwave_rollout_duration_seconds{appset}                               histogram
 //   fleetwave_rollout_step_duration_seconds{appset}                          histogram
+//   fleetwave_step_failures{appset,step}                                     gauge, while > 0
 //   fleetwave_syncs_total{appset,trigger,result}                             counter
 //   fleetwave_watch_restarts_total{cluster,resource}                         counter
 //   fleetwave_workload_progress_deadline_exceeded{cluster,namespace,kind,name} gauge 0/1
@@ -206,6 +207,7 @@ class Metrics {
   Series<prometheus::Histogram> reconcile_duration_;
   Series<prometheus::Histogram> rollout_duration_;
   Series<prometheus::Histogram> rollout_step_duration_;
+  Series<prometheus::Gauge> step_failures_;
   Series<prometheus::Counter> syncs_;
   Series<prometheus::Counter> watch_restarts_;
   Series<prometheus::Gauge> workload_deadline_exceeded_;

@@ -58,6 +58,10 @@ std::optional<std::string> FirstPlanDifference(const PlanResult& expected,
     return "step deadline: expected " + Describe(expected.step_deadline) + ", got " +
            Describe(actual.step_deadline);
   }
+  if (expected.soak_ends_at != actual.soak_ends_at) {
+    return "soak end: expected " + Describe(expected.soak_ends_at) + ", got " +
+           Describe(actual.soak_ends_at);
+  }
   if (expected.steps != actual.steps) {
     for (const auto& [app, step] : expected.steps) {
       auto it = actual.steps.find(app);

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <utility>
 
+#include "engine/max_failures.h"
 #include "engine/max_update.h"
 #include "engine/rollout_eligibility.h"
 #include "engine/rollout_phases.h"
+#include "engine/rollout_safety.h"
 #include "engine/rollout_spec_diff.h"
 
 namespace fleetwave::engine {
@@ -114,6 +116,13 @@ void RolloutTracker::Index(const std::string& name, const Record& r, int sign) {
   if (!completes) s.incomplete += sign;
   if (!exists) return;
   s.live += sign;
+  if (!completes && !r.skipped && !FailureOf(*r.entry, *r.live).empty()) {
+    if (sign > 0) {
+      s.failed.insert(name);
+    } else {
+      s.failed.erase(name);
+    }
+  }
   if (Updating(r.entry->status)) s.updating += sign;
   if (r.skipped) return;
   std::set<std::string_view>* queue = r.entry->status == RolloutAppState::kWaiting   ? &s.waiting
@@ -127,11 +136,14 @@ void RolloutTracker::Index(const std::string& name, const Record& r, int sign) {
   }
 }
 
-int RolloutTracker::FirstIncompleteStep() const {
+RolloutTracker::Hold RolloutTracker::FirstHold(const std::vector<StepGate>& gates) const {
   for (size_t s = 0; s < steps_.size(); ++s) {
-    if (steps_[s].incomplete > 0) return static_cast<int>(s);
+    const StepIndex& i = steps_[s];
+    const long long failed = static_cast<long long>(i.failed.size());
+    const StepHold why = HoldOfStep(gates[s], i.live, failed, i.incomplete - failed);
+    if (why != StepHold::kNone) return {static_cast<int>(s), why};
   }
-  return -1;
+  return {};
 }
 
 void RolloutTracker::SetLive(Application app) {
@@ -205,6 +217,10 @@ void RolloutTracker::Redecide(Records::iterator it, Time now, RolloutDelta& delt
     r.drift_reported = update.drifted && !update.healed;
     r.entry = std::move(update.entry);
     r.skipped = false;
+    MarkFailedApp(*r.entry, *r.live, !new_pin && state_.skipped.count(name) > 0,
+                  r.desired && r.step >= 0 && r.step < static_cast<int>(strategy_.steps.size())
+                      ? &strategy_.steps[r.step]
+                      : nullptr);
     if (auto s = state_.skipped.find(name); s != state_.skipped.end()) {
       if (new_pin) {
         state_.skipped.erase(s);
@@ -224,12 +240,13 @@ void RolloutTracker::Redecide(Records::iterator it, Time now, RolloutDelta& delt
   Index(name, r, +1);
 }
 
-void RolloutTracker::Promote(Time now) {
-  if (state_.paused) return;  // a pause blocks promotions
+void RolloutTracker::Promote(Time now, const std::vector<StepGate>& gates, bool halted) {
+  if (state_.paused || halted) return;  // a pause, or a failed step's halt, blocks promotions
   const int step_count = static_cast<int>(steps_.size());
   for (int round = 0; round <= step_count; ++round) {
-    const int f = FirstIncompleteStep();
-    if (f < 0) return;
+    const Hold hold = FirstHold(gates);
+    const int f = hold.step;
+    if (f < 0 || hold.why == StepHold::kFailed) return;
     StepIndex& s = steps_[f];
     const auto budget = MaxUpdateLimit(strategy_.steps[f].max_update, s.live);
     long long updating = s.updating;
@@ -240,12 +257,13 @@ void RolloutTracker::Promote(Time now) {
       Touch(it);
       Index(it->first, r, -1);
       PromoteEntry(*r.entry, *r.live, now);
+      MarkFailedApp(*r.entry, *r.live, false, &strategy_.steps[f]);
       ++updating;
       completed_any = completed_any || r.entry->status == RolloutAppState::kHealthy;
       Index(it->first, r, +1);
     }
     // A step completed by promotion opens the next one in the same decision, as in Plan.
-    if (!completed_any || FirstIncompleteStep() == f) return;
+    if (!completed_any || FirstHold(gates).step == f) return;
   }
 }
 
@@ -261,22 +279,33 @@ RolloutDelta RolloutTracker::Decide(Time now_in, bool observation_complete) {
   for (const Touched& t : touched_) {
     if (t.record->second.dirty) Redecide(t.record, now, delta);
   }
-  Promote(now);
+  const std::vector<StepGate> gates = StepGates(strategy_, state_, delta.new_generation, now);
+  Promote(now, gates, HaltedBefore(state_, delta.new_generation));
   delta.apps_decided = touched_.size();
 
-  const int open = FirstIncompleteStep();
+  const Hold hold = FirstHold(gates);
+  const int open = hold.step;
+  Eligibility eligibility(open);
+  eligibility.soaking = hold.why == StepHold::kSoaking;
+  eligibility.failed = hold.why == StepHold::kFailed;
+  if (eligibility.failed) {
+    for (std::string_view name : steps_[open].failed) eligibility.failed_apps.emplace_back(name);
+  }
   RolloutOutcome outcome =
       FinishRollout(strategy_, state_, conditions_, config_issues_, delta.new_generation,
-                    Eligibility{open}, now, observation_complete);
+                    eligibility, now, observation_complete);
   delta.rollout_changed = !(outcome.rollout == state_);
   delta.conditions_changed = !SameConditions(outcome.conditions, conditions_);
   state_ = std::move(outcome.rollout);
   conditions_ = std::move(outcome.conditions);
   step_deadline_ = outcome.step_deadline;
   delta.step_deadline = step_deadline_;
+  soak_ends_at_ = outcome.soak_ends_at;
+  delta.soak_ends_at = soak_ends_at_;
   healed_ = delta.healed;
   open_step_ = open;
-  listing_ = !state_.paused;
+  // Plan's SelectSyncs: nothing is listed while paused or halted by a failed step.
+  listing_ = !state_.paused && state_.failed_step == 0;
 
   // Promotions appended to touched_: name order again for the delta.
   std::sort(touched_.begin(), touched_.end(), by_name);
@@ -328,6 +357,7 @@ PlanResult RolloutTracker::Snapshot() const {
     }
   }
   r.step_deadline = step_deadline_;
+  r.soak_ends_at = soak_ends_at_;
   r.drifted.assign(drifted_.begin(), drifted_.end());
   r.healed = healed_;
   return r;

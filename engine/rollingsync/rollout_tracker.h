@@ -33,6 +33,7 @@
 #include "engine/appset.h"
 #include "engine/generate.h"
 #include "engine/rollout_conditions.h"
+#include "engine/rollout_eligibility.h"
 #include "engine/rollout_plan.h"
 #include "engine/rollout_state.h"
 #include "engine/rollout_status.h"
@@ -59,6 +60,7 @@ struct RolloutDelta {
   std::vector<std::string> drifted;
   std::vector<std::string> healed;
   std::optional<Time> step_deadline;  // the next wake-up this rollout needs, if any
+  std::optional<Time> soak_ends_at;   // when the current step's soak ends, while it soaks
   // The cost: apps whose entry was re-derived (changed inputs) or promoted.
   size_t apps_decided = 0;
 };
@@ -133,6 +135,8 @@ class RolloutTracker {
     long long incomplete = 0;
     std::set<std::string_view> waiting;  // keys of records_, name order
     std::set<std::string_view> pending;
+    // Incomplete members that count as failed (FailureOf), for maxFailures (issue 29).
+    std::set<std::string_view> failed;
   };
 
   // A record this decision re-decides or promotes, with its entry before: for the delta.
@@ -146,9 +150,14 @@ class RolloutTracker {
   void Index(const std::string& name, const Record& record, int sign);
   bool Listed(const Record& record) const;  // in the current sync list
   void Touch(Records::iterator it);
-  int FirstIncompleteStep() const;
+  // The first step that holds the rollout and why, under `gates` (StepGates).
+  struct Hold {
+    int step = -1;  // 0-based; -1: none
+    StepHold why = StepHold::kNone;
+  };
+  Hold FirstHold(const std::vector<StepGate>& gates) const;
   void Redecide(Records::iterator it, Time now, RolloutDelta& delta);
-  void Promote(Time now);
+  void Promote(Time now, const std::vector<StepGate>& gates, bool halted);
 
   Strategy strategy_;
   std::vector<std::string> ignore_application_differences_;
@@ -165,6 +174,7 @@ class RolloutTracker {
   Json other_status_ = Json::object();
   std::vector<std::string> healed_;    // by the last decision
   std::optional<Time> step_deadline_;  // of the last decision
+  std::optional<Time> soak_ends_at_;   // of the last decision
   int open_step_ = -1;                 // the last decision's first incomplete step
   bool listing_ = false;               // the last decision had a sync list (not paused)
 };

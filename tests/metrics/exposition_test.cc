@@ -26,9 +26,14 @@ void Populate(Metrics& m) {
     Json rollout = {{"generation", 1}, {"step", step}};
     if (started) rollout["stepStartedAt"] = started;
     return Json{
-        {"applicationStatus", Json::array({{{"application", "web-east"},
-                                            {"status", "Progressing"},
-                                            {"lastTransitionTime", "2026-03-01T12:00:00Z"}}})},
+        {"applicationStatus",
+         Json::array({{{"application", "web-east"},
+                       {"status", "Progressing"},
+                       {"step", "1"},
+                       {"message",
+                        "Application failed (health is Degraded), counted against the step's "
+                        "maxFailures"},
+                       {"lastTransitionTime", "2026-03-01T12:00:00Z"}}})},
         {"conditions", Json::array({{{"type", "RolloutProgressing"},
                                      {"status", step ? "True" : "False"},
                                      {"reason", reason}}})},
@@ -99,6 +104,7 @@ TEST(ExpositionTest, EveryDocumentedMetricIsExposed) {
            "fleetwave_syncs_total",
            "fleetwave_rollout_duration_seconds_count",
            "fleetwave_rollout_step_duration_seconds_count",
+           "fleetwave_step_failures",
            "fleetwave_workload_progress_deadline_exceeded",
            "fleetwave_workload_progressing",
            "fleetwave_cluster_up",

@@ -128,6 +128,46 @@ TEST(MetricsTest, AppSetObservedReportsStepConditionsAppsAndProgress) {
   EXPECT_EQ(rollout[0].labels.at("status"), "Healthy");
 }
 
+// Issue 29: the failed apps of each step (entries whose message reports a failure, which the
+// rollout writes in steps with maxFailures); the series goes when the step has none.
+TEST(MetricsTest, StepFailuresCountTheFailedAppsOfEachStep) {
+  Metrics m;
+  auto entry = [](const std::string& app, const std::string& step, const std::string& message) {
+    Json e = Entry(app, "Progressing", "2026-03-01T12:00:00Z");
+    e["step"] = step;
+    e["message"] = message;
+    return e;
+  };
+  const std::string failed =
+      "Application failed (health is Degraded), counted against the step's maxFailures";
+  m.AppSetObserved("web",
+                   Status(Json::array({entry("a", "1", failed), entry("b", "1", failed),
+                                       entry("c", "1", "Application resource became Progressing"),
+                                       entry("d", "2", failed)}),
+                          Json::array(), Json{{"generation", 1}, {"step", 2}}),
+                   {}, At("2026-03-01T12:01:00Z"));
+  auto all = Scrape(m);
+  auto one = Find(all, "fleetwave_step_failures", {{"appset", "web"}, {"step", "1"}});
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].value, 2);
+  auto two = Find(all, "fleetwave_step_failures", {{"appset", "web"}, {"step", "2"}});
+  ASSERT_EQ(two.size(), 1u);
+  EXPECT_EQ(two[0].value, 1);
+
+  m.AppSetObserved(
+      "web",
+      Status(Json::array({entry("a", "1", failed), entry("d", "2",
+                                                         "Application recovered from its failure "
+                                                         "and counts as complete again")}),
+             Json::array(), Json{{"generation", 1}, {"step", 2}}),
+      {}, At("2026-03-01T12:02:00Z"));
+  all = Scrape(m);
+  EXPECT_EQ(Find(all, "fleetwave_step_failures", {{"step", "1"}}).at(0).value, 1);
+  EXPECT_TRUE(Find(all, "fleetwave_step_failures", {{"step", "2"}}).empty());
+  m.AppSetRemoved("web");
+  EXPECT_TRUE(Find(Scrape(m), "fleetwave_step_failures").empty());
+}
+
 // The per-app series after any sequence of results equal those of a Metrics that saw only the
 // last result: remembering each app's labels between calls (so an unchanged app costs no
 // prometheus call) never leaves a stale series or misses a change. And observing the same

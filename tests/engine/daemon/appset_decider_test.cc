@@ -49,6 +49,9 @@ class DeciderWorld {
           break;
       }
       steps.push_back(EnvStep("e" + std::to_string(s), max_update));
+      // Issue 29: a failure budget and a soak, so halts and the soak's wake-up are compared.
+      if (Pick(0, 2) == 0) steps.back().max_failures = Int(Pick(0, 1));
+      if (Pick(0, 2) == 0) steps.back().min_success_seconds = Pick(1, 5);
     }
     set_ = std::make_shared<ApplicationSet>(RollingSet(std::move(steps)));
     if (Pick(0, 2) == 0) {

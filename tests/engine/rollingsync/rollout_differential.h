@@ -1,9 +1,10 @@
 // The differential check of issue 25: a seeded random sequence of the facts a daemon sees
-// (health and sync flaps, syncs running and finishing, new commits, spec and label changes, apps
-// created and deleted, pause, resume, skip, time passing, restarts from the stored status with
-// observation incomplete) is fed to a RolloutTracker one event at a time, and after every event
-// its decision must equal Plan's over the same apps with Plan's previous decision as the stored
-// status. The delta must say exactly what changed (entries, removals, new syncs).
+// (health and sync flaps, syncs running and finishing or failing, new commits, spec and label
+// changes, apps created and deleted, pause, resume, skip, time passing, restarts from the stored
+// status with observation incomplete) is fed to a RolloutTracker one event at a time, and after
+// every event its decision must equal Plan's over the same apps with Plan's previous decision as
+// the stored status. The delta must say exactly what changed (entries, removals, new syncs). Steps
+// get failure budgets and soaks (issue 29) at random, so halts and soak clocks are compared too.
 // Used by rollout_tracker_differential_test.cc (fixed seeds, in CI) and
 // bench/rollout_differential.cc (many seeds).
 #pragma once
@@ -31,6 +32,8 @@ struct DifferentialRun {
   long long decisions = 0;
   long long promotions = 0;   // entries that became Pending: the run exercised the rollout
   long long completions = 0;  // decisions after which every step was complete
+  long long halted = 0;       // decisions after which a failed step halted the rollout
+  long long soaking = 0;      // decisions after which a step soaked
 };
 
 class World {
@@ -67,6 +70,21 @@ class World {
           break;  // unlimited
       }
       if (Pick(0, 2) == 0) step.progress_deadline_seconds = Pick(30, 300);
+      // Issue 29: failure budgets and soaks (the flaps and failed syncs below make apps fail).
+      switch (Pick(0, 4)) {
+        case 0:
+          step.max_failures = IntOrString{true, 0, ""};
+          break;
+        case 1:
+          step.max_failures = IntOrString{true, 1, ""};
+          break;
+        case 2:
+          step.max_failures = IntOrString{false, 0, "34%"};
+          break;
+        default:
+          break;  // no budget
+      }
+      if (Pick(0, 2) == 0) step.min_success_seconds = Pick(5, 120);
       set_.strategy.steps.push_back(std::move(step));
     }
     const int policy = Pick(0, 2);
@@ -361,6 +379,8 @@ class World {
       if (e.status == RolloutAppState::kPending) ++run.promotions;
     }
     if (oracle.rollout && oracle.rollout->step == 0) ++run.completions;
+    if (oracle.rollout && oracle.rollout->failed_step != 0) ++run.halted;
+    if (oracle.soak_ends_at) ++run.soaking;
     just_loaded_ = false;
     last_ = oracle;
     stored_.application_status = oracle.application_status;

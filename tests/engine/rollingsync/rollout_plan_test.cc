@@ -302,10 +302,14 @@ TEST(ConditionPriority, RolloutProgressingTable) {
     const char* reason;
   };
   const Case cases[] = {
-      {"PausedBeatsDeadline", {2, true, true}, "ApplicationSetPaused"},
-      {"DeadlineBeatsModified", {2, false, true}, "ProgressDeadlineExceeded"},
-      {"ModifiedWhileAStepIsIncomplete", {2, false, false}, "ApplicationSetModified"},
-      {"CompleteWhenEveryStepIsComplete", {0, false, false}, "ApplicationSetRolloutComplete"},
+      // Issue 29: a halted rollout reports RolloutFailed whatever else holds.
+      {"FailedBeatsPaused", {2, true, true, 2, "step 2 failed"}, "RolloutFailed"},
+      {"PausedBeatsDeadline", {2, true, true, 0, ""}, "ApplicationSetPaused"},
+      {"DeadlineBeatsModified", {2, false, true, 0, ""}, "ProgressDeadlineExceeded"},
+      {"ModifiedWhileAStepIsIncomplete", {2, false, false, 0, ""}, "ApplicationSetModified"},
+      {"CompleteWhenEveryStepIsComplete",
+       {0, false, false, 0, ""},
+       "ApplicationSetRolloutComplete"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

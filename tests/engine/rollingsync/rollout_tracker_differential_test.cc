@@ -9,18 +9,23 @@ namespace fleetwave::engine::differential {
 namespace {
 
 TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
-  long long decisions = 0, promotions = 0, completions = 0;
+  long long decisions = 0, promotions = 0, completions = 0, halted = 0, soaking = 0;
   for (uint64_t seed = 1; seed <= 150; ++seed) {
     const DifferentialRun run = RunDifferential(seed, 150);
     ASSERT_FALSE(run.divergence) << "seed " << seed << ": " << *run.divergence;
     decisions += run.decisions;
     promotions += run.promotions;
     completions += run.completions;
+    halted += run.halted;
+    soaking += run.soaking;
   }
   // The sequences must reach what they are meant to check: promotions and completed rollouts.
   EXPECT_GT(decisions, 150 * 150);
   EXPECT_GT(promotions, 1500);
   EXPECT_GT(completions, 150);
+  // ...and issue 29's: failed steps halting a rollout, steps soaking.
+  EXPECT_GT(halted, 150);
+  EXPECT_GT(soaking, 150);
 }
 
 }  // namespace

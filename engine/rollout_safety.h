@@ -1,0 +1,52 @@
+// The rollout-safety rules of a RollingSync step that both deciders share (issue 29; pinned by
+// tests/engine/rollingsync/rollout_safety_test.cc): the soak gate, the failure budget's per-app
+// mark and the halted rollout's message. Plan (rollout_phases.cc) and the incremental
+// RolloutTracker call these same functions, so the two cannot disagree on a rule.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/application.h"
+#include "engine/appset.h"
+#include "engine/rollout_eligibility.h"
+#include "engine/rollout_state.h"
+#include "engine/rollout_status.h"
+#include "engine/time.h"
+
+namespace fleetwave::engine {
+
+// Whether step `s` (0-based) has soaked at `now`, from the rollout state stored before this
+// decision: a step without minSuccessTime always has; otherwise one the rollout already went
+// past in this generation has (its soak ran then), and the step whose soak clock
+// (soak_step/soak_started_at) has run minSuccessTime has — one second more, since the clock
+// has whole seconds and a soak must never end early. A new generation soaks every step
+// again. The clock is stored state, so a restart continues it.
+bool StepSoaked(const Strategy& strategy, int s, const RolloutState& stored, bool new_generation,
+                Time now);
+
+// Every step's gate for ComputeEligibility.
+std::vector<StepGate> StepGates(const Strategy& strategy, const RolloutState& stored,
+                                bool new_generation, Time now);
+
+// The rollout is halted by a failed step recorded before this decision (a new generation
+// clears it): nothing is promoted.
+bool HaltedBefore(const RolloutState& stored, bool new_generation);
+
+// Reports a failed app in its entry's message when its step has a failure budget (without one
+// nothing changes: Argo CD's messages stay exact). Called wherever an entry is decided.
+void MarkFailedApp(AppRolloutStatus& entry, const Application& live, bool skipped,
+                   const RolloutStep* step);
+
+// The soak and halt part of status.rollout after a decision whose first incomplete step is
+// `open`: the halt recorded when the step failed, the soak clock started when the step began
+// soaking (kept while it soaks), cleared otherwise; an incomplete observation keeps a stored
+// soak (a restart must not restart it). Returns when the soak ends, for the wake-up timer.
+std::optional<Time> UpdateSafetyState(const Strategy& strategy, RolloutState& state,
+                                      const Eligibility& open, bool observation_complete, Time now);
+
+// RolloutProgressing's message of a halted rollout: the step, its budget and the failed apps.
+std::string RolloutFailedMessage(const Strategy& strategy, const RolloutState& state);
+
+}  // namespace fleetwave::engine

@@ -1,0 +1,387 @@
+// The rollout-safety rules of issue 29 as tables, each decision through both deciders
+// (PlanChecked: Plan, the oracle, and a RolloutTracker loaded from the same stored status):
+// the failure budget (maxFailures), the halt of a failed step, and the soak (minSuccessTime)
+// with its clock stored in status.rollout.
+#include <gtest/gtest.h>
+
+#include "engine/max_failures.h"
+#include "engine/rollout_plan.h"
+#include "tests/engine/rollingsync/builders.h"
+#include "tests/engine/rollingsync/plan_oracle.h"
+
+namespace fleetwave::engine {
+namespace {
+
+using namespace testing_builders;
+using S = RolloutAppState;
+using std::chrono::seconds;
+
+const Time kNow = T("2026-03-01T12:00:00Z");
+
+struct Scenario {
+  ApplicationSet set;
+  std::vector<Application> live;
+
+  void Entries(const std::vector<AppRolloutStatus>& entries) {
+    Json list = Json::array();
+    for (const auto& e : entries) list.push_back(EncodeAppRolloutStatus(e));
+    set.status["applicationStatus"] = list;
+  }
+  void Rollout(const RolloutState& state) { set.status["rollout"] = EncodeRolloutState(state); }
+  PlanResult Run(Time now = kNow) const { return PlanChecked(set, DesiredOf(live), live, now); }
+  // The next decision reads this one's status back, as the daemon does.
+  void Continue(const PlanResult& r) { set.status = PlanStatusJson(r); }
+  Application& App(const std::string& name) {
+    for (auto& a : live)
+      if (a.name == name) return a;
+    throw std::runtime_error("no app " + name);
+  }
+};
+
+const AppRolloutStatus& EntryOf(const PlanResult& r, const std::string& app) {
+  for (const auto& e : r.application_status) {
+    if (e.application == app) return e;
+  }
+  throw std::runtime_error("no entry for " + app);
+}
+
+const AppSetCondition& Progressing(const PlanResult& r) {
+  for (const auto& c : r.conditions) {
+    if (c.type == "RolloutProgressing") return c;
+  }
+  throw std::runtime_error("no RolloutProgressing condition");
+}
+
+RolloutState AtStep(int step) {
+  RolloutState st;
+  st.generation = 1;
+  st.step = step;
+  st.step_started_at = T("2026-03-01T11:50:00Z");
+  return st;
+}
+
+// Step 1 = a, b, c (synced by this rollout: Progressing entries, live Synced at r1), with
+// `max_failures`; step 2 = d, Waiting. `health` is each of a, b, c's live health.
+Scenario Budget(std::optional<IntOrString> max_failures, const std::vector<std::string>& health) {
+  Scenario s{RollingSet({StepIn("step", {"1"}), StepIn("step", {"2"})}),
+             {Live("a", "1", "Synced", health[0]), Live("b", "1", "Synced", health[1]),
+              Live("c", "1", "Synced", health[2]), Live("d", "2", "OutOfSync")}};
+  s.set.strategy.steps[0].max_failures = max_failures;
+  s.Entries({Entry("a", S::kProgressing, "1"), Entry("b", S::kProgressing, "1"),
+             Entry("c", S::kProgressing, "1"), Entry("d", S::kWaiting, "2")});
+  s.Rollout(AtStep(1));
+  return s;
+}
+
+TEST(MaxFailuresLimit, IntegersAsWrittenPercentagesRoundDown) {
+  struct Case {
+    std::optional<IntOrString> value;
+    long long total;
+    std::optional<long long> want;
+  };
+  const Case cases[] = {
+      {std::nullopt, 5, std::nullopt},
+      {Int(0), 5, 0},
+      {Int(2), 5, 2},
+      {Int(9), 5, 9},
+      {Str("10%"), 5, 0},
+      {Str("20%"), 5, 1},
+      {Str("34%"), 3, 1},
+      {Str("0%"), 5, 0},
+      {Str("100%"), 7, 7},
+      {Str("99999999999999999999%"), 3, 3},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(
+        c.value ? (c.value->is_int ? std::to_string(c.value->int_value) : c.value->string_value)
+                : "absent");
+    EXPECT_EQ(MaxFailuresLimit(c.value, c.total), c.want);
+  }
+}
+
+const std::string kDegradedMessage =
+    "Application failed (health is Degraded), counted against the step's maxFailures";
+
+TEST(FailureBudget, UpToMaxFailuresFailedAppsTheStepCompletesOnceTheRestAreHealthy) {
+  struct Case {
+    const char* name;
+    std::optional<IntOrString> max_failures;
+    std::vector<std::string> health;
+    bool completes;
+  };
+  const Case cases[] = {
+      {"OneFailedOfABudgetOfOne", Int(1), {"Healthy", "Healthy", "Degraded"}, true},
+      {"NoneFailedOfABudgetOfOne", Int(1), {"Healthy", "Healthy", "Healthy"}, true},
+      {"OneFailedTheRestNotYetHealthy", Int(1), {"Healthy", "Progressing", "Degraded"}, false},
+      {"PercentOfTheStepRoundsDown34Of3Is1", Str("34%"), {"Healthy", "Healthy", "Degraded"}, true},
+      {"TwoFailedOfABudgetOfTwo", Int(2), {"Degraded", "Healthy", "Degraded"}, true},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const PlanResult r = Budget(c.max_failures, c.health).Run();
+    if (c.completes) {
+      EXPECT_EQ(r.apps_to_sync, std::vector<std::string>{"d"});
+      EXPECT_EQ(r.rollout->step, 2);
+    } else {
+      EXPECT_TRUE(r.apps_to_sync.empty());
+      EXPECT_EQ(r.rollout->step, 1);
+    }
+    EXPECT_EQ(r.rollout->failed_step, 0);
+    EXPECT_EQ(Progressing(r).reason, "ApplicationSetModified");
+  }
+}
+
+TEST(FailureBudget, AFailedAppIsReportedKeepsItsRevisionAndNeverCountsAsHealthy) {
+  const PlanResult r = Budget(Int(1), {"Healthy", "Healthy", "Degraded"}).Run();
+  const AppRolloutStatus& c = EntryOf(r, "c");
+  EXPECT_EQ(c.status, S::kProgressing);
+  EXPECT_EQ(c.message, kDegradedMessage);
+  EXPECT_EQ(c.target_revisions, std::vector<std::string>{"r1"});
+  EXPECT_EQ(EntryOf(r, "a").status, S::kHealthy);
+  EXPECT_EQ(r.operations.count("c"), 0u) << "a failed app is not synced again";
+}
+
+TEST(FailureBudget, ARecoveredAppNoLongerSaysItFailed) {
+  // A Healthy entry whose live health went Degraded and came back: no transition moves its
+  // message on, so the failure's message is replaced.
+  Scenario s = Budget(Int(1), {"Healthy", "Healthy", "Degraded"});
+  s.Entries({Entry("a", S::kHealthy, "1"), Entry("b", S::kHealthy, "1"),
+             Entry("c", S::kHealthy, "1"), Entry("d", S::kWaiting, "2")});
+  PlanResult r = s.Run();
+  EXPECT_EQ(EntryOf(r, "c").message, kDegradedMessage);
+  s.Continue(r);
+  s.App("c").health_status = "Healthy";
+  r = s.Run(kNow + seconds(10));
+  EXPECT_EQ(EntryOf(r, "c").message, kRecoveredAppMessage);
+  EXPECT_EQ(EntryOf(r, "c").status, S::kHealthy);
+}
+
+TEST(FailureBudget, ASyncThatFailedAfterItsRetriesCounts) {
+  Scenario s = Budget(Int(1), {"Healthy", "Healthy", "Progressing"});
+  s.App("c").operation_state = OperationState{"Failed", T("2026-03-01T11:56:00Z"), Json::object()};
+  const PlanResult r = s.Run();
+  EXPECT_EQ(r.apps_to_sync, std::vector<std::string>{"d"});
+  EXPECT_EQ(EntryOf(r, "c").message,
+            "Application failed (sync Failed), counted against the step's maxFailures");
+}
+
+TEST(FailureBudget, ASyncStillRetryingIsNotFailed) {
+  Scenario s = Budget(Int(0), {"Healthy", "Healthy", "Progressing"});
+  s.App("c").operation_state = OperationState{"Running", T("2026-03-01T11:56:00Z"), Json::object()};
+  const PlanResult r = s.Run();
+  EXPECT_EQ(r.rollout->failed_step, 0);
+  EXPECT_EQ(r.rollout->step, 1);
+  EXPECT_EQ(Progressing(r).reason, "ApplicationSetModified");
+}
+
+TEST(FailureBudget, OneMoreFailsTheStepAndHaltsTheRollout) {
+  struct Case {
+    const char* name;
+    std::optional<IntOrString> max_failures;
+    std::vector<std::string> health;
+    std::vector<std::string> failed;
+    std::string message;
+  };
+  const Case cases[] = {
+      {"TwoFailedOfABudgetOfOne",
+       Int(1),
+       {"Healthy", "Degraded", "Degraded"},
+       {"b", "c"},
+       "ApplicationSet rollout step 1 failed: 2 applications failed, more than its maxFailures 1 "
+       "allows: b, c; promotion is halted until a new revision"},
+      {"OneFailedOfABudgetOfZero",
+       Int(0),
+       {"Healthy", "Healthy", "Degraded"},
+       {"c"},
+       "ApplicationSet rollout step 1 failed: 1 application failed, more than its maxFailures 0 "
+       "allows: c; promotion is halted until a new revision"},
+      {"PercentOfTheStepRoundsDown10Of3Is0",
+       Str("10%"),
+       {"Degraded", "Healthy", "Progressing"},
+       {"a"},
+       "ApplicationSet rollout step 1 failed: 1 application failed, more than its maxFailures "
+       "10% allows: a; promotion is halted until a new revision"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const PlanResult r = Budget(c.max_failures, c.health).Run();
+    EXPECT_TRUE(r.apps_to_sync.empty());
+    EXPECT_EQ(r.rollout->failed_step, 1);
+    EXPECT_EQ(r.rollout->failed_apps, c.failed);
+    const AppSetCondition& p = Progressing(r);
+    EXPECT_EQ(p.status, "False");
+    EXPECT_EQ(p.reason, "RolloutFailed");
+    EXPECT_EQ(p.message, c.message);
+  }
+}
+
+TEST(FailureBudget, WithoutMaxFailuresAFailedAppHoldsTheStepAsToday) {
+  const PlanResult r = Budget(std::nullopt, {"Healthy", "Healthy", "Degraded"}).Run();
+  EXPECT_TRUE(r.apps_to_sync.empty());
+  EXPECT_EQ(r.rollout->step, 1);
+  EXPECT_EQ(r.rollout->failed_step, 0);
+  EXPECT_EQ(Progressing(r).reason, "ApplicationSetModified");
+  EXPECT_EQ(EntryOf(r, "c").message, "earlier message") << "Argo CD's messages stay exact";
+}
+
+TEST(FailureBudget, AFailedStepPromotesAndStartsNothingOfItsOwn) {
+  // a failed, b Waiting: with the step failed, b is neither promoted nor synced.
+  Scenario s{RollingSet({StepIn("step", {"1"})}),
+             {Live("a", "1", "Synced", "Degraded"), Live("b", "1", "OutOfSync")}};
+  s.set.strategy.steps[0].max_failures = Int(0);
+  s.Entries({Entry("a", S::kProgressing, "1"), Entry("b", S::kWaiting, "1")});
+  s.Rollout(AtStep(1));
+  const PlanResult r = s.Run();
+  EXPECT_TRUE(r.apps_to_sync.empty());
+  EXPECT_EQ(EntryOf(r, "b").status, S::kWaiting);
+  EXPECT_EQ(r.rollout->failed_step, 1);
+}
+
+TEST(FailureBudget, AppsNotYetSyncedBySkippedOrNotFailed) {
+  // A Waiting app that is Degraded on its old revision has not been synced by this rollout;
+  // a skipped app never counts.
+  Scenario s{RollingSet({StepIn("step", {"1"})}),
+             {Live("a", "1", "OutOfSync", "Degraded"), Live("b", "1", "Synced", "Degraded")}};
+  s.set.strategy.steps[0].max_failures = Int(0);
+  s.Entries({Entry("a", S::kWaiting, "1"), Entry("b", S::kProgressing, "1")});
+  RolloutState st = AtStep(1);
+  SkipApplication(st, "b", "known bad cluster");
+  s.Rollout(st);
+  const PlanResult r = s.Run();
+  EXPECT_EQ(r.rollout->failed_step, 0);
+  EXPECT_EQ(r.apps_to_sync, std::vector<std::string>{"a"});
+  EXPECT_EQ(EntryOf(r, "b").message, "Application skipped: known bad cluster");
+}
+
+TEST(FailureBudget, TheHaltIsDurableUntilANewRevision) {
+  Scenario s = Budget(Int(0), {"Healthy", "Healthy", "Degraded"});
+  PlanResult r = s.Run();
+  ASSERT_EQ(r.rollout->failed_step, 1);
+  // c recovers: the step would complete, but a halted rollout stays halted.
+  s.Continue(r);
+  s.App("c").health_status = "Healthy";
+  r = s.Run(kNow + seconds(60));
+  EXPECT_TRUE(r.apps_to_sync.empty());
+  EXPECT_EQ(EntryOf(r, "d").status, S::kWaiting);
+  EXPECT_EQ(Progressing(r).reason, "RolloutFailed");
+  EXPECT_EQ(r.rollout->failed_apps, std::vector<std::string>{"c"});
+  // A new commit is a new generation: the halt goes and the rollout starts over.
+  s.Continue(r);
+  for (auto& a : s.live) {
+    a.revisions = {"r2"};
+    a.sync_status = "OutOfSync";
+  }
+  r = s.Run(kNow + seconds(120));
+  EXPECT_EQ(r.rollout->failed_step, 0);
+  EXPECT_EQ(r.rollout->generation, 2);
+  EXPECT_EQ(r.apps_to_sync, (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_EQ(Progressing(r).reason, "ApplicationSetModified");
+}
+
+// Step 1 = a, b Healthy (entries and live) with minSuccessTime 600 s; step 2 = c, Waiting.
+Scenario Soak(const RolloutState& state) {
+  Scenario s{RollingSet({StepIn("step", {"1"}), StepIn("step", {"2"})}),
+             {Live("a", "1"), Live("b", "1"), Live("c", "2", "OutOfSync")}};
+  s.set.strategy.steps[0].min_success_seconds = 600;
+  s.Entries(
+      {Entry("a", S::kHealthy, "1"), Entry("b", S::kHealthy, "1"), Entry("c", S::kWaiting, "2")});
+  s.Rollout(state);
+  return s;
+}
+
+RolloutState Soaking(const char* since) {
+  RolloutState st = AtStep(1);
+  st.soak_step = 1;
+  st.soak_started_at = T(since);
+  return st;
+}
+
+TEST(Soak, AStepCompletesOnlyAfterItsAppsStayedHealthyForMinSuccessTime) {
+  struct Case {
+    const char* name;
+    RolloutState stored;
+    bool completes;
+    std::optional<Time> soak_started_at;  // after the decision
+    std::optional<Time> soak_ends_at;
+  };
+  const Case cases[] = {
+      // The clock has whole seconds: a soak ends a second after start + minSuccessTime, so it
+      // never ends early.
+      {"HealthyStartsTheClock", AtStep(1), false, kNow, kNow + seconds(601)},
+      {"ExactlyMinSuccessTimeIsASecondShort", Soaking("2026-03-01T11:50:00Z"), false,
+       T("2026-03-01T11:50:00Z"), T("2026-03-01T12:00:01Z")},
+      {"SoakedOpensTheNextStep", Soaking("2026-03-01T11:49:59Z"), true, std::nullopt, std::nullopt},
+      {"AStepAlreadyPassedIsNotSoakedAgain", AtStep(2), true, std::nullopt, std::nullopt},
+      {"AFirstDecisionSoaks", RolloutState{}, false, kNow, kNow + seconds(601)},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const PlanResult r = Soak(c.stored).Run();
+    EXPECT_EQ(r.apps_to_sync,
+              c.completes ? std::vector<std::string>{"c"} : std::vector<std::string>{});
+    EXPECT_EQ(r.rollout->step, c.completes ? 2 : 1);
+    EXPECT_EQ(r.rollout->soak_started_at, c.soak_started_at);
+    EXPECT_EQ(r.rollout->soak_step, c.soak_started_at ? 1 : 0);
+    EXPECT_EQ(r.soak_ends_at, c.soak_ends_at) << "the wake-up timer at the soak's end";
+    EXPECT_EQ(Progressing(r).reason, "ApplicationSetModified");
+  }
+}
+
+TEST(Soak, AFlapRestartsTheClock) {
+  Scenario s = Soak(Soaking("2026-03-01T11:55:00Z"));
+  s.App("b").health_status = "Degraded";
+  PlanResult r = s.Run();
+  EXPECT_FALSE(r.rollout->soak_started_at);
+  EXPECT_FALSE(r.soak_ends_at);
+  s.Continue(r);
+  s.App("b").health_status = "Healthy";
+  r = s.Run(kNow + seconds(30));
+  EXPECT_EQ(r.rollout->soak_started_at, kNow + seconds(30));
+  EXPECT_EQ(r.soak_ends_at, kNow + seconds(631));
+  s.Continue(r);
+  r = s.Run(kNow + seconds(630));
+  EXPECT_TRUE(r.apps_to_sync.empty()) << "the soak counts from the recovery";
+  s.Continue(r);
+  r = s.Run(kNow + seconds(631));
+  EXPECT_EQ(r.apps_to_sync, std::vector<std::string>{"c"});
+}
+
+TEST(Soak, TheClockSurvivesARestartBeforeEveryClusterIsObserved) {
+  // After a restart an app of the soaking step is not observed yet (health Unknown): the
+  // stored clock stays, and once observed the soak ends when it would have.
+  Scenario s = Soak(Soaking("2026-03-01T11:55:00Z"));
+  s.App("b").health_status = "Unknown";
+  Issues issues;
+  PlanResult r = PlanChecked(s.set, DecodeStoredRolloutStatus(s.set.status, issues),
+                             DesiredOf(s.live), s.live, kNow, /*observation_complete=*/false);
+  EXPECT_EQ(r.rollout->soak_started_at, T("2026-03-01T11:55:00Z"));
+  s.Continue(r);
+  s.App("b").health_status = "Healthy";
+  r = s.Run(T("2026-03-01T12:05:01Z"));
+  EXPECT_EQ(r.apps_to_sync, std::vector<std::string>{"c"});
+}
+
+TEST(Soak, FailedAppsWithinTheBudgetAreNotCounted) {
+  Scenario s = Soak(AtStep(1));
+  s.set.strategy.steps[0].max_failures = Int(1);
+  s.App("b").health_status = "Degraded";
+  PlanResult r = s.Run();
+  EXPECT_EQ(r.rollout->soak_started_at, kNow);
+  s.Continue(r);
+  r = s.Run(kNow + seconds(601));
+  EXPECT_EQ(r.apps_to_sync, std::vector<std::string>{"c"});
+}
+
+TEST(Soak, ANewGenerationSoaksAgain) {
+  Scenario s = Soak(AtStep(2));
+  for (auto& a : s.live) a.revisions = {"r2"};
+  s.App("a").sync_status = "OutOfSync";
+  const PlanResult r = s.Run();
+  EXPECT_EQ(r.rollout->generation, 2);
+  EXPECT_EQ(r.rollout->step, 1);
+  EXPECT_TRUE(r.apps_to_sync.empty() ||
+              r.apps_to_sync == std::vector<std::string>{"a"});  // only step 1 is open
+}
+
+}  // namespace
+}  // namespace fleetwave::engine
