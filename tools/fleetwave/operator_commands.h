@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 
 #include <caf/actor.hpp>
@@ -30,6 +31,12 @@ struct OperatorCommandOptions {
 // The handler for ApiServer. `system`, `coordinator` and `board` must outlive it.
 api::ApiCommandHandler MakeOperatorCommandHandler(caf::actor_system& system,
                                                   const caf::actor& coordinator,
+                                                  const actors::StatusBoard& board,
+                                                  OperatorCommandOptions options = {});
+// The same, asking `coordinator()`'s actor at each command (leader election: the coordinator
+// of the term this instance leads). No coordinator (a standby) answers 503.
+api::ApiCommandHandler MakeOperatorCommandHandler(caf::actor_system& system,
+                                                  std::function<caf::actor()> coordinator,
                                                   const actors::StatusBoard& board,
                                                   OperatorCommandOptions options = {});
 
