@@ -5,6 +5,21 @@
 
 namespace fleetwave::api {
 
+namespace {
+
+ApiResponse JsonResponse(int status, const engine::Json& body) {
+  ApiResponse r;
+  r.status = status;
+  r.body = body.dump();
+  return r;
+}
+
+engine::Json OrNull(const std::string& text) {
+  return text.empty() ? engine::Json() : engine::Json(text);
+}
+
+}  // namespace
+
 ApiServer::ApiServer(const actors::StatusBoard& board, ApiCommandHandler handler)
     : board_(board), handler_(std::move(handler)) {}
 
@@ -76,7 +91,40 @@ ApiResponse ApiServer::Serve(const ApiRequest& request) const {
       return r;
     }
   }
+  if (request.path == "/api/v1/leader" && read) return LeaderResponse();
+  const bool mutation =
+      !read && request.path.rfind("/api/v1/", 0) == 0 && request.path != "/api/v1/webhook";
+  if (mutation && options_.leader) {
+    const LeaderStatus status = options_.leader();
+    if (!status.is_leader) {
+      router_->LogLine("api: " + LogSafe(request.method) + " " + LogSafe(request.path) + " from " +
+                       request.caller + " refused (503): this instance is a standby");
+      const std::string leader = status.leader.empty() ? "unknown" : status.leader;
+      ApiResponse r = JsonResponse(
+          503, engine::Json{{"code", 503},
+                            {"message", "this instance (" + status.self +
+                                            ") is a standby and changes nothing; send it to "
+                                            "the leader (" +
+                                            leader + ")"},
+                            {"leader", OrNull(status.leader)},
+                            {"self", status.self}});
+      r.headers.emplace_back("Retry-After", "1");
+      return r;
+    }
+  }
   return router_->Handle(request);
+}
+
+ApiResponse ApiServer::LeaderResponse() const {
+  if (!options_.leader) {
+    // No leader election: this instance is the only one, and it leads.
+    return JsonResponse(200,
+                        engine::Json{{"leader", nullptr}, {"self", nullptr}, {"isLeader", true}});
+  }
+  const LeaderStatus status = options_.leader();
+  return JsonResponse(200, engine::Json{{"leader", OrNull(status.leader)},
+                                        {"self", status.self},
+                                        {"isLeader", status.is_leader}});
 }
 
 }  // namespace fleetwave::api

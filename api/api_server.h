@@ -7,6 +7,8 @@
 // port() afterwards) and returns an error text when it cannot; Stop() (also the destructor)
 // ends every stream and connection within about 2 s and closes the listener.
 //
+// GET /api/v1/leader: {"leader": ID, "self": ID, "isLeader": bool} (docs/state-store.md).
+//
 // With `read_token_file` every read under /api/ needs a bearer token too (the read token or the
 // mutation token; 401 otherwise), for a listener others can reach; /healthz, /readyz and the
 // page at / stay open (ApiAccessTest.*).
@@ -30,6 +32,13 @@ namespace fleetwave::api {
 class ApiRouter;
 class ApiTokenSource;
 
+// Leader election (issue 28), as the daemon's leadership thread knows it.
+struct LeaderStatus {
+  std::string leader;  // empty: unknown or nobody
+  std::string self;
+  bool is_leader = false;
+};
+
 // The HTTP server's options (listen, tls, limits, watches) and the API's own.
 struct ApiServerOptions : HttpServerOptions {
   std::string token_file;           // empty: no token, every mutation is refused
@@ -37,6 +46,11 @@ struct ApiServerOptions : HttpServerOptions {
   std::string webhook_secret_file;  // empty: POST /api/v1/webhook is refused (503)
   std::chrono::seconds token_refresh{60};
   std::function<std::chrono::steady_clock::time_point()> clock;  // nullptr = steady_clock
+  // With leader election: GET /api/v1/leader answers it, and while this instance is a standby
+  // every mutation under /api/v1/ except the webhook (whose signature the router checks before
+  // the command handler answers it) is refused with 503 naming the leader. nullptr: no leader
+  // election, this instance always leads.
+  std::function<LeaderStatus()> leader;
 };
 
 class ApiServer {
@@ -54,6 +68,7 @@ class ApiServer {
 
  private:
   ApiResponse Serve(const ApiRequest& request) const;
+  ApiResponse LeaderResponse() const;
 
   const actors::StatusBoard& board_;
   ApiCommandHandler handler_;

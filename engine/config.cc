@@ -105,6 +105,49 @@ void DecodeLiveness(Reader& r, const YAML::Node& l, LivenessConfig& out) {
   }
 }
 
+// ---- leaderElection: (issue 28) ----
+
+// etcd 3.4 raises a lease TTL below its minimum (2 s with default flags) without saying so: a
+// shorter leaseDuration would not be the one in force.
+constexpr long long kMinLeaseSeconds = 2;
+constexpr size_t kMaxIdentityBytes = 253;  // a DNS name, what the default (the host name) is
+
+// `state_node`: fleetwave.yaml's state: (an etcd URL that is itself wrong is reported there).
+void DecodeLeaderElection(Reader& r, const YAML::Node& l, const YAML::Node& state_node, Config& c) {
+  r.Keys(l, "leaderElection", {"leaseDuration", "identity"});
+  LeaderElectionConfig out;
+  const YAML::Node d = l["leaseDuration"];
+  long long seconds = out.lease_duration_seconds;
+  r.Duration(d, "leaderElection.leaseDuration", seconds);
+  if (d && seconds < kMinLeaseSeconds) {
+    r.Add(d, "leaderElection.leaseDuration",
+          "must be at least " + std::to_string(kMinLeaseSeconds) +
+              "s (etcd's shortest lease with default flags)");
+  } else {
+    out.lease_duration_seconds = seconds;
+  }
+  if (const YAML::Node id = l["identity"]; id && r.Is(id, "leaderElection.identity", "string")) {
+    const std::string& v = id.Scalar();
+    bool printable = !v.empty() && v.size() <= kMaxIdentityBytes;
+    for (char ch : v) printable = printable && ch > ' ' && ch < 0x7f;
+    if (!printable) {
+      r.Add(id, "leaderElection.identity",
+            "\"" + v.substr(0, 64) + "\" is not an identity (1 to 253 printable characters " +
+                "without spaces; default: the host name)");
+    } else {
+      out.identity = v;
+    }
+  }
+  // Leadership is a lease in the shared etcd: a local SQLite file has no second instance.
+  if (!(state_node && state_node.IsScalar() && IsEtcdUrl(state_node.Scalar()))) {
+    r.Add(l, "leaderElection",
+          "needs the state in etcd (state: etcd://... or etcds://...; state is \"" +
+              ShownUrl(c.state) + "\")");
+    return;
+  }
+  c.leader_election = out;
+}
+
 // ---- limits: (issue 30) ----
 
 // "4194304", "512Ki", "4Mi", "1G": a Kubernetes quantity of bytes without fractions or
@@ -307,7 +350,7 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
   r.Keys(doc, "",
          {"kubeconfig", "clusters", "applicationSets", "progressiveSyncs", "state", "listen",
           "apiTokenFile", "apiReadTokenFile", "tls", "git", "repositories", "webhook", "deletion",
-          "workloads", "liveness", "limits", "etcd", "cacheDir"});
+          "workloads", "liveness", "limits", "etcd", "cacheDir", "leaderElection"});
   if (const YAML::Node k = doc["kubeconfig"]) {
     if (k.IsSequence()) {
       c.kubeconfig = r.StrList(k, "kubeconfig");
@@ -382,6 +425,9 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
             "TLS files are used only with state: etcds://... (state is \"" + ShownUrl(c.state) +
                 "\")");
     }
+  }
+  if (const YAML::Node l = doc["leaderElection"]; l && r.Is(l, "leaderElection", "object")) {
+    DecodeLeaderElection(r, l, doc["state"], c);
   }
   r.Str(doc["cacheDir"], "cacheDir", c.cache_dir);
   if (const YAML::Node l = doc["listen"]; l && r.Is(l, "listen", "object")) {

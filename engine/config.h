@@ -51,6 +51,14 @@ struct EtcdConfig {
   std::size_t max_request_bytes = 1536 * 1024;
 };
 
+// `leaderElection:` (issue 28; docs/state-store.md, "Leader election"): instances sharing one
+// etcd prefix campaign for a lease and only the leader decides and acts. Only with an etcd
+// state. `identity` empty: the host name (the daemon resolves it; the engine reads no host).
+struct LeaderElectionConfig {
+  long long lease_duration_seconds = 10;
+  std::string identity;
+};
+
 struct Config {
   std::vector<std::string> kubeconfig = {"/etc/fleetwave/kubeconfig"};
   std::vector<ClusterLabels> clusters;
@@ -59,6 +67,7 @@ struct Config {
   // sqlite:///path/state.db, or etcd://HOST:PORT[,...]/PREFIX / etcds://... (engine/etcd_url.h).
   std::string state = "sqlite:///var/lib/fleetwave/state.db";
   EtcdConfig etcd;
+  std::optional<LeaderElectionConfig> leader_election;  // nullopt: this instance always leads
   // Where local caches (remote repositories' git mirrors) live when the state is in etcd; with
   // sqlite:// they stay in the database's directory.
   std::string cache_dir = "/var/lib/fleetwave";

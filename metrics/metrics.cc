@@ -471,4 +471,21 @@ void Metrics::Degraded(const std::string& reason) {
   degraded_.Get({known ? reason : "internal"}).Increment();
 }
 
+void Metrics::Leadership(bool is_leader, int64_t changes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!leader_) {
+    leader_ = &GaugeFamily(*registry_, "fleetwave_leader",
+                           "1 while this instance leads (leader election), else 0.")
+                   .Add({});
+    leader_changes_ = &CounterFamily(*registry_, "fleetwave_leader_changes_total",
+                                     "How often this instance became leader or stopped leading.")
+                           .Add({});
+  }
+  leader_->Set(is_leader ? 1 : 0);
+  if (changes > leader_changes_seen_) {
+    leader_changes_->Increment(static_cast<double>(changes - leader_changes_seen_));
+    leader_changes_seen_ = changes;
+  }
+}
+
 }  // namespace fleetwave::metrics

@@ -170,6 +170,10 @@ class Metrics {
   // failed to load), "set", "cluster", "store" or "internal" (a job threw); any other reason
   // counts as "internal".
   void Degraded(const std::string& reason);
+  // Leader election (issue 28): fleetwave_leader (1 while this instance leads, else 0) and
+  // fleetwave_leader_changes_total (`changes`: how often it became leader or stopped leading,
+  // monotonic). Both exist only on instances with leaderElection: created at the first call.
+  void Leadership(bool is_leader, int64_t changes);
 
  private:
   // What AppSetObserved remembers between calls to see transitions. (The apps' own series are
@@ -213,6 +217,9 @@ class Metrics {
   Series<prometheus::Gauge> workload_deadline_exceeded_;
   StateSet workload_progressing_;
   prometheus::Counter* progress_evaluations_ = nullptr;  // the registry owns it
+  prometheus::Gauge* leader_ = nullptr;                  // the registry owns it
+  prometheus::Counter* leader_changes_ = nullptr;        // the registry owns it
+  int64_t leader_changes_seen_ = 0;
 
   std::map<std::string, AppSetMemory> appsets_;
   std::map<std::string, std::vector<std::string>> drifted_;  // appset -> its app_drifted_ series

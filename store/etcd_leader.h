@@ -1,7 +1,7 @@
 // Leadership of one etcd state prefix with a lease (issue 28; docs/state-store.md, "Leader
-// election"). The first building block only: campaign, keep alive, resign, and the fence that
-// makes EtcdStore refuse every batch once this instance is no longer the leader. Not wired into
-// the daemon yet (one fleetwave per prefix is still assumed there).
+// election"): campaign, keep alive, resign, and the fence that makes EtcdStore refuse every
+// batch once this instance is no longer the leader. The daemon drives it from its leadership
+// thread (tools/fleetwave/leadership.h).
 //
 // Campaign: grant a lease, then one txn puts "<PREFIX>/meta/leader" = identity with the lease,
 // guarded by create_revision == 0; the key's create_revision R is the leadership's term.

@@ -22,9 +22,9 @@
 // etcd started with a higher --max-txn-ops (docs/state-store.md). Repeated keys in one batch are
 // folded to the last operation on each (etcd refuses a txn that writes a key twice).
 //
-// Opening: no local state lock (a single fleetwave per prefix is assumed until leader election,
-// docs/state-store.md); the marker plays the state identity's role: a prefix with keys but no
-// marker, or with an unfinished migration's marker, is refused (kIdentity).
+// Opening: no local state lock (one fleetwave per prefix unless leaderElection: elects one
+// leader and fences the others, docs/state-store.md); the marker plays the state identity's role: a
+// prefix with keys but no marker, or with an unfinished migration's marker, is refused (kIdentity).
 //
 // Thread-safety: every call may come from any thread; each blocks on the network.
 #pragma once

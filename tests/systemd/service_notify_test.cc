@@ -78,6 +78,35 @@ TEST(ServiceLifecycleTest, StatusOnlyWhenChangedAndOnlyOnceReady) {
   EXPECT_EQ(r.sent[1], "STATUS=1 ApplicationSet, 2 Applications, 1/1 clusters up");
 }
 
+// Leader election (issue 28): STATUS= says leader or standby; a standby is ready without a
+// coordinator (it starts none), and a role change is sent at once.
+TEST(ServiceLifecycleTest, TheRoleLeadsTheStatusAndAStandbyIsReady) {
+  Recorder r;
+  r.lifecycle.Started();
+  r.lifecycle.SetRole("standby, host-b leads");
+  ASSERT_EQ(r.sent.size(), 1u);
+  EXPECT_EQ(r.sent[0],
+            "READY=1\nSTATUS=standby, host-b leads; 0 ApplicationSets, 0 Applications, 0/0 "
+            "clusters up");
+  r.lifecycle.SetRole("leader");
+  ASSERT_EQ(r.sent.size(), 2u);
+  EXPECT_EQ(r.sent[1], "STATUS=leader; 0 ApplicationSets, 0 Applications, 0/0 clusters up");
+  r.lifecycle.CoordinatorReady();  // the new leader's coordinator: READY=1 is not repeated
+  r.lifecycle.SetRole("leader");
+  EXPECT_EQ(r.sent.size(), 2u);
+}
+
+TEST(ServiceLifecycleTest, ALeaderIsReadyOnlyWithItsCoordinator) {
+  Recorder r;
+  r.lifecycle.Started();
+  r.lifecycle.SetRole("leader");
+  EXPECT_TRUE(r.sent.empty());
+  r.lifecycle.CoordinatorReady();
+  ASSERT_EQ(r.sent.size(), 1u);
+  EXPECT_EQ(r.sent[0],
+            "READY=1\nSTATUS=leader; 0 ApplicationSets, 0 Applications, 0/0 clusters up");
+}
+
 TEST(ServiceLifecycleTest, ReloadIsAnsweredByTheLoadCoveringItsTicket) {
   Recorder r;
   r.lifecycle.CoordinatorReady();

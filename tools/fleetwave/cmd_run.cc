@@ -3,6 +3,10 @@
 // starts the HTTP API, the CAF actor system (coordinator, cluster and appset actors), the
 // client's I/O thread and the blocking pool, and then waits for signals: SIGHUP and changes
 // in the ApplicationSet directory reload, SIGTERM/SIGINT stop (in-flight work gets 10 s).
+// With `leaderElection:` (issue 28) a leadership thread (leadership.h) campaigns first and the
+// coordinator - everything that decides, applies and deletes - runs only while this instance
+// leads, one coordinator per term, every store batch fenced to that term; a standby serves
+// the API's reads and refuses its mutations.
 // Under systemd (fleetwave.service, Type=notify) it also speaks sd_notify (service_notify.h),
 // feeds the watchdog from a heartbeat through the actor system (service_heartbeat.h) and logs
 // to the journal with fields (service_log.h).
@@ -41,11 +45,14 @@
 #include "metrics/metrics.h"
 #include "metrics/request_observer_adapter.h"
 #include "sources/git_source.h"
+#include "store/etcd_leader.h"
+#include "store/etcd_store.h"
 #include "store/sqlite_store.h"
 #include "store/state.h"
 #include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"
 #include "tools/fleetwave/daemon_loader.h"
+#include "tools/fleetwave/leadership.h"
 #include "tools/fleetwave/operator_commands.h"
 #include "tools/fleetwave/service_heartbeat.h"
 #include "tools/fleetwave/service_log.h"
@@ -151,6 +158,37 @@ class Events {
   int signal_fd_ = -1;
   int inotify_fd_ = -1;
 };
+
+// The coordinator in force, read by the API's and the heartbeat's threads: one for the
+// daemon's life without leader election; with it, one per term this instance leads and none
+// while it stands by.
+class CoordinatorSlot {
+ public:
+  void Set(actors::CoordinatorActor a) {
+    std::lock_guard<std::mutex> lock(mu_);
+    current_ = std::move(a);
+  }
+  actors::CoordinatorActor Get() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return current_;
+  }
+  actors::CoordinatorActor Take() {
+    std::lock_guard<std::mutex> lock(mu_);
+    actors::CoordinatorActor out = std::move(current_);
+    current_ = actors::CoordinatorActor();
+    return out;
+  }
+
+ private:
+  mutable std::mutex mu_;
+  actors::CoordinatorActor current_;
+};
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "fleetwave";
+  return name;
+}
 
 }  // namespace
 
@@ -378,6 +416,8 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
                  caf::timespan{std::chrono::milliseconds(100)});
   caf::actor_system system(caf_config);
 
+  // The inputs a new term's coordinator starts from when they cannot be read again.
+  const actors::DaemonInputs startup_inputs = initial;
   actors::CoordinatorConfig coordinator_config;
   coordinator_config.services = &services;
   coordinator_config.load = [config_path] { return LoadDaemonInputs(config_path); };
@@ -412,11 +452,95 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     c.log = c.options.log;
     return actors::SpawnClusterActor(sys, std::move(c));
   };
-  actors::CoordinatorActor coordinator =
-      actors::SpawnCoordinator(system, std::move(coordinator_config));
+  CoordinatorSlot coordinators;
+  std::unique_ptr<Leadership> leadership;
+  // A standby has no coordinator: the watchdog's ping goes to this stand-in, so it still proves
+  // the scheduler makes progress.
+  caf::actor standby_pong;
+  if (!config.leader_election) {
+    coordinators.Set(actors::SpawnCoordinator(system, std::move(coordinator_config)));
+  } else {
+    auto* etcd_store = dynamic_cast<store::EtcdStore*>(store.get());
+    if (etcd_store == nullptr) {
+      err << "fleetwave run: " << config_path
+          << ": leaderElection: needs the state in etcd (state: etcd://...)\n";
+      return 1;
+    }
+    const std::string identity =
+        config.leader_election->identity.empty() ? HostName() : config.leader_election->identity;
+    store::EtcdUrlResult target = store::ParseEtcdUrl(state_url);
+    auto leader = std::make_unique<store::EtcdLeader>(
+        std::make_unique<store::EtcdClient>(
+            target.target,
+            store::EtcdTlsFiles{Resolve(config.etcd.ca_file, config_path),
+                                Resolve(config.etcd.cert_file, config_path),
+                                Resolve(config.etcd.key_file, config_path)},
+            // A renewal answered after half the lease is of little use, and the thread must
+            // stay responsive to a stop.
+            store::EtcdClientOptions{
+                1000, std::max<long>(1000, config.leader_election->lease_duration_seconds * 500)}),
+        identity, config.leader_election->lease_duration_seconds);
+    standby_pong = system.spawn([]() -> caf::behavior {
+      return {[](actors::ping_atom) { return actors::ping_atom::value; }};
+    });
+    LeadershipCallbacks callbacks;
+    callbacks.log = log_fn;
+    // Runs on the leadership thread (blocking: it reads the inputs from disk).
+    callbacks.lead = [&, etcd_store](int64_t term) {
+      // Fenced before anything can decide: every batch of this term commits only while the
+      // leader key's create_revision is `term` (store/etcd_leader.h).
+      etcd_store->Fence(term);
+      actors::CoordinatorConfig c = coordinator_config;
+      c.initial = LoadDaemonInputs(config_path);
+      if (!c.initial.config_errors.empty()) {
+        log("leader: " + config_path + " cannot be used now (" +
+            JoinLines(c.initial.config_errors) +
+            "); this term starts from the inputs read at start");
+        c.initial = startup_inputs;
+      }
+      coordinators.Set(actors::SpawnCoordinator(system, std::move(c)));
+    };
+    // The fence already refuses this term's batches; this stops the deciding work and returns
+    // once the coordinator ended (its children were told to exit).
+    callbacks.stand_by = [&] {
+      actors::CoordinatorActor stopping = coordinators.Take();
+      if (!stopping) return;
+      caf::scoped_actor self{system};
+      caf::anon_send(stopping, actors::stop_atom::value);
+      self->wait_for(stopping);
+      log("leader: standby; the coordinator of the ended term stopped");
+    };
+    callbacks.changed = [&metrics, &lifecycle, &board](const LeadershipView& view) {
+      metrics.Leadership(view.is_leader, view.changes);
+      lifecycle.SetRole(view.is_leader
+                            ? std::string("leader")
+                            : "standby, " +
+                                  (view.leader.empty() ? std::string("nobody") : view.leader) +
+                                  " leads");
+      // A standby answers reads and refuses mutations: it is up (a former leader's board
+      // keeps what its coordinator last published).
+      if (!view.is_leader) board.SetReady(true);
+    };
+    leadership = std::make_unique<Leadership>(
+        std::move(leader), identity,
+        std::chrono::seconds(config.leader_election->lease_duration_seconds), std::move(callbacks));
+  }
+  auto current_coordinator = [&coordinators, &standby_pong] {
+    caf::actor c = caf::actor_cast<caf::actor>(coordinators.Get());
+    return c ? c : standby_pong;
+  };
+  auto stop_actors = [&coordinators, &standby_pong] {
+    if (actors::CoordinatorActor c = coordinators.Take())
+      caf::anon_send(c, actors::stop_atom::value);
+    if (standby_pong) caf::anon_send_exit(standby_pong, caf::exit_reason::user_shutdown);
+  };
 
   // Mutations are answered by the actor that decides (operator_commands.h).
-  api::ApiServer api(board, MakeOperatorCommandHandler(system, coordinator, board));
+  api::ApiServer api(
+      board,
+      MakeOperatorCommandHandler(
+          system, [&coordinators]() -> actors::OperatorCommands { return coordinators.Get(); },
+          board));
   api::ApiServerOptions api_options;
   api_options.listen = config.listen_api;
   api_options.token_file = Resolve(config.api_token_file, config_path);
@@ -439,9 +563,15 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
            "connect reads every ApplicationSet and Application");
   }
   api_options.log = log_fn;
+  if (leadership) {
+    api_options.leader = [&leadership] {
+      const LeadershipView v = leadership->View();
+      return api::LeaderStatus{v.leader, v.self, v.is_leader};
+    };
+  }
   if (auto failed = api.Start(api_options)) {
     log("fleetwave run: the API cannot listen on " + config.listen_api + ": " + *failed);
-    caf::anon_send(coordinator, actors::stop_atom::value);
+    stop_actors();
     system.await_all_actors_done();
     return 1;
   }
@@ -459,7 +589,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   if (auto failed = metrics_server.Start(metrics_options)) {
     log("fleetwave run: the metrics cannot listen on " + config.listen_metrics + ": " + *failed);
     api.Stop();
-    caf::anon_send(coordinator, actors::stop_atom::value);
+    stop_actors();
     system.await_all_actors_done();
     return 1;
   }
@@ -469,6 +599,12 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   std::string watch_error;
   if (!events.Watch(config.application_sets, &watch_error) && !watch_error.empty()) {
     log("warning: " + watch_error + "; reload with SIGHUP");
+  }
+  if (leadership) {
+    log("fleetwave run: leader election as " + leadership->View().self + " (lease " +
+        std::to_string(config.leader_election->lease_duration_seconds) +
+        " s); deciding only while leading");
+    leadership->Start();
   }
   lifecycle.Started();
   // systemd's watchdog: ping three times per WatchdogSec; without one, STATUS= every 5 s.
@@ -480,7 +616,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
                        std::chrono::duration_cast<std::chrono::milliseconds>(*notify.watchdog / 3))
             : std::chrono::milliseconds(5000);
     heartbeat = std::make_unique<ServiceHeartbeat>(
-        system, coordinator, period, notify.watchdog.has_value(),
+        system, current_coordinator, period, notify.watchdog.has_value(),
         [&lifecycle] { lifecycle.Alive(); },
         [&lifecycle, &board] {
           ServiceCounts counts;
@@ -506,7 +642,11 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   for (;;) {
     const auto kind = events.Wait(pending_reload ? 200 : -1);
     if (kind == Events::Kind::kStop) break;
-    if (kind == Events::Kind::kReload) {
+    const actors::CoordinatorActor coordinator = coordinators.Get();
+    if (kind == Events::Kind::kReload && !coordinator) {
+      // A standby holds no inputs in force: a term it leads reads them afresh.
+      log("reload requested (SIGHUP): standby, the inputs are read when this instance leads");
+    } else if (kind == Events::Kind::kReload) {
       log("reload requested (SIGHUP)");
       lifecycle.ReloadRequested(++reload_ticket);
       caf::anon_send(coordinator, actors::reload_atom::value, reload_ticket);
@@ -516,7 +656,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
       pending_reload = true;
     } else if (kind == Events::Kind::kNone && pending_reload) {
       pending_reload = false;
-      caf::anon_send(coordinator, actors::reload_atom::value);
+      if (coordinator) caf::anon_send(coordinator, actors::reload_atom::value);
     }
   }
 
@@ -527,11 +667,14 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   const auto stop_deadline = std::chrono::steady_clock::now() + kStopBudget;
   log("fleetwave run: stopping");
   lifecycle.Stopping();
+  // First: no term starts or ends from here on (a standby must not win one while it stops); a
+  // leader keeps its lease until its work stopped, then resigns below.
+  if (leadership) leadership->Stop();
   heartbeat.reset();
   wedge.reset();  // a wedged scheduler could not stop the actors
   api.Stop();
   metrics_server.Stop();
-  caf::anon_send(coordinator, actors::stop_atom::value);
+  stop_actors();
   // Detached (not a std::async future, whose destructor would wait for it).
   auto actors_done = std::make_shared<std::promise<void>>();
   std::future<void> done = actors_done->get_future();
@@ -555,6 +698,8 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
         " blocking job(s) still running at the stop deadline, abandoned: " + names);
     std::_Exit(0);
   }
+  // Handed over at once rather than at the lease's expiry (an _Exit above leaves it to expire).
+  if (leadership) leadership->Resign();
   log("fleetwave run: stopped");
   return 0;
 }

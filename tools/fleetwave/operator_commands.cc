@@ -62,10 +62,25 @@ api::ApiCommandHandler MakeOperatorCommandHandler(caf::actor_system& system,
                                                   const actors::OperatorCommands& coordinator,
                                                   const actors::StatusBoard& board,
                                                   OperatorCommandOptions options) {
+  return MakeOperatorCommandHandler(
+      system, [coordinator] { return coordinator; }, board, options);
+}
+
+api::ApiCommandHandler MakeOperatorCommandHandler(caf::actor_system& system,
+                                                  std::function<actors::OperatorCommands()> current,
+                                                  const actors::StatusBoard& board,
+                                                  OperatorCommandOptions options) {
   auto waiting = std::make_shared<std::atomic<int>>(0);
-  return [&system, coordinator, &board, options, waiting](const api::ApiCommand& command) {
+  return [&system, current, &board, options, waiting](const api::ApiCommand& command) {
     const std::string what =
         command.kind + (command.target.empty() ? std::string() : " of " + command.target);
+    const actors::OperatorCommands coordinator = current();
+    if (!coordinator) {
+      return api::ApiCommandResult{
+          503, what +
+                   " refused: this instance is a standby (leader election); nothing was done, "
+                   "send it to the leader (GET /api/v1/leader)"};
+    }
     if (waiting->fetch_add(1) >= options.max_waiting) {
       waiting->fetch_sub(1);
       return api::ApiCommandResult{503, what + " refused: " + std::to_string(options.max_waiting) +

@@ -12,6 +12,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 
 #include <caf/actor.hpp>
@@ -33,5 +34,10 @@ api::ApiCommandHandler MakeOperatorCommandHandler(caf::actor_system& system,
                                                   const actors::OperatorCommands& coordinator,
                                                   const actors::StatusBoard& board,
                                                   OperatorCommandOptions options = {});
+// The same, asking `coordinator()`'s actor at each command (leader election: the coordinator
+// of the term this instance leads). No coordinator (a standby) answers 503.
+api::ApiCommandHandler MakeOperatorCommandHandler(
+    caf::actor_system& system, std::function<actors::OperatorCommands()> coordinator,
+    const actors::StatusBoard& board, OperatorCommandOptions options = {});
 
 }  // namespace fleetwave::cli

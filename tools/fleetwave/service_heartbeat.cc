@@ -6,15 +6,22 @@
 
 namespace fleetwave::cli {
 
-ServiceHeartbeat::ServiceHeartbeat(caf::actor_system& system, actors::HeartbeatTarget target,
+ServiceHeartbeat::ServiceHeartbeat(caf::actor_system& system, caf::actor target,
+                                   std::chrono::milliseconds period, bool ping,
+                                   std::function<void()> on_alive, std::function<void()> on_tick)
+    : ServiceHeartbeat(
+          system, [target = std::move(target)] { return target; }, period, ping,
+          std::move(on_alive), std::move(on_tick)) {}
+
+ServiceHeartbeat::ServiceHeartbeat(caf::actor_system& system, std::function<caf::actor()> target,
                                    std::chrono::milliseconds period, bool ping,
                                    std::function<void()> on_alive, std::function<void()> on_tick)
     : period_(period),
       ping_(ping),
       on_alive_(std::move(on_alive)),
       on_tick_(std::move(on_tick)),
-      target_(std::make_unique<actors::HeartbeatTarget>(std::move(target))) {
-  thread_ = std::thread([this, &system] { Loop(&system, target_.get()); });
+      target_(std::move(target)) {
+  thread_ = std::thread([this, &system] { Loop(&system); });
 }
 
 ServiceHeartbeat::~ServiceHeartbeat() { Stop(); }
@@ -28,7 +35,7 @@ void ServiceHeartbeat::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-void ServiceHeartbeat::Loop(caf::actor_system* system, actors::HeartbeatTarget* target) {
+void ServiceHeartbeat::Loop(caf::actor_system* system) {
   caf::scoped_actor self{*system};
   auto next = std::chrono::steady_clock::now();
   for (;;) {
@@ -37,7 +44,8 @@ void ServiceHeartbeat::Loop(caf::actor_system* system, actors::HeartbeatTarget* 
       bool answered = false;
       // The reply travels through the coordinator's mailbox and a scheduler thread: no reply
       // within the period means the actor system is not making progress.
-      self->request(*target, period_, actors::ping_atom::value)
+      const caf::actor target = target_();
+      self->request(target, period_, actors::ping_atom::value)
           .receive([&](actors::ping_atom) { answered = true; }, [&](caf::error&) {});
       if (answered && on_alive_) on_alive_();
     }

@@ -25,13 +25,15 @@
 #include <string>
 #include <thread>
 
-#include "actors/coordinator_interface.h"
-
 namespace fleetwave::cli {
 
 class ServiceHeartbeat {
  public:
-  ServiceHeartbeat(caf::actor_system& system, actors::HeartbeatTarget target,
+  ServiceHeartbeat(caf::actor_system& system, caf::actor target, std::chrono::milliseconds period,
+                   bool ping, std::function<void()> on_alive, std::function<void()> on_tick);
+  // The actor asked is `target()`'s at each ping (leader election: the coordinator of the term
+  // this instance leads, or a standby's stand-in).
+  ServiceHeartbeat(caf::actor_system& system, std::function<caf::actor()> target,
                    std::chrono::milliseconds period, bool ping, std::function<void()> on_alive,
                    std::function<void()> on_tick);
   ~ServiceHeartbeat();
@@ -42,13 +44,13 @@ class ServiceHeartbeat {
   void Stop();
 
  private:
-  void Loop(caf::actor_system* system, actors::HeartbeatTarget* target);
+  void Loop(caf::actor_system* system);
 
   std::chrono::milliseconds period_;
   bool ping_;
   std::function<void()> on_alive_;
   std::function<void()> on_tick_;
-  std::unique_ptr<actors::HeartbeatTarget> target_;
+  std::function<caf::actor()> target_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;

@@ -6,11 +6,13 @@
 
 namespace fleetwave::cli {
 
-std::string StatusText(const ServiceCounts& counts, bool last_reload_failed) {
+std::string StatusText(const ServiceCounts& counts, bool last_reload_failed,
+                       const std::string& role) {
   auto plural = [](size_t n, const char* one, const char* many) {
     return std::to_string(n) + " " + (n == 1 ? one : many);
   };
-  std::string text = plural(counts.appsets, "ApplicationSet", "ApplicationSets") + ", " +
+  std::string text = (role.empty() ? std::string() : role + "; ") +
+                     plural(counts.appsets, "ApplicationSet", "ApplicationSets") + ", " +
                      plural(counts.applications, "Application", "Applications") + ", " +
                      std::to_string(counts.clusters_up) + "/" + std::to_string(counts.clusters) +
                      " clusters up";
@@ -42,6 +44,19 @@ void ServiceLifecycle::CoordinatorReady() {
     ready_sent_ = true;
     SendStatusLocked("READY=1\n");
   }
+}
+
+void ServiceLifecycle::SetRole(const std::string& role) {
+  std::lock_guard<std::mutex> lock(mu_);
+  role_ = role;
+  if (stopping_) return;
+  if (role.rfind("standby", 0) == 0) coordinator_ready_ = true;
+  if (started_ && coordinator_ready_ && !ready_sent_) {
+    ready_sent_ = true;
+    SendStatusLocked("READY=1\n");
+    return;
+  }
+  if (ready_sent_) SendStatusLocked("");
 }
 
 void ServiceLifecycle::Started() {
@@ -95,7 +110,7 @@ void ServiceLifecycle::Stopping() {
 }
 
 void ServiceLifecycle::SendStatusLocked(const std::string& prefix) {
-  const std::string status = StatusText(counts_, last_reload_failed_);
+  const std::string status = StatusText(counts_, last_reload_failed_, role_);
   if (prefix.empty() && status == last_status_) return;
   last_status_ = status;
   send_(prefix + "STATUS=" + status);

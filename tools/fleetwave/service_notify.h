@@ -2,7 +2,8 @@
 // fleetwave.service's Type=notify. ServiceLifecycle turns the daemon's events into the protocol's
 // messages:
 //   READY=1        once the coordinator published the first load AND the API listens;
-//   STATUS=...     the counts of ApplicationSets, Applications and clusters up, on change;
+//   STATUS=...     the counts of ApplicationSets, Applications and clusters up, on change
+//                  (with leader election after "leader; " or "standby, ID leads; ");
 //   RELOADING=1    on SIGHUP, then READY=1 when the reload that covers that SIGHUP finished
 //                  (systemd 252 has no Type=notify-reload: `systemctl reload` waits for it);
 //   WATCHDOG=1     only when the heartbeat's ping came back through the actor system
@@ -34,8 +35,10 @@ struct ServiceCounts {
   size_t clusters_up = 0;
 };
 
-// "2 ApplicationSets, 14 Applications, 3/4 clusters up" (+ "; last reload failed").
-std::string StatusText(const ServiceCounts& counts, bool last_reload_failed);
+// "2 ApplicationSets, 14 Applications, 3/4 clusters up" (+ "; last reload failed"), after
+// "<role>; " when `role` is set (leader election: "leader", "standby, host-b leads").
+std::string StatusText(const ServiceCounts& counts, bool last_reload_failed,
+                       const std::string& role = "");
 
 // How the service manager is reached, read once from the environment at startup.
 struct NotifyEnvironment {
@@ -66,6 +69,9 @@ class ServiceLifecycle {
   void Alive();
   // Sends STATUS= when the text changed since the last one sent.
   void UpdateStatus(const ServiceCounts& counts);
+  // Leader election: the role STATUS= starts with; a standby is ready (READY=1) once it knows
+  // it is one, as it never starts a coordinator to report CoordinatorReady.
+  void SetRole(const std::string& role);
   void Stopping();
 
  private:
@@ -80,6 +86,7 @@ class ServiceLifecycle {
   uint64_t reload_pending_ = 0;  // the SIGHUP ticket awaiting READY=1; 0: none
   bool last_reload_failed_ = false;
   ServiceCounts counts_;
+  std::string role_;
   std::string last_status_;
 };
 

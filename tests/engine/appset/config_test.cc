@@ -45,6 +45,25 @@ cacheDir: /var/cache/fleetwave
   EXPECT_EQ(r.config.etcd.max_request_bytes, 8u * 1024 * 1024);
 }
 
+TEST(Config, LeaderElectionWithAnEtcdState) {
+  auto r = Decode(R"(state: etcd://10.0.0.1:2379/fleetwave
+leaderElection: {leaseDuration: 15s, identity: host-a.example}
+)");
+  ASSERT_TRUE(r.issues.empty()) << FormatIssue(r.issues[0]);
+  ASSERT_TRUE(r.config.leader_election.has_value());
+  EXPECT_EQ(r.config.leader_election->lease_duration_seconds, 15);
+  EXPECT_EQ(r.config.leader_election->identity, "host-a.example");
+}
+
+TEST(Config, LeaderElectionDefaults) {
+  EXPECT_FALSE(Decode("").config.leader_election.has_value()) << "off unless configured";
+  auto r = Decode("state: etcds://a:1/fw\nleaderElection: {}\n");
+  ASSERT_TRUE(r.issues.empty()) << FormatIssue(r.issues[0]);
+  ASSERT_TRUE(r.config.leader_election.has_value());
+  EXPECT_EQ(r.config.leader_election->lease_duration_seconds, 10);
+  EXPECT_EQ(r.config.leader_election->identity, "") << "empty: the daemon uses the host name";
+}
+
 TEST(Config, EveryFieldIsDecoded) {
   auto r = Decode(R"(kubeconfig: [/a, /b]
 clusters:
@@ -154,6 +173,30 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{"EtcdCertWithoutKey", "state: etcds://a:1/fw\netcd: {certFile: c.pem}\n",
                   "fleetwave.yaml:2:7: etcd: certFile and keyFile go together (a client "
                   "certificate and its key)"},
+        ErrorCase{"LeaderElectionOnSqlite",
+                  "state: sqlite:///s.db\nleaderElection: {leaseDuration: 10s}\n",
+                  "fleetwave.yaml:2:17: leaderElection: needs the state in etcd (state: "
+                  "etcd://... or etcds://...; state is \"sqlite:///s.db\")"},
+        ErrorCase{"LeaderElectionWithTheDefaultState", "leaderElection: {}\n",
+                  "fleetwave.yaml:1:17: leaderElection: needs the state in etcd (state: "
+                  "etcd://... or etcds://...; state is \"sqlite:///var/lib/fleetwave/state.db\")"},
+        ErrorCase{"LeaseTooShort", "state: etcd://a:1/fw\nleaderElection: {leaseDuration: 1s}\n",
+                  "fleetwave.yaml:2:33: leaderElection.leaseDuration: must be at least 2s "
+                  "(etcd's shortest lease with default flags)"},
+        ErrorCase{"LeaseNotADuration",
+                  "state: etcd://a:1/fw\nleaderElection: {leaseDuration: ten}\n",
+                  "fleetwave.yaml:2:33: leaderElection.leaseDuration: invalid duration \"ten\" "
+                  "(examples: 90s, 10m, 1h30m)"},
+        ErrorCase{"IdentityWithASpace",
+                  "state: etcd://a:1/fw\nleaderElection: {identity: 'host a'}\n",
+                  "fleetwave.yaml:2:28: leaderElection.identity: \"host a\" is not an identity "
+                  "(1 to 253 printable characters without spaces; default: the host name)"},
+        ErrorCase{"IdentityNotAString", "state: etcd://a:1/fw\nleaderElection: {identity: [a]}\n",
+                  "fleetwave.yaml:2:28: leaderElection.identity: wrong type: expected string, "
+                  "got array"},
+        ErrorCase{"UnknownLeaderElectionKey",
+                  "state: etcd://a:1/fw\nleaderElection: {lease: 10s}\n",
+                  "fleetwave.yaml:2:18: leaderElection.lease: unknown field \"lease\""},
         ErrorCase{"UnknownWorkloadKind", "workloads: {kinds: [Rollout]}\n",
                   "fleetwave.yaml:1:21: workloads.kinds[0]: unsupported value \"Rollout\" "
                   "(supported: CloneSet, "

@@ -1,0 +1,169 @@
+"""Leader election (issue 28, failover): two `fleetwave run` on one etcd prefix (a real etcd
+started here), the guestbook rollout over three kubesim clusters.
+
+- Exactly one leader: both instances' GET /api/v1/leader name the same one, and the standby
+  refuses a mutation with 503 naming it.
+- The leader killed -9 mid-rollout: the standby leads within leaseDuration + 3 s, and the
+  rollout finishes from the committed state with the wave order held and no duplicate apply
+  (kubesim's audit: no write repeats the content of the object's previous write).
+- The leader frozen (SIGSTOP) past its lease: the standby takes over; thawed (SIGCONT), the
+  former leader reports standby, and still no write repeats content (its fenced batches are
+  refused, and it stopped its coordinator)."""
+import copy
+import os
+import signal
+import sys
+import time
+import unittest
+
+import yaml
+
+from daemon_harness import DaemonEnv, appset_yaml, check_wave_order, object_key, wait_for
+from etcd_state_e2e_test import Etcd
+
+STEPS = [["sim-0"], ["sim-1"], ["sim-2"]]
+LEASE = 3  # seconds: etcd's minimum is 2
+TAKEOVER_BOUND = LEASE + 3.0
+
+
+def content_of(a):
+    return (a.get("annotations") or {}).get("fleetwave.io/applied-hash") or a.get("bodyHash")
+
+
+def second_instance(env, identity):
+    """Another `fleetwave run` beside `env`'s: the same kubesim, repository, ApplicationSet
+    directory and etcd prefix, its own config file (identity, cache), log and API port."""
+    other = copy.copy(env)
+    with open(env.config_path) as f:
+        config = yaml.safe_load(f)
+    config["leaderElection"] = dict(config["leaderElection"], identity=identity)
+    config["cacheDir"] = "cache-" + identity
+    other.config_path = os.path.join(env.config_dir, "fleetwave-%s.yaml" % identity)
+    with open(other.config_path, "w") as f:
+        yaml.safe_dump(config, f, sort_keys=False)
+    other.log_path = os.path.join(env.dir, "daemon-%s.log" % identity)
+    other.proc, other.api, other.starts = None, None, 0
+    return other
+
+
+def leader_view(instance):
+    status, body = instance.http("GET", "/api/v1/leader")
+    return body if status == 200 and isinstance(body, dict) else None
+
+
+def metric(instance, name):
+    for line in instance.metrics_text().splitlines():
+        if line.startswith(name + " "):
+            return float(line.split()[1])
+    return None
+
+
+class LeaderFailover(unittest.TestCase):
+    def setUp(self):
+        self.etcd = Etcd(flags=["--max-txn-ops=1024"])
+        self.addCleanup(self.etcd.close)
+        self.a = DaemonEnv(clusters=3, kubesim_args=("--ready-ms", "1500"),
+                           state="etcd://127.0.0.1:%d/fleetwave" % self.etcd.port,
+                           extra_config={"etcd": {"maxTxnOps": 1024}, "cacheDir": "cache-a",
+                                         "leaderElection": {"leaseDuration": "%ds" % LEASE,
+                                                            "identity": "host-a"}})
+        self.addCleanup(self.a.close)  # last: stops kubesim and removes the directory
+        self.b = second_instance(self.a, "host-b")
+        self.addCleanup(self.b.stop)
+        self.addCleanup(self._stop_frozen)
+        self.a.write_appset("guestbook.yaml", appset_yaml(
+            "guestbook", self.a.elements(["env-dev", "env-qa", "env-prod"]),
+            steps=[(["env-dev"], None), (["env-qa"], None), (["env-prod"], None)],
+            repo_url=self.a.repo_url))
+
+    def _stop_frozen(self):
+        # A test that fails while `a` is stopped must not leave it frozen.
+        if self.a.proc is not None and self.a.proc.poll() is None:
+            self.a.proc.send_signal(signal.SIGCONT)
+
+    def start_both(self):
+        """`a` first, so it leads; then `b`, a standby. Both views agree on one leader."""
+        self.a.start()
+        wait_for(lambda: (leader_view(self.a) or {}).get("isLeader"), timeout=15,
+                 what=lambda: "host-a to lead\n" + self.a.log_tail())
+        self.b.start()
+        wait_for(lambda: (leader_view(self.b) or {}).get("leader") == "host-a", timeout=15,
+                 what=lambda: "host-b to see host-a lead: %s\n%s"
+                 % (leader_view(self.b), self.b.log_tail()))
+        self.assertEqual(leader_view(self.a),
+                         {"leader": "host-a", "self": "host-a", "isLeader": True})
+        self.assertEqual(leader_view(self.b),
+                         {"leader": "host-a", "self": "host-b", "isLeader": False})
+        # The standby changes nothing and says who does.
+        status, body = self.b.http("POST", "/api/v1/applicationsets/guestbook/pause",
+                                   token=self.b.token)
+        self.assertEqual(status, 503, body)
+        self.assertEqual(body.get("leader"), "host-a", body)
+        self.assertEqual(metric(self.a, "fleetwave_leader"), 1)
+        self.assertEqual(metric(self.b, "fleetwave_leader"), 0)
+
+    def wait_first_wave(self):
+        wait_for(lambda: self.a.applies("sim-0"), timeout=60,
+                 what=lambda: "the first wave applied\n" + self.a.log_tail())
+        self.assertFalse(self.a.rollout_completed("guestbook"))
+
+    def wait_takeover(self, since):
+        wait_for(lambda: (leader_view(self.b) or {}).get("isLeader"), timeout=TAKEOVER_BOUND + 5,
+                 interval=0.05, what=lambda: "host-b to lead\n" + self.b.log_tail())
+        took = time.monotonic() - since
+        print("leader_failover: host-b led %.2f s after host-a stopped (lease %d s)"
+              % (took, LEASE), file=sys.stderr)
+        self.assertLessEqual(took, TAKEOVER_BOUND, "takeover slower than the lease + 3 s")
+
+    def check_rollout(self):
+        self.b.wait_completed_at(self.b.head(), "guestbook", timeout=180)
+        applies = self.b.applies()
+        self.assertEqual(sorted({a["cluster"] for a in applies}), self.b.clusters)
+        violations = check_wave_order(applies, self.b.available_events(), STEPS)
+        self.assertEqual(violations, [], "\n".join(violations))
+        last, repeats = {}, []
+        for a in applies:
+            key, content = object_key(a), content_of(a)
+            if last.get(key) == content:
+                repeats.append("%s re-applied at %s with the content already live (%s)"
+                               % (key, a["time"], content))
+            last[key] = content
+        self.assertEqual(repeats, [], "\n".join(repeats))
+
+    def test_kill9_of_the_leader_mid_rollout(self):
+        self.start_both()
+        self.wait_first_wave()
+        self.a.kill9()
+        self.wait_takeover(time.monotonic())
+        self.check_rollout()
+        self.assertEqual(metric(self.b, "fleetwave_leader"), 1)
+        self.assertEqual(metric(self.b, "fleetwave_leader_changes_total"), 1)
+
+    def test_a_frozen_leader_thaws_as_a_standby_and_writes_nothing(self):
+        self.start_both()
+        self.wait_first_wave()
+        self.a.proc.send_signal(signal.SIGSTOP)
+        self.wait_takeover(time.monotonic())
+        # Frozen past its lease (the takeover proves etcd expired it); now thawed.
+        before_thaw = len(self.a.log().splitlines())
+        self.a.proc.send_signal(signal.SIGCONT)
+        wait_for(lambda: leader_view(self.a) == {"leader": "host-b", "self": "host-a",
+                                                 "isLeader": False},
+                 timeout=10, what=lambda: "host-a to report standby: %s\n%s"
+                 % (leader_view(self.a), self.a.log_tail()))
+        self.assertIn("leader: stepping down to standby", self.a.log())
+        # Thawed, it decided and applied nothing (its log says what it would have done).
+        acted = [line for line in self.a.log().splitlines()[before_thaw:]
+                 if any(w in line for w in ("applying", "sync started", "promoted", "deleting",
+                                            "step ", "Succeeded"))]
+        self.assertEqual(acted, [], "\n".join(acted))
+        self.assertEqual(metric(self.a, "fleetwave_leader"), 0)
+        self.assertEqual(metric(self.a, "fleetwave_leader_changes_total"), 2)
+        status, body = self.a.http("POST", "/api/v1/applicationsets/guestbook/pause",
+                                   token=self.a.token)
+        self.assertEqual((status, body.get("leader")), (503, "host-b"), body)
+        self.check_rollout()
+
+
+if __name__ == "__main__":
+    unittest.main()
