@@ -472,6 +472,24 @@ def object_key(a):
     return (a["cluster"], a["resource"], a.get("namespace", ""), a["name"])
 
 
+def content_of(a):
+    """What an audited write put on the object: fleetwave's applied hash, else the body's."""
+    return (a.get("annotations") or {}).get("fleetwave.io/applied-hash") or a.get("bodyHash")
+
+
+def repeated_applies(applies):
+    """The writes that repeated the content the object's previous write had put there (a
+    duplicate apply), one line each."""
+    last, repeats = {}, []
+    for a in applies:
+        key, content = object_key(a), content_of(a)
+        if last.get(key) == content:
+            repeats.append("%s re-applied at %s with the content already live (%s)"
+                           % (key, a["time"], content))
+        last[key] = content
+    return repeats
+
+
 def available_at(events, cluster, namespace, name, generation, after):
     """The first time (>= `after`) the Deployment was available at `generation` or later."""
     for e in events:

@@ -12,13 +12,10 @@ import collections
 import re
 import unittest
 
-from daemon_harness import DaemonEnv, appset_yaml, check_wave_order, object_key
+from daemon_harness import DaemonEnv, appset_yaml, check_wave_order, content_of, object_key
 
 STEPS = [["sim-0"], ["sim-1"], ["sim-2"]]
 
-
-def content_of(a):
-    return (a.get("annotations") or {}).get("fleetwave.io/applied-hash") or a.get("bodyHash")
 
 
 class FaultyClusters(unittest.TestCase):

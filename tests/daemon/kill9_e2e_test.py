@@ -15,15 +15,12 @@ import sys
 import time
 import unittest
 
-from daemon_harness import DaemonEnv, appset_yaml, check_wave_order, object_key
+from daemon_harness import DaemonEnv, appset_yaml, check_wave_order, repeated_applies
 
 STEPS = [["sim-0"], ["sim-1"], ["sim-2"]]
 KILLS = 10
 SEED = int(os.environ.get("DAEMON_E2E_SEED", "1307"))
 
-
-def content_of(a):
-    return (a.get("annotations") or {}).get("fleetwave.io/applied-hash") or a.get("bodyHash")
 
 
 class KillNine(unittest.TestCase):
@@ -59,14 +56,7 @@ class KillNine(unittest.TestCase):
         violations = check_wave_order(applies, env.available_events(), STEPS)
         self.assertEqual(violations, [], "\n".join(violations))
 
-        last = {}
-        repeats = []
-        for a in applies:
-            key, content = object_key(a), content_of(a)
-            if last.get(key) == content:
-                repeats.append("%s re-applied at %s with the content already live (%s)"
-                               % (key, a["time"], content))
-            last[key] = content
+        repeats = repeated_applies(applies)
         self.assertEqual(repeats, [], "\n".join(repeats))
 
 

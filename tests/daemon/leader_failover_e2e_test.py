@@ -18,16 +18,13 @@ import unittest
 
 import yaml
 
-from daemon_harness import DaemonEnv, appset_yaml, check_wave_order, object_key, wait_for
+from daemon_harness import DaemonEnv, appset_yaml, check_wave_order, repeated_applies, wait_for
 from etcd_state_e2e_test import Etcd
 
 STEPS = [["sim-0"], ["sim-1"], ["sim-2"]]
 LEASE = 3  # seconds: etcd's minimum is 2
 TAKEOVER_BOUND = LEASE + 3.0
 
-
-def content_of(a):
-    return (a.get("annotations") or {}).get("fleetwave.io/applied-hash") or a.get("bodyHash")
 
 
 def second_instance(env, identity):
@@ -121,13 +118,7 @@ class LeaderFailover(unittest.TestCase):
         self.assertEqual(sorted({a["cluster"] for a in applies}), self.b.clusters)
         violations = check_wave_order(applies, self.b.available_events(), STEPS)
         self.assertEqual(violations, [], "\n".join(violations))
-        last, repeats = {}, []
-        for a in applies:
-            key, content = object_key(a), content_of(a)
-            if last.get(key) == content:
-                repeats.append("%s re-applied at %s with the content already live (%s)"
-                               % (key, a["time"], content))
-            last[key] = content
+        repeats = repeated_applies(applies)
         self.assertEqual(repeats, [], "\n".join(repeats))
 
     def test_kill9_of_the_leader_mid_rollout(self):

@@ -53,15 +53,17 @@ void Leadership::Resign() {
     callbacks_.log(resigned.ok() ? "leader: " + now.self + " resigned (a standby takes over now)"
                                  : resigned.message + " (a standby takes over when it expires)");
   }
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    view_.is_leader = false;
-    view_.leader.clear();
-    view_.term = 0;
-    ++view_.changes;
-    now = view_;
-  }
+  now = EndTerm();
   if (callbacks_.changed) callbacks_.changed(now);
+}
+
+LeadershipView Leadership::EndTerm() {
+  std::lock_guard<std::mutex> lock(mu_);
+  view_.is_leader = false;
+  view_.leader.clear();
+  view_.term = 0;
+  ++view_.changes;
+  return view_;
 }
 
 LeadershipView Leadership::View() const {
@@ -150,15 +152,7 @@ bool Leadership::Renew() {
     }
   }
   if (callbacks_.log) callbacks_.log("leader: stepping down to standby: " + lost);
-  LeadershipView now;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    view_.is_leader = false;
-    view_.leader.clear();
-    view_.term = 0;
-    ++view_.changes;
-    now = view_;
-  }
+  const LeadershipView now = EndTerm();
   // The view says standby before the deciding work stops, so the API refuses mutations at once.
   if (callbacks_.changed) callbacks_.changed(now);
   if (callbacks_.stand_by) callbacks_.stand_by();

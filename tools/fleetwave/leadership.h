@@ -70,6 +70,8 @@ class Leadership {
   bool Campaign();
   bool Renew();
   bool WaitPeriod();  // false: stopping
+  // Records the end of this instance's term and returns the view to announce.
+  LeadershipView EndTerm();
 
   std::unique_ptr<store::EtcdLeader> leader_;
   const std::chrono::seconds lease_;

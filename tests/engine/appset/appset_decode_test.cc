@@ -3,6 +3,7 @@
 
 #include "engine/appset.h"
 #include "engine/yaml_json.h"
+#include "tests/engine/appset/decode_testing.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -33,18 +34,8 @@ std::string Set(const std::string& extra) {
   return doc;
 }
 
-DecodedApplicationSet Decode(const std::string& text) {
-  auto docs = LoadYamlDocuments(text, "set.yaml");
-  EXPECT_TRUE(docs.issues.empty());
-  EXPECT_EQ(docs.documents.size(), 1u);
-  return DecodeApplicationSet(docs.documents.at(0), "set.yaml");
-}
-
-std::vector<std::string> Messages(const Issues& issues) {
-  std::vector<std::string> out;
-  for (const auto& i : issues) out.push_back(FormatIssue(i));
-  return out;
-}
+DecodedApplicationSet Decode(const std::string& text) { return testing::DecodeSetYaml(text); }
+std::vector<std::string> Messages(const Issues& issues) { return testing::IssueMessages(issues); }
 
 TEST(AppSetDecode, StrategyFieldsAreDecodedAsWritten) {
   auto r =

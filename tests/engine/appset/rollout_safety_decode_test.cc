@@ -6,6 +6,7 @@
 #include "engine/appset.h"
 #include "engine/strategy_json.h"
 #include "engine/yaml_json.h"
+#include "tests/engine/appset/decode_testing.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -38,18 +39,8 @@ std::string Set(const std::string& fields) {
          fields;
 }
 
-DecodedApplicationSet Decode(const std::string& text) {
-  auto docs = LoadYamlDocuments(text, "set.yaml");
-  EXPECT_TRUE(docs.issues.empty());
-  EXPECT_EQ(docs.documents.size(), 1u);
-  return DecodeApplicationSet(docs.documents.at(0), "set.yaml");
-}
-
-std::vector<std::string> Messages(const Issues& issues) {
-  std::vector<std::string> out;
-  for (const auto& i : issues) out.push_back(FormatIssue(i));
-  return out;
-}
+DecodedApplicationSet Decode(const std::string& text) { return testing::DecodeSetYaml(text); }
+std::vector<std::string> Messages(const Issues& issues) { return testing::IssueMessages(issues); }
 
 TEST(RolloutSafetyDecode, AStepWithoutTheFieldsHasNoBudgetAndNoSoak) {
   auto r = Decode(Set(""));

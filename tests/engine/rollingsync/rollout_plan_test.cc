@@ -7,7 +7,7 @@
 
 #include "engine/rollout_steps.h"
 #include "tests/engine/rollingsync/builders.h"
-#include "tests/engine/rollingsync/plan_oracle.h"
+#include "tests/engine/rollingsync/plan_scenario.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -15,20 +15,8 @@ namespace {
 using namespace testing_builders;
 using S = RolloutAppState;
 
-const Time kNow = T("2026-03-01T12:00:00Z");
-
-struct Scenario {
-  ApplicationSet set;
-  std::vector<Application> live;
-
-  void Entries(const std::vector<AppRolloutStatus>& entries) {
-    Json list = Json::array();
-    for (const auto& e : entries) list.push_back(EncodeAppRolloutStatus(e));
-    set.status["applicationStatus"] = list;
-  }
-  void Rollout(const RolloutState& state) { set.status["rollout"] = EncodeRolloutState(state); }
-  PlanResult Run(Time now = kNow) const { return PlanChecked(set, DesiredOf(live), live, now); }
-};
+const Time kNow = kPlanNow;
+using Scenario = PlanScenario;
 
 // Two steps; step 1 = a, b; step 2 = c.
 Scenario TwoSteps() {
@@ -38,20 +26,6 @@ Scenario TwoSteps() {
   s.Entries(
       {Entry("a", S::kWaiting, "1"), Entry("b", S::kWaiting, "1"), Entry("c", S::kWaiting, "2")});
   return s;
-}
-
-const AppRolloutStatus& EntryOf(const PlanResult& r, const std::string& app) {
-  for (const auto& e : r.application_status) {
-    if (e.application == app) return e;
-  }
-  throw std::runtime_error("no entry for " + app);
-}
-
-const AppSetCondition& ConditionOf(const PlanResult& r, const std::string& type) {
-  for (const auto& c : r.conditions) {
-    if (c.type == type) return c;
-  }
-  throw std::runtime_error("no condition " + type);
 }
 
 TEST(Pause, BlocksPromotionsAndSyncStartsAndReportsTheStep) {

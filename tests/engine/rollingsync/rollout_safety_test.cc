@@ -7,7 +7,7 @@
 #include "engine/max_failures.h"
 #include "engine/rollout_plan.h"
 #include "tests/engine/rollingsync/builders.h"
-#include "tests/engine/rollingsync/plan_oracle.h"
+#include "tests/engine/rollingsync/plan_scenario.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -16,40 +16,11 @@ using namespace testing_builders;
 using S = RolloutAppState;
 using std::chrono::seconds;
 
-const Time kNow = T("2026-03-01T12:00:00Z");
-
-struct Scenario {
-  ApplicationSet set;
-  std::vector<Application> live;
-
-  void Entries(const std::vector<AppRolloutStatus>& entries) {
-    Json list = Json::array();
-    for (const auto& e : entries) list.push_back(EncodeAppRolloutStatus(e));
-    set.status["applicationStatus"] = list;
-  }
-  void Rollout(const RolloutState& state) { set.status["rollout"] = EncodeRolloutState(state); }
-  PlanResult Run(Time now = kNow) const { return PlanChecked(set, DesiredOf(live), live, now); }
-  // The next decision reads this one's status back, as the daemon does.
-  void Continue(const PlanResult& r) { set.status = PlanStatusJson(r); }
-  Application& App(const std::string& name) {
-    for (auto& a : live)
-      if (a.name == name) return a;
-    throw std::runtime_error("no app " + name);
-  }
-};
-
-const AppRolloutStatus& EntryOf(const PlanResult& r, const std::string& app) {
-  for (const auto& e : r.application_status) {
-    if (e.application == app) return e;
-  }
-  throw std::runtime_error("no entry for " + app);
-}
+const Time kNow = kPlanNow;
+using Scenario = PlanScenario;
 
 const AppSetCondition& Progressing(const PlanResult& r) {
-  for (const auto& c : r.conditions) {
-    if (c.type == "RolloutProgressing") return c;
-  }
-  throw std::runtime_error("no RolloutProgressing condition");
+  return ConditionOf(r, "RolloutProgressing");
 }
 
 RolloutState AtStep(int step) {
