@@ -22,6 +22,7 @@
 #include "engine/yaml_json.h"
 #include "metrics/metrics.h"
 #include "tests/metrics/local_http.h"
+#include "tests/test_paths.h"
 
 namespace fleetwave::metrics {
 namespace {
@@ -159,7 +160,7 @@ TEST(PrometheusAlertTest, ProgressDeadlineExceededFiresAndResolves) {
 
   // The shipped rules, with every `for:` cut to 2s so the test takes seconds, not minutes.
   const std::string rules = std::regex_replace(
-      ReadAll(fs::path(FLEETWAVE_SOURCE_DIR) / "examples/prometheus/alerts.yaml"),
+      ReadAll(fs::path(::fleetwave::test_paths::SourceDir()) / "examples/prometheus/alerts.yaml"),
       std::regex(R"(for: \d+[smh])"), "for: 2s");
   PrometheusProcess prom;
   std::string error;

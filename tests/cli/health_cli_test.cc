@@ -6,12 +6,13 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/test_paths.h"
 #include "tools/fleetwave/commands.h"
 
 namespace fleetwave::cli {
 namespace {
 
-const std::string kHealth = std::string(FLEETWAVE_TESTDATA_DIR) + "/health/";
+const std::string kHealth = ::fleetwave::test_paths::TestdataDir() + "/health/";
 
 TEST(HealthCli, Outputs) {
   struct Case {
@@ -28,7 +29,7 @@ TEST(HealthCli, Outputs) {
        "partition ready: 4 of 10 pods updated and available\"\n}\n"},
       {"any other kind exists, so it is healthy", kHealth + "configmap.json",
        "{\n  \"status\": \"Healthy\",\n  \"message\": \"\"\n}\n"},
-      {"YAML input", std::string(FLEETWAVE_TESTDATA_DIR) + "/progress/statefulset-ondelete.yaml",
+      {"YAML input", ::fleetwave::test_paths::TestdataDir() + "/progress/statefulset-ondelete.yaml",
        "{\n  \"status\": \"Healthy\",\n  \"message\": \"statefulset has 3 ready pods (0 "
        "updated)\"\n}\n"},
   };

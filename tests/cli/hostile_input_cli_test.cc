@@ -9,12 +9,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "tests/test_paths.h"
 #include "tools/fleetwave/commands.h"
 
 namespace fleetwave::cli {
 namespace {
 
-const std::string kHostile = std::string(FLEETWAVE_TESTDATA_DIR) + "/hostile/";
+const std::string kHostile = ::fleetwave::test_paths::TestdataDir() + "/hostile/";
 
 struct Result {
   int code;

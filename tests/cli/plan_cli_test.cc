@@ -10,6 +10,7 @@
 
 #include "engine/yaml_json.h"
 #include "tests/engine/rollingsync/vector_expect.h"
+#include "tests/test_paths.h"
 #include "tools/fleetwave/commands.h"
 
 namespace fleetwave::cli {
@@ -19,7 +20,7 @@ namespace fs = std::filesystem;
 using engine::Json;
 using namespace engine::vector_expect;
 
-const std::string kTestdata = FLEETWAVE_TESTDATA_DIR "/plan/";
+const std::string kTestdata = ::fleetwave::test_paths::TestdataDir() + "/plan/";
 
 class TempDir {
  public:

@@ -8,12 +8,13 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/test_paths.h"
 #include "tools/fleetwave/commands.h"
 
 namespace fleetwave::cli {
 namespace {
 
-const std::string kData = std::string(FLEETWAVE_TESTDATA_DIR) + "/progress/";
+const std::string kData = ::fleetwave::test_paths::TestdataDir() + "/progress/";
 
 struct CliRun {
   int rc;
@@ -146,9 +147,9 @@ TEST(ProgressCli, Errors) {
        1,
        kData + "broken.yaml:7:15: illegal map value\n"},
       {"unsupported kind",
-       {"-f", std::string(FLEETWAVE_TESTDATA_DIR) + "/health/job-failed.json"},
+       {"-f", ::fleetwave::test_paths::TestdataDir() + "/health/job-failed.json"},
        1,
-       std::string(FLEETWAVE_TESTDATA_DIR) +
+       ::fleetwave::test_paths::TestdataDir() +
            "/health/job-failed.json: unsupported kind \"Job\" (batch/v1); supported: CloneSet "
            "(apps.kruise.io), StatefulSet, DaemonSet, Deployment\n"},
       {"bad --now",

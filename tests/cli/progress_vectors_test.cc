@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "tests/test_paths.h"
 #include "tools/fleetwave/commands.h"
 
 namespace fleetwave::cli {
@@ -21,7 +22,7 @@ using nlohmann::json;
 
 std::vector<fs::path> VectorFiles() {
   std::vector<fs::path> files;
-  const fs::path dir = fs::path(FLEETWAVE_VECTORS_DIR) / "progress";
+  const fs::path dir = fs::path(::fleetwave::test_paths::VectorsDir()) / "progress";
   if (!fs::is_directory(dir)) return files;
   for (const auto& e : fs::directory_iterator(dir)) {
     if (e.path().extension() == ".json") files.push_back(e.path());

@@ -9,6 +9,7 @@
 
 #include "engine/yaml_json.h"
 #include "tests/sources/git_servers.h"
+#include "tests/test_paths.h"
 #include "tools/fleetwave/commands.h"
 
 namespace fleetwave::cli {
@@ -31,7 +32,7 @@ TEST(RemoteRepositoryCli, GenerateReadsAGitGeneratorsRemoteThroughTheCache) {
   const std::string url = server.Url("repo.git");
   WriteFile(root + "/config/git-password", "cli-pass-1618\n");
   WriteFile(root + "/config/fleetwave.yaml",
-            "kubeconfig: " + std::string(FLEETWAVE_TESTDATA_DIR) +
+            "kubeconfig: " + ::fleetwave::test_paths::TestdataDir() +
                 "/kubeconfig/kubectl-built.yaml\n"
                 "repositories:\n"
                 "  - url: " +

@@ -12,6 +12,7 @@
 #include "engine/tracking.h"
 #include "engine/yaml_json.h"
 #include "tests/sources/git_repo.h"
+#include "tests/test_paths.h"
 #include "tools/fleetwave/commands.h"
 
 namespace fleetwave::cli {
@@ -22,7 +23,7 @@ using sources::testing::GitRepo;
 using sources::testing::TempDir;
 namespace fs = std::filesystem;
 
-const std::string kSource = FLEETWAVE_SOURCE_DIR;
+const std::string kSource = ::fleetwave::test_paths::SourceDir();
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);

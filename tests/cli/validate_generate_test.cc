@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/yaml_json.h"
+#include "tests/test_paths.h"
 #include "tools/fleetwave/commands.h"
 
 namespace fleetwave::cli {
@@ -31,8 +32,8 @@ CommandResult Generate(const Argv& args) {
   return {code, out.str(), err.str()};
 }
 
-const std::string kData = FLEETWAVE_TESTDATA_DIR;
-const std::string kSource = FLEETWAVE_SOURCE_DIR;
+const std::string kData = ::fleetwave::test_paths::TestdataDir();
+const std::string kSource = ::fleetwave::test_paths::SourceDir();
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "engine/time.h"
+#include "tests/test_paths.h"
 
 namespace fleetwave::clients {
 namespace {
@@ -20,7 +21,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kPlugin = std::string(FLEETWAVE_TESTDATA_DIR) + "/kubeconfig/exec-plugin.sh";
+const std::string kPlugin = ::fleetwave::test_paths::TestdataDir() + "/kubeconfig/exec-plugin.sh";
 
 ClusterConfig ExecCluster(const std::string& api_version,
                           std::vector<std::pair<std::string, std::string>> env) {

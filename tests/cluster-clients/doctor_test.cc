@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/cluster-clients/kubesim_process.h"
+#include "tests/test_paths.h"
 #include "tools/fleetwave/commands.h"
 #include "tools/fleetwave/doctor_check.h"
 
@@ -76,14 +77,14 @@ TEST(DoctorTest, OneClearProblemPerClusterWithinTenSeconds) {
   const std::string ca =
       doc["clusters"][0]["cluster"]["certificate-authority-data"].as<std::string>();
   const std::string server0 = doc["clusters"][0]["cluster"]["server"].as<std::string>();
-  std::ifstream other_ca_file(std::string(FLEETWAVE_TESTDATA_DIR) + "/kubeconfig/ca.crt");
+  std::ifstream other_ca_file(::fleetwave::test_paths::TestdataDir() + "/kubeconfig/ca.crt");
   std::stringstream other_ca;
   other_ca << other_ca_file.rdbuf();
   std::string other_ca_b64;
   {
     // base64 of the fixture CA, via the kubectl-built fixture which embeds it.
     YAML::Node fixture =
-        YAML::LoadFile(std::string(FLEETWAVE_TESTDATA_DIR) + "/kubeconfig/kubectl-built.yaml");
+        YAML::LoadFile(::fleetwave::test_paths::TestdataDir() + "/kubeconfig/kubectl-built.yaml");
     for (const auto& c : fixture["clusters"])
       if (c["name"].as<std::string>() == "prod-eu")
         other_ca_b64 = c["cluster"]["certificate-authority-data"].as<std::string>();

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "cluster-clients/base64.h"
+#include "tests/test_paths.h"
 
 namespace fleetwave::clients {
 namespace {
@@ -16,7 +17,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const std::string kDir = std::string(FLEETWAVE_TESTDATA_DIR) + "/kubeconfig/";
+const std::string kDir = ::fleetwave::test_paths::TestdataDir() + "/kubeconfig/";
 
 const ClusterConfig* Find(const KubeconfigSet& set, const std::string& name) {
   for (const auto& c : set.clusters)

@@ -14,6 +14,7 @@
 #include "cluster-clients/informer.h"
 #include "tests/cluster-clients/await_callback.h"
 #include "tests/cluster-clients/kubesim_process.h"
+#include "tests/test_paths.h"
 
 namespace fleetwave::clients {
 namespace {
@@ -320,7 +321,7 @@ TEST_F(KubesimTest, WrongTokenIsUnauthorizedAndNotLogged) {
 
 TEST_F(KubesimTest, WrongCaIsATlsFailure) {
   ClusterConfig cfg = Config(0);
-  std::ifstream f(std::string(FLEETWAVE_TESTDATA_DIR) + "/kubeconfig/ca.crt");
+  std::ifstream f(::fleetwave::test_paths::TestdataDir() + "/kubeconfig/ca.crt");
   cfg.ca_pem.assign(std::istreambuf_iterator<char>(f), {});
   auto c = Client(cfg);
   Result r = Get(*c, NamespacesResource(), "", "default");

@@ -11,6 +11,7 @@
 
 #include "engine/validation.h"
 #include "engine/yaml_json.h"
+#include "tests/test_paths.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -71,7 +72,7 @@ TEST(ValidateNames, TheSetsOwnNameAndNamespace) {
 
 TEST(ValidateNames, EveryHostileNamesFileIsRefused) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::path(FLEETWAVE_TESTDATA_DIR) / "hostile-names";
+  const fs::path dir = fs::path(::fleetwave::test_paths::TestdataDir()) / "hostile-names";
   int files = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".yaml") continue;

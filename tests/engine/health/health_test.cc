@@ -1,6 +1,7 @@
 // Health per kind from realistic objects (tests/testdata/health/, as `kubectl get -o json`
 // prints them), the deadline override, and Application aggregation.
 #include "engine/health.h"
+#include "tests/test_paths.h"
 
 #include <fstream>
 #include <string>
@@ -12,7 +13,7 @@ namespace fleetwave::engine {
 namespace {
 
 Json Load(const std::string& name) {
-  const std::string path = std::string(FLEETWAVE_TESTDATA_DIR) + "/health/" + name;
+  const std::string path = ::fleetwave::test_paths::TestdataDir() + "/health/" + name;
   std::ifstream in(path);
   EXPECT_TRUE(in.good()) << path;
   return in.good() ? Json::parse(in) : Json::object();

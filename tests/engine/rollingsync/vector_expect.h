@@ -13,12 +13,14 @@
 #include <gtest/gtest.h>
 
 #include "engine/yaml_json.h"
+#include "tests/test_paths.h"
 
 namespace fleetwave::engine::vector_expect {
 
 inline std::vector<std::string> VectorFiles() {
   std::vector<std::string> files;
-  for (const auto& e : std::filesystem::directory_iterator(FLEETWAVE_VECTORS_DIR "/plan")) {
+  for (const auto& e :
+       std::filesystem::directory_iterator(::fleetwave::test_paths::VectorsDir() + "/plan")) {
     if (e.path().extension() == ".json") files.push_back(e.path().string());
   }
   std::sort(files.begin(), files.end());
