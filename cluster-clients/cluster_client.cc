@@ -361,6 +361,16 @@ void ClusterClient::SendCall(std::shared_ptr<Call> call) {
 
 void ClusterClient::SendWithCredential(std::shared_ptr<Call> call,
                                        std::shared_ptr<const Credential> cred) {
+  // Asked here, the last step before the transport, so a write queued or retried from before
+  // the leadership ended is refused too (ClientOptions::write_refusal).
+  if (call->request.method != "GET" && options_.write_refusal) {
+    if (std::string why = options_.write_refusal(); !why.empty()) {
+      call->Complete(
+          ErrorResult(Outcome::kPermanent, Problem::kRequest,
+                      call->What() + " on cluster " + config_.name + " not sent: " + why));
+      return;
+    }
+  }
   HttpRequest req;
   req.endpoint = EndpointFor(cred.get());
   req.method = call->request.method;

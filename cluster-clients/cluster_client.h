@@ -87,6 +87,13 @@ struct ClientOptions {
   // page, an error Status): past it the request fails, permanently, and what arrived is freed.
   std::size_t max_watch_event_bytes = 16u << 20;
   std::size_t max_response_bytes = 512u << 20;
+  // Asked on the loop thread before every attempt of a mutating request (any method but GET),
+  // as the last step before the request goes to the transport, retries included: a non-empty
+  // answer is why this process may not write now, and the attempt fails with it
+  // (Outcome::kPermanent, Problem::kRequest) without being sent. The daemon's leadership fence
+  // (issue 28): a former leader, or one thawed after a freeze past its lease, writes nothing.
+  // Must be cheap and thread-safe; nullptr = always allowed.
+  std::function<std::string()> write_refusal;
 };
 
 // A request to a fixed path. `path` is sent as written: build it from constants only (or with

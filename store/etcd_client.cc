@@ -224,4 +224,94 @@ EtcdReply EtcdClient::Call(const std::string& path, const nlohmann::json& reques
   return last;
 }
 
+namespace {
+
+struct StreamState {
+  std::string buffer;
+  const std::function<void(const nlohmann::json&)>* on_message;
+  const std::function<bool()>* stop;
+  bool malformed = false;
+};
+
+size_t StreamChunk(char* data, size_t size, size_t count, void* user) {
+  auto* st = static_cast<StreamState*>(user);
+  st->buffer.append(data, size * count);
+  size_t start = 0;
+  for (size_t nl; (nl = st->buffer.find('\n', start)) != std::string::npos; start = nl + 1) {
+    nlohmann::json message =
+        nlohmann::json::parse(st->buffer.begin() + static_cast<std::ptrdiff_t>(start),
+                              st->buffer.begin() + static_cast<std::ptrdiff_t>(nl), nullptr, false);
+    if (!message.is_object()) {
+      st->malformed = true;
+      return 0;  // ends the transfer
+    }
+    (*st->on_message)(message);
+  }
+  st->buffer.erase(0, start);
+  // One message of a key watch is small; a line this long is not etcd's.
+  if (st->buffer.size() > (1u << 20)) {
+    st->malformed = true;
+    return 0;
+  }
+  return size * count;
+}
+
+int StreamProgress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  auto* st = static_cast<StreamState*>(user);
+  return (*st->stop)() ? 1 : 0;  // non-zero aborts the transfer
+}
+
+}  // namespace
+
+Status EtcdClient::Stream(const std::string& path, const nlohmann::json& request,
+                          const std::function<void(const nlohmann::json&)>& on_message,
+                          const std::function<bool()>& stop) {
+  const size_t index = current_.load() % target_.endpoints.size();
+  const std::string& endpoint = target_.endpoints[index];
+  const std::string where = (target_.tls ? "etcds://" : "etcd://") + endpoint + path;
+  CURL* curl = curl_easy_init();
+  if (curl == nullptr) return {Code::kIo, Describe() + ": cannot create a curl handle"};
+  const std::string url = (target_.tls ? "https://" : "http://") + endpoint + path;
+  const std::string body = request.dump();
+  StreamState state{{}, &on_message, &stop};
+  curl_slist* headers = curl_slist_append(nullptr, "Content-Type: application/json");
+  curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body.data());
+  curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, StreamChunk);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &state);
+  curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+  curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, StreamProgress);
+  curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &state);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, options_.connect_timeout_ms);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPIDLE, 10L);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPINTVL, 5L);
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_PROXY, "");
+  if (target_.tls) {
+    if (!tls_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, tls_.ca_file.c_str());
+    if (!tls_.cert_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLCERT, tls_.cert_file.c_str());
+    if (!tls_.key_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLKEY, tls_.key_file.c_str());
+  }
+  const CURLcode rc = curl_easy_perform(curl);
+  long status = 0;
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+  curl_slist_free_all(headers);
+  curl_easy_cleanup(curl);
+  Status out;
+  if (state.malformed) {
+    out = {Code::kIo, where + ": the stream holds a line that is not a JSON object"};
+  } else if (rc != CURLE_OK && !stop()) {
+    out = {Code::kIo, where + ": " + curl_easy_strerror(rc)};
+  } else if (rc == CURLE_OK && status != 200) {
+    out = {Code::kIo, where + ": HTTP " + std::to_string(status)};
+  } else if (rc == CURLE_OK) {
+    out = {Code::kIo, where + ": the stream ended"};
+  }
+  if (!out.ok()) current_.store((index + 1) % target_.endpoints.size());
+  return out;
+}
+
 }  // namespace fleetwave::store

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -54,6 +55,15 @@ class EtcdClient {
 
   // POSTs `request` to `path` ("/v3/kv/range").
   EtcdReply Call(const std::string& path, const nlohmann::json& request, bool idempotent);
+
+  // A streaming call (/v3/watch) on the current endpoint: POSTs `request` and hands each JSON
+  // object the gateway streams (one per line) to `on_message`, until the stream ends or fails,
+  // or `stop` returns true (asked about once a second, so a Stop of the caller is bounded).
+  // Returns why it ended; a failure moves the next call to the next endpoint. No timeout but
+  // the connect timeout: a dead connection is found by TCP keepalive.
+  Status Stream(const std::string& path, const nlohmann::json& request,
+                const std::function<void(const nlohmann::json&)>& on_message,
+                const std::function<bool()>& stop);
 
   const EtcdTarget& target() const { return target_; }
   // "etcd://a:1,b:2/prefix" as configured, for messages.

@@ -354,6 +354,46 @@ TEST_F(ClientTest, MergePatchAndDeleteBodies) {
   EXPECT_EQ(body["preconditions"]["resourceVersion"], "42");
 }
 
+// The leadership's fence (issue 28, tools/fleetwave/write_fence.h): asked before every attempt
+// of a write, so a write decided while this instance led, and retried after its term ended, is
+// never sent; reads go on.
+TEST_F(ClientTest, AWriteIsNotSentOnceTheWriteFenceRefuses) {
+  std::string refusal;
+  int asked = 0;
+  options_.write_refusal = [&] {
+    ++asked;
+    return refusal;
+  };
+  auto c = Make();
+  std::optional<Result> patched;
+  c->MergePatch(DeploymentsResource(), "shop", "web", {{"spec", {{"paused", true}}}},
+                [&](Result r) { patched = r; });
+  t_.RunUntilIdle();
+  ASSERT_EQ(t_.Outstanding().size(), 1u);                        // allowed: sent
+  t_.Respond(t_.Oldest(), 500, "boom");                          // retried after a backoff...
+  refusal = "this instance no longer leads (its term 7 ended)";  // ...which outlives the term
+  ASSERT_TRUE(t_.NextTimerIn().has_value());
+  t_.Advance(*t_.NextTimerIn());
+  EXPECT_TRUE(t_.Outstanding().empty());
+  ASSERT_TRUE(patched.has_value());
+  EXPECT_EQ(patched->outcome, Outcome::kPermanent);
+  EXPECT_EQ(patched->problem, Problem::kRequest);
+  EXPECT_THAT(patched->message, HasSubstr("on cluster c1 not sent: this instance no longer leads"));
+  EXPECT_EQ(c->requests_sent(), 1);
+  EXPECT_EQ(asked, 2);
+
+  std::optional<Result> deleted, got;
+  c->Delete(DeploymentsResource(), "shop", "web", DeleteOptions{}, [&](Result r) { deleted = r; });
+  c->Get(DeploymentsResource(), "shop", "web", [&](Result r) { got = r; });
+  t_.RunUntilIdle();
+  ASSERT_TRUE(deleted.has_value());
+  EXPECT_THAT(deleted->message, HasSubstr("DELETE"));
+  EXPECT_THAT(deleted->message, HasSubstr("not sent"));
+  ASSERT_EQ(t_.Outstanding().size(), 1u);
+  EXPECT_EQ(t_.Get(t_.Oldest()).request.method, "GET");
+  EXPECT_EQ(asked, 3);  // reads do not ask
+}
+
 TEST_F(ClientTest, WatchRequestCarriesResumePointAndRandomTimeout) {
   auto c = Make();
   std::vector<WatchEvent> events;

@@ -529,3 +529,56 @@ def check_wave_order(applies, events, steps, since=0.0):
                                       % (a["cluster"], a["resource"], a["name"], a["time"], c,
                                          last["time"], last.get("generation")))
     return violations
+
+
+def max_in_flight(applies, events):
+    """The largest number of apps promoted and not yet available at any instant, and the
+    clusters whose app never became available. An app's interval is [its first write, its
+    Deployment's first `available` event at the generation of its first Deployment write); at
+    equal times an availability is counted before a promotion (the daemon can only promote after
+    it saw the availability)."""
+    edges = []
+    unfinished = []
+    by_cluster = {}
+    for a in applies:
+        by_cluster.setdefault(a["cluster"], []).append(a)
+    for cluster, writes in by_cluster.items():
+        start = writes[0]["t"]
+        deployments = [w for w in writes if w["resource"] == "deployments"]
+        end = None
+        if deployments:
+            d = deployments[0]
+            end = available_at(events, cluster, d.get("namespace", ""), d["name"],
+                               d.get("generation"), d["t"])
+        if end is None:
+            unfinished.append(cluster)
+            end = float("inf")
+        edges.append((start, 1))
+        edges.append((end, -1))
+    edges.sort(key=lambda e: (e[0], e[1]))  # -1 (available) before +1 (promoted) at a tie
+    current = peak = 0
+    for _, delta in edges:
+        current += delta
+        peak = max(peak, current)
+    return peak, unfinished
+
+
+def check_max_update(applies, events, steps, max_updates, since=0.0):
+    """Per step with a maxUpdate (an app count; None: no limit), at no instant were more of its
+    apps promoted and not yet available than it allows, and every app of it became available.
+    `steps` lists per step the clusters of its apps (one app per cluster), `max_updates` the
+    steps' limits in the same order. Judged from the writes after `since` (one rollout).
+    Returns the list of violations (empty when the limits held)."""
+    violations = []
+    applies = [a for a in applies if a["t"] >= since]
+    for k, (clusters, limit) in enumerate(zip(steps, max_updates)):
+        if limit is None:
+            continue
+        mine = [a for a in applies if a["cluster"] in clusters]
+        peak, unfinished = max_in_flight(mine, events)
+        if peak > limit:
+            violations.append("step %d (%s): %d apps in flight at once, maxUpdate %d"
+                              % (k + 1, ",".join(clusters), peak, limit))
+        if unfinished:
+            violations.append("step %d: apps never available on %s" % (k + 1, unfinished))
+    return violations

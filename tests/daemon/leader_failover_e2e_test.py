@@ -1,14 +1,19 @@
 """Leader election (issue 28, failover): two `fleetwave run` on one etcd prefix (a real etcd
-started here), the guestbook rollout over three kubesim clusters.
+started here), the guestbook rollout over five kubesim clusters in three steps: dev (sim-0), qa
+(sim-1..3, maxUpdate 1, so the limit binds) and prod (sim-4).
 
 - Exactly one leader: both instances' GET /api/v1/leader name the same one, and the standby
   refuses a mutation with 503 naming it.
-- The leader killed -9 mid-rollout: the standby leads within leaseDuration + 3 s, and the
-  rollout finishes from the committed state with the wave order held and no duplicate apply
-  (kubesim's audit: no write repeats the content of the object's previous write).
+- The leader killed -9 mid-rollout (in the qa step, once its first app was promoted): the
+  standby leads within leaseDuration + 3 s, and the rollout finishes from the committed state
+  with the wave order held, never more than one qa app promoted and not yet available
+  (maxUpdate), and no duplicate apply (kubesim's audit: no write repeats the content of the
+  object's previous write; `available` events for the Deployments).
 - The leader frozen (SIGSTOP) past its lease: the standby takes over; thawed (SIGCONT), the
-  former leader reports standby, and still no write repeats content (its fenced batches are
-  refused, and it stopped its coordinator)."""
+  former leader reports standby and sends no write to any cluster (kubesim audits each write's
+  User-Agent, which names the instance: "fleetwave/... (host-a)"),
+  and still no write repeats content (its store batches are fenced, its cluster writes pass
+  a fence that expired with its lease, and it stopped its coordinator)."""
 import copy
 import os
 import signal
@@ -18,10 +23,12 @@ import unittest
 
 import yaml
 
-from daemon_harness import DaemonEnv, appset_yaml, check_wave_order, repeated_applies, wait_for
+from daemon_harness import (DaemonEnv, appset_yaml, check_max_update, check_wave_order,
+                            repeated_applies, wait_for)
 from etcd_state_e2e_test import Etcd
 
-STEPS = [["sim-0"], ["sim-1"], ["sim-2"]]
+STEPS = [["sim-0"], ["sim-1", "sim-2", "sim-3"], ["sim-4"]]
+MAX_UPDATES = [None, 1, None]
 LEASE = 3  # seconds: etcd's minimum is 2
 TAKEOVER_BOUND = LEASE + 3.0
 
@@ -48,6 +55,11 @@ def leader_view(instance):
     return body if status == 200 and isinstance(body, dict) else None
 
 
+def writes_by(identity, applies):
+    """The audited writes the instance `identity` sent (its User-Agent names it)."""
+    return [a for a in applies if "(%s)" % identity in (a.get("userAgent") or "")]
+
+
 def metric(instance, name):
     for line in instance.metrics_text().splitlines():
         if line.startswith(name + " "):
@@ -59,7 +71,7 @@ class LeaderFailover(unittest.TestCase):
     def setUp(self):
         self.etcd = Etcd(flags=["--max-txn-ops=1024"])
         self.addCleanup(self.etcd.close)
-        self.a = DaemonEnv(clusters=3, kubesim_args=("--ready-ms", "1500"),
+        self.a = DaemonEnv(clusters=5, kubesim_args=("--ready-ms", "1500"),
                            state="etcd://127.0.0.1:%d/fleetwave" % self.etcd.port,
                            extra_config={"etcd": {"maxTxnOps": 1024}, "cacheDir": "cache-a",
                                          "leaderElection": {"leaseDuration": "%ds" % LEASE,
@@ -69,8 +81,8 @@ class LeaderFailover(unittest.TestCase):
         self.addCleanup(self.b.stop)
         self.addCleanup(self._stop_frozen)
         self.a.write_appset("guestbook.yaml", appset_yaml(
-            "guestbook", self.a.elements(["env-dev", "env-qa", "env-prod"]),
-            steps=[(["env-dev"], None), (["env-qa"], None), (["env-prod"], None)],
+            "guestbook", self.a.elements(["env-dev", "env-qa", "env-qa", "env-qa", "env-prod"]),
+            steps=[(["env-dev"], None), (["env-qa"], MAX_UPDATES[1]), (["env-prod"], None)],
             repo_url=self.a.repo_url))
 
     def _stop_frozen(self):
@@ -99,9 +111,11 @@ class LeaderFailover(unittest.TestCase):
         self.assertEqual(metric(self.a, "fleetwave_leader"), 1)
         self.assertEqual(metric(self.b, "fleetwave_leader"), 0)
 
-    def wait_first_wave(self):
-        wait_for(lambda: self.a.applies("sim-0"), timeout=60,
-                 what=lambda: "the first wave applied\n" + self.a.log_tail())
+    def wait_qa_step_started(self):
+        """Until the first app of the qa step (maxUpdate 1) was promoted: the leader stops in
+        the middle of the step whose limit the takeover must keep."""
+        wait_for(lambda: any(self.a.applies(c) for c in STEPS[1]), timeout=90,
+                 what=lambda: "the qa step to start\n" + self.a.log_tail())
         self.assertFalse(self.a.rollout_completed("guestbook"))
 
     def wait_takeover(self, since):
@@ -116,27 +130,35 @@ class LeaderFailover(unittest.TestCase):
         self.b.wait_completed_at(self.b.head(), "guestbook", timeout=180)
         applies = self.b.applies()
         self.assertEqual(sorted({a["cluster"] for a in applies}), self.b.clusters)
-        violations = check_wave_order(applies, self.b.available_events(), STEPS)
+        events = self.b.available_events()
+        violations = (check_wave_order(applies, events, STEPS)
+                      + check_max_update(applies, events, STEPS, MAX_UPDATES))
         self.assertEqual(violations, [], "\n".join(violations))
         repeats = repeated_applies(applies)
         self.assertEqual(repeats, [], "\n".join(repeats))
 
     def test_kill9_of_the_leader_mid_rollout(self):
         self.start_both()
-        self.wait_first_wave()
+        self.wait_qa_step_started()
         self.a.kill9()
         self.wait_takeover(time.monotonic())
         self.check_rollout()
         self.assertEqual(metric(self.b, "fleetwave_leader"), 1)
         self.assertEqual(metric(self.b, "fleetwave_leader_changes_total"), 1)
+        # Both wrote: host-a before the kill, host-b after its takeover.
+        self.assertTrue(writes_by("host-a", self.b.applies()))
+        self.assertTrue(writes_by("host-b", self.b.applies()))
 
     def test_a_frozen_leader_thaws_as_a_standby_and_writes_nothing(self):
         self.start_both()
-        self.wait_first_wave()
+        self.wait_qa_step_started()
         self.a.proc.send_signal(signal.SIGSTOP)
         self.wait_takeover(time.monotonic())
         # Frozen past its lease (the takeover proves etcd expired it); now thawed.
         before_thaw = len(self.a.log().splitlines())
+        # Writes host-a sent just before the freeze may reach kubesim a little later; from the
+        # thaw on, seconds later, any write of host-a's would be one sent after it.
+        thawed_at = time.time()
         self.a.proc.send_signal(signal.SIGCONT)
         wait_for(lambda: leader_view(self.a) == {"leader": "host-b", "self": "host-a",
                                                  "isLeader": False},
@@ -154,6 +176,12 @@ class LeaderFailover(unittest.TestCase):
                                    token=self.a.token)
         self.assertEqual((status, body.get("leader")), (503, "host-b"), body)
         self.check_rollout()
+        applies = self.b.applies()
+        self.assertTrue(writes_by("host-a", applies), "host-a's writes are told apart")
+        late = ["%s %s/%s at %s" % (w["cluster"], w["resource"], w["name"], w["time"])
+                for w in writes_by("host-a", applies) if w["t"] >= thawed_at]
+        self.assertEqual(late, [], "host-a wrote after it thawed")
+        self.assertTrue([w for w in writes_by("host-b", applies) if w["t"] >= thawed_at])
 
 
 if __name__ == "__main__":

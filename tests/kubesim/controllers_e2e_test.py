@@ -224,6 +224,8 @@ class AuditTest(unittest.TestCase):
             self.assertRegex(r["bodyHash"], r"^sha256:[0-9a-f]{64}$")
             self.assertEqual(r["cluster"], "sim-0")
             self.assertRegex(r["time"], r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
+            # The writer's User-Agent as it sent it (tells two writers of one manager apart).
+            self.assertTrue(r["userAgent"].startswith("kubectl/"), r["userAgent"])
         self.assertEqual(create["namespace"], "default")
         self.assertEqual((failed["code"], failed["namespace"]), (404, "missing"))
         self.assertNotEqual(create["bodyHash"], apply["bodyHash"])

@@ -47,6 +47,7 @@
 #include "sources/git_source.h"
 #include "store/etcd_leader.h"
 #include "store/etcd_store.h"
+#include "store/etcd_watch.h"
 #include "store/sqlite_store.h"
 #include "store/state.h"
 #include "tools/fleetwave/args.h"
@@ -58,6 +59,7 @@
 #include "tools/fleetwave/service_log.h"
 #include "tools/fleetwave/service_notify.h"
 #include "tools/fleetwave/thread_priority.h"
+#include "tools/fleetwave/write_fence.h"
 
 namespace fleetwave::cli {
 namespace {
@@ -188,6 +190,19 @@ std::string HostName() {
   char name[256] = {};
   if (gethostname(name, sizeof name - 1) != 0 || name[0] == '\0') return "fleetwave";
   return name;
+}
+
+// " (IDENTITY)" for the User-Agent of the writes to clusters, with every character a header
+// comment may not hold replaced; empty without an identity.
+std::string UserAgentComment(const std::string& identity) {
+  if (identity.empty()) return "";
+  std::string out = " (";
+  for (const char ch : identity) {
+    const bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                       (ch >= '0' && ch <= '9') || ch == '.' || ch == '-' || ch == '_';
+    out += plain ? ch : '_';
+  }
+  return out + ")";
 }
 
 }  // namespace
@@ -416,44 +431,65 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
                  caf::timespan{std::chrono::milliseconds(100)});
   caf::actor_system system(caf_config);
 
+  // With leader election, every write to a cluster passes this fence (write_fence.h), which the
+  // leadership thread grants per term; each write's User-Agent names this instance too, so a
+  // cluster's audit log tells the instances' writes apart.
+  struct {
+    std::shared_ptr<WriteFence> fence;
+    std::string user_agent_comment;
+  } writes;
+  std::string identity;
+  if (config.leader_election) {
+    identity =
+        config.leader_election->identity.empty() ? HostName() : config.leader_election->identity;
+    writes = {std::make_shared<WriteFence>(), UserAgentComment(identity)};
+  }
+
   // The inputs a new term's coordinator starts from when they cannot be read again.
   const actors::DaemonInputs startup_inputs = initial;
   actors::CoordinatorConfig coordinator_config;
   coordinator_config.services = &services;
   coordinator_config.load = [config_path] { return LoadDaemonInputs(config_path); };
   coordinator_config.initial = std::move(initial);
-  coordinator_config.spawn_cluster = [&transport, &exec_runner, &request_observer, log_fn,
-                                      &services, &config](caf::actor_system& sys,
-                                                          const clients::ClusterConfig& cluster) {
-    actors::ClusterActorConfig c;
-    c.cluster = cluster;
-    // Progress deadlines: the kinds and namespaces fleetwave.yaml had at start.
-    c.workload_kinds = config.workload_kinds;
-    c.workload_namespaces = config.workload_namespaces;
-    c.services = &services;
-    c.transport = &transport;
-    c.exec_runner = &exec_runner;
-    c.options.observer = &request_observer;
-    // What a cluster may make the daemon hold: the limits fleetwave.yaml had at start.
-    c.options.max_watch_event_bytes = config.limits.max_watch_event_bytes;
-    c.options.max_response_bytes = config.limits.max_response_bytes;
-    // When the cluster is down and how it is probed: the liveness fleetwave.yaml had at start.
-    const engine::LivenessConfig& live = config.liveness;
-    c.options.progress_timeout = std::chrono::seconds(live.progress_timeout_seconds);
-    c.liveness.probe_interval = std::chrono::seconds(live.probe_interval_seconds);
-    c.liveness.probe_timeout = std::chrono::seconds(live.probe_timeout_seconds);
-    c.liveness.down_backoff.cap = std::chrono::seconds(live.max_probe_backoff_seconds);
-    if (c.liveness.down_backoff.initial > c.liveness.down_backoff.cap) {
-      c.liveness.down_backoff.initial = c.liveness.down_backoff.cap;
-    }
-    c.options.log = [log_fn, name = cluster.name](const std::string& line) {
-      log_fn("cluster=" + name + " " + line);
-    };
-    c.log = c.options.log;
-    return actors::SpawnClusterActor(sys, std::move(c));
-  };
+  coordinator_config.spawn_cluster =
+      [&transport, &exec_runner, &request_observer, log_fn, &services, &config, &writes](
+          caf::actor_system& sys, const clients::ClusterConfig& cluster) {
+        actors::ClusterActorConfig c;
+        c.cluster = cluster;
+        // Progress deadlines: the kinds and namespaces fleetwave.yaml had at start.
+        c.workload_kinds = config.workload_kinds;
+        c.workload_namespaces = config.workload_namespaces;
+        c.services = &services;
+        c.transport = &transport;
+        c.exec_runner = &exec_runner;
+        c.options.observer = &request_observer;
+        // What a cluster may make the daemon hold: the limits fleetwave.yaml had at start.
+        c.options.max_watch_event_bytes = config.limits.max_watch_event_bytes;
+        c.options.max_response_bytes = config.limits.max_response_bytes;
+        // When the cluster is down and how it is probed: the liveness fleetwave.yaml had at start.
+        const engine::LivenessConfig& live = config.liveness;
+        c.options.progress_timeout = std::chrono::seconds(live.progress_timeout_seconds);
+        c.liveness.probe_interval = std::chrono::seconds(live.probe_interval_seconds);
+        c.liveness.probe_timeout = std::chrono::seconds(live.probe_timeout_seconds);
+        c.liveness.down_backoff.cap = std::chrono::seconds(live.max_probe_backoff_seconds);
+        if (c.liveness.down_backoff.initial > c.liveness.down_backoff.cap) {
+          c.liveness.down_backoff.initial = c.liveness.down_backoff.cap;
+        }
+        c.options.log = [log_fn, name = cluster.name](const std::string& line) {
+          log_fn("cluster=" + name + " " + line);
+        };
+        c.log = c.options.log;
+        if (writes.fence) {
+          c.options.write_refusal = [fence = writes.fence] { return fence->Refusal(); };
+          c.options.user_agent += writes.user_agent_comment;
+        }
+        return actors::SpawnClusterActor(sys, std::move(c));
+      };
   CoordinatorSlot coordinators;
   std::unique_ptr<Leadership> leadership;
+  // Tells the leadership thread at once when the leader key changes (a resignation, an expiry);
+  // its poll stays the fallback.
+  std::unique_ptr<store::EtcdKeyWatch> leader_watch;
   // A standby has no coordinator: the watchdog's ping goes to this stand-in, so it still proves
   // the scheduler makes progress.
   caf::actor standby_pong;
@@ -466,8 +502,6 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
           << ": leaderElection: needs the state in etcd (state: etcd://...)\n";
       return 1;
     }
-    const std::string identity =
-        config.leader_election->identity.empty() ? HostName() : config.leader_election->identity;
     store::EtcdUrlResult target = store::ParseEtcdUrl(state_url);
     auto leader = std::make_unique<store::EtcdLeader>(
         std::make_unique<store::EtcdClient>(
@@ -523,7 +557,15 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     };
     leadership = std::make_unique<Leadership>(
         std::move(leader), identity,
-        std::chrono::seconds(config.leader_election->lease_duration_seconds), std::move(callbacks));
+        std::chrono::seconds(config.leader_election->lease_duration_seconds), std::move(callbacks),
+        writes.fence);
+    leader_watch = std::make_unique<store::EtcdKeyWatch>(
+        std::make_unique<store::EtcdClient>(
+            target.target, store::EtcdTlsFiles{Resolve(config.etcd.ca_file, config_path),
+                                               Resolve(config.etcd.cert_file, config_path),
+                                               Resolve(config.etcd.key_file, config_path)}),
+        store::EtcdLayout{target.target.prefix}.Leader(), [&leadership] { leadership->Nudge(); },
+        log_fn);
   }
   auto current_coordinator = [&coordinators, &standby_pong] {
     caf::actor c = caf::actor_cast<caf::actor>(coordinators.Get());
@@ -605,6 +647,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
         std::to_string(config.leader_election->lease_duration_seconds) +
         " s); deciding only while leading");
     leadership->Start();
+    leader_watch->Start();
   }
   lifecycle.Started();
   // systemd's watchdog: ping three times per WatchdogSec; without one, STATUS= every 5 s.
@@ -669,6 +712,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   lifecycle.Stopping();
   // First: no term starts or ends from here on (a standby must not win one while it stops); a
   // leader keeps its lease until its work stopped, then resigns below.
+  if (leader_watch) leader_watch->Stop();
   if (leadership) leadership->Stop();
   heartbeat.reset();
   wedge.reset();  // a wedged scheduler could not stop the actors

@@ -11,19 +11,17 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A standby asks at least this often, so a takeover follows an expiry within about a second
-// whatever the lease (docs/state-store.md: takeover within leaseDuration + 3 s).
-constexpr std::chrono::milliseconds kLongestStandbyPoll{1000};
-
 }  // namespace
 
 Leadership::Leadership(std::unique_ptr<store::EtcdLeader> leader, std::string identity,
-                       std::chrono::seconds lease, LeadershipCallbacks callbacks)
+                       std::chrono::seconds lease, LeadershipCallbacks callbacks,
+                       std::shared_ptr<WriteFence> fence)
     : leader_(std::move(leader)),
       lease_(lease),
       period_(std::max(std::chrono::milliseconds(100),
                        std::chrono::duration_cast<std::chrono::milliseconds>(lease) / 3)),
-      callbacks_(std::move(callbacks)) {
+      callbacks_(std::move(callbacks)),
+      fence_(std::move(fence)) {
   view_.self = std::move(identity);
 }
 
@@ -48,6 +46,7 @@ void Leadership::Stop() {
 void Leadership::Resign() {
   LeadershipView now = View();
   if (!now.is_leader) return;
+  if (fence_) fence_->Revoke();
   const store::Status resigned = leader_->Resign();
   if (callbacks_.log) {
     callbacks_.log(resigned.ok() ? "leader: " + now.self + " resigned (a standby takes over now)"
@@ -58,6 +57,8 @@ void Leadership::Resign() {
 }
 
 LeadershipView Leadership::EndTerm() {
+  // First: a write in flight is refused from here on, before anyone hears of the step-down.
+  if (fence_) fence_->Revoke();
   std::lock_guard<std::mutex> lock(mu_);
   view_.is_leader = false;
   view_.leader.clear();
@@ -80,10 +81,23 @@ void Leadership::Loop() {
   }
 }
 
+void Leadership::Nudge() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    nudged_ = true;
+  }
+  cv_.notify_all();
+}
+
 bool Leadership::WaitPeriod() {
   std::unique_lock<std::mutex> lock(mu_);
-  const auto wait = view_.is_leader ? period_ : std::min(period_, kLongestStandbyPoll);
-  return !cv_.wait_for(lock, wait, [this] { return stop_; });
+  // A standby asks at least every standby_poll_ (1 s by default), so a takeover follows an
+  // expiry within about a second whatever the lease even when no watch tells it
+  // (docs/state-store.md: takeover within leaseDuration + 3 s).
+  const auto wait = view_.is_leader ? period_ : std::min(period_, standby_poll_);
+  cv_.wait_for(lock, wait, [this] { return stop_ || nudged_; });
+  nudged_ = false;
+  return !stop_;
 }
 
 bool Leadership::Campaign() {
@@ -110,6 +124,7 @@ bool Leadership::Campaign() {
   }
   // Fenced and started before the view says leader: a mutation the API lets through finds the
   // coordinator there.
+  if (fence_) fence_->Grant(c.term, sent + lease_);
   if (callbacks_.lead) callbacks_.lead(c.term);
   std::lock_guard<std::mutex> lock(mu_);
   view_.is_leader = true;
@@ -134,6 +149,7 @@ bool Leadership::Renew() {
     const store::Campaign c = leader_->Run();
     if (c.ok() && c.leader && c.term == term) {
       renewed_at_ = sent;
+      if (fence_) fence_->Grant(term, sent + lease_);
       last_problem_.clear();
       return false;
     }

@@ -28,6 +28,7 @@
 #include <thread>
 
 #include "store/etcd_leader.h"
+#include "tools/fleetwave/write_fence.h"
 
 namespace fleetwave::cli {
 
@@ -50,13 +51,22 @@ struct LeadershipCallbacks {
 class Leadership {
  public:
   // `lease`: the lease's TTL (whole seconds at etcd); the renewal period is a third of it.
+  // `fence` (may be null): granted while this instance leads, before `lead` runs, and revoked
+  // before the view says standby.
   Leadership(std::unique_ptr<store::EtcdLeader> leader, std::string identity,
-             std::chrono::seconds lease, LeadershipCallbacks callbacks);
+             std::chrono::seconds lease, LeadershipCallbacks callbacks,
+             std::shared_ptr<WriteFence> fence = nullptr);
   ~Leadership();
   Leadership(const Leadership&) = delete;
   Leadership& operator=(const Leadership&) = delete;
 
+  // Before Start: the longest a standby waits between campaigns (default 1 s). With a watch of
+  // the leader key calling Nudge this is only the fallback.
+  void SetStandbyPoll(std::chrono::milliseconds poll) { standby_poll_ = poll; }
   void Start();
+  // Campaigns (or renews) now instead of at the end of the current wait: the leader key
+  // changed (store/etcd_watch.h). Any thread.
+  void Nudge();
   // Ends the thread (waits for a step in flight, bounded by etcd's request timeout). Does not
   // call stand_by: the daemon stops its deciding work itself, then calls Resign().
   void Stop();
@@ -76,7 +86,9 @@ class Leadership {
   std::unique_ptr<store::EtcdLeader> leader_;
   const std::chrono::seconds lease_;
   const std::chrono::milliseconds period_;
+  std::chrono::milliseconds standby_poll_{1000};
   LeadershipCallbacks callbacks_;
+  const std::shared_ptr<WriteFence> fence_;
   // When the last renewal that etcd confirmed was sent (the lease runs from about then).
   std::chrono::steady_clock::time_point renewed_at_;
   std::string last_problem_;  // logged once per change
@@ -84,6 +96,7 @@ class Leadership {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  bool nudged_ = false;
   LeadershipView view_;
   std::thread thread_;
 };

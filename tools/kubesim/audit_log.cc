@@ -42,6 +42,7 @@ std::string AuditLog::Lines(const std::string& cluster, const std::string& since
                         {"namespace", r.ns},
                         {"name", r.name},
                         {"fieldManager", r.field_manager},
+                        {"userAgent", r.user_agent},
                         {"generation", r.generation},
                         {"bodyHash", r.body_hash},
                         {"annotations", r.annotations},

@@ -25,6 +25,7 @@ struct AuditRecord {
   std::string ns;
   std::string name;
   std::string field_manager;
+  std::string user_agent;     // the request's User-Agent: tells two writers of one manager apart
   nlohmann::json generation;  // null when the kind has none or the write failed
   std::string body_hash;      // "sha256:<hex>"
   nlohmann::json annotations = nlohmann::json::object();

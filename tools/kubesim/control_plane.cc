@@ -188,6 +188,7 @@ void ControlPlane::Audit(const AuditedRequest& r, TimePoint now) {
     a.field_manager = r.user_agent.substr(0, r.user_agent.find('/'));
     if (a.field_manager.empty()) a.field_manager = "unknown";
   }
+  a.user_agent = r.user_agent;
   a.dry_run = q.count("dryRun") && q["dryRun"] == "All";
   a.body_hash = BodyHash(r.body);
   a.code = r.code;
