@@ -42,6 +42,9 @@ struct Generation {
   // or generation reported a problem, so that the next poll tries them again.
   std::optional<sources::ResolveOnce::Commits> commits;
   bool fetch_failed = false;  // a repository could not be reached: the next poll backs off
+  // The repositories the set's git generators could not read (with `errors`); on a generation
+  // kept in force (KeptGeneration), what its decision shows in the set's ErrorOccurred.
+  std::vector<engine::Error> generator_repository_errors;
 };
 using GenerationPtr = std::shared_ptr<const Generation>;
 
@@ -278,10 +281,12 @@ GenerationPtr Generate(const AppSetSpecPtr& spec, sources::Source* source,
                        sources::ResolveOnce& resolver, sources::RenderCache& cache) {
   auto out = std::make_shared<Generation>();
   out->spec = spec;
-  const engine::GeneratorInputs inputs = sources::ReadGeneratorInputs(spec->appset, resolver);
+  const engine::GeneratorInputs inputs =
+      sources::ReadGeneratorInputs(spec->appset, resolver, &spec->clusters, spec->limits);
   engine::GenerateResult generated =
       engine::GenerateApplications(spec->appset, &spec->clusters, &inputs, spec->limits);
   for (const auto& issue : generated.issues) out->errors.push_back(engine::FormatIssue(issue));
+  out->generator_repository_errors = std::move(generated.repository_errors);
   out->apps = std::move(generated.apps);
   const engine::Discovery discovery = engine::Discovery::BuiltIn();
   std::set<std::string> names;
@@ -804,6 +809,19 @@ bool NothingToDecide(Self* self, const Gathered& g) {
   return !ResyncDue(self);
 }
 
+// `last`'s apps and renders, in force while a generation fails on a repository only its git
+// generators read, with `failed`'s repository errors: deciding on it shows them on the set and
+// changes no app. It records no commits, so the next poll generates again.
+GenerationPtr KeptGeneration(const Generation& last, const Generation& failed) {
+  auto kept = std::make_shared<Generation>();
+  kept->apps = last.apps;
+  kept->renders = last.renders;
+  kept->spec = last.spec;
+  kept->fetch_failed = failed.fetch_failed;
+  kept->generator_repository_errors = failed.generator_repository_errors;
+  return kept;
+}
+
 void OnGathered(Self* self, GatheredPtr g) {
   auto& st = self->state;
   const auto& publish = st.services->publish;
@@ -877,10 +895,17 @@ void OnGathered(Self* self, GatheredPtr g) {
     // and try again at the next poll.
     for (const auto& e : g->generation->errors) Log(self, e);
     Log(self, "generation failed; the last generated applications stay in force");
-    st.busy = false;
-    ArmWake(self, PollOrEarlier(self, std::nullopt));
-    AfterDecision(self);
-    return;
+    // A repository a git generator could not read is shown on the set, as an app's is: the
+    // last good generation is decided again, carrying the error to the engine.
+    if (g->generation->generator_repository_errors.empty() || !st.last) {
+      st.busy = false;
+      ArmWake(self, PollOrEarlier(self, std::nullopt));
+      AfterDecision(self);
+      return;
+    }
+    auto kept = std::make_shared<Gathered>(*g);
+    kept->generation = KeptGeneration(*st.last->generation, *g->generation);
+    g = std::move(kept);
   }
   if (NothingToDecide(self, *g)) {
     st.last = g;  // the same generation and deletions: nothing that Decide reads differs
@@ -1058,6 +1083,7 @@ void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous, b
   input.stored = engine::DecodeStoredRolloutStatus(StoredStatusJson(*st.mirror), issues);
   for (const auto& i : issues) Log(self, "stored status: " + engine::FormatIssue(i));
   input.apps = RefreshObserved(self, *g);
+  input.generator_repository_errors = g->generation->generator_repository_errors;
   // Lent to the engine, which hands them back (the mirror's decoded specs and operations).
   input.stored_apps = std::move(st.mirror->stored);
   if (previous != nullptr) st.gathered_at = now;

@@ -142,8 +142,9 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     const bool observation_complete = std::all_of(input.apps.begin(), input.apps.end(),
                                                   [](const ObservedApp& a) { return a.observed; });
     out.plan = Plan(set, std::move(input.stored), desired, live_apps, now, observation_complete);
-    out.plan.conditions =
-        ApplyRepositoryErrors(out.plan.conditions, RepositoryErrorsOf(input.apps), now);
+    out.plan.conditions = ApplyRepositoryErrors(
+        out.plan.conditions, RepositoryErrorsOf(input.apps, input.generator_repository_errors),
+        now);
     out.status = PlanStatusJson(out.plan);
     for (const auto& v : views) {
       const AppRolloutStatus* now_entry = FindEntry(out.plan.application_status, v.id.app);
@@ -197,8 +198,9 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
     if (refused_strategy) out.status = StoredStatusJson(input.stored, std::nullopt, now);
     out.plan = Plan(set, std::move(input.stored), desired, live_apps, now);
     if (out.plan.planned) {
-      out.plan.conditions =
-          ApplyRepositoryErrors(out.plan.conditions, RepositoryErrorsOf(input.apps), now);
+      out.plan.conditions = ApplyRepositoryErrors(
+          out.plan.conditions, RepositoryErrorsOf(input.apps, input.generator_repository_errors),
+          now);
       out.status = PlanStatusJson(out.plan);
     }
     if (!out.plan.planned) {

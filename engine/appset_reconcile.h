@@ -109,6 +109,11 @@ struct AppSetReconcileInput {
   const ApplicationSet* appset = nullptr;
   StoredRolloutStatus stored;
   std::vector<ObservedApp> apps;  // sorted by name
+  // The repositories the set's git generators could not read this reconcile
+  // (GenerateResult::repository_errors): `apps` are then the last good generation's, and these
+  // join the apps' own repository errors in the set's ErrorOccurred condition
+  // (repository_condition.h) until a generation reads them again.
+  std::vector<Error> generator_repository_errors;
   std::map<std::string, StoredApp> stored_apps;
   bool progressive_syncs = true;
   bool automated_warned = false;  // DisableAutomatedForRollingSync's warning was logged already

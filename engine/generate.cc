@@ -43,6 +43,21 @@ Json ClusterParams(const ClusterInfo& c, const ClustersGenerator& g, const Templ
   return p;
 }
 
+// Adds what `git` reads to `out`: its (repoURL, revision) once, with every include pattern of
+// its files generator once (a matrix asks for the same repository on every row).
+void AddRequest(const GitGenerator& git, std::vector<GitRequest>& out) {
+  auto it = std::find_if(out.begin(), out.end(), [&](const GitRequest& r) {
+    return r.repo_url == git.repo_url && r.revision == git.revision;
+  });
+  if (it == out.end()) it = out.insert(out.end(), GitRequest{git.repo_url, git.revision, {}});
+  for (const auto& p : git.files) {
+    if (p.exclude) continue;
+    const bool known = std::any_of(it->file_patterns.begin(), it->file_patterns.end(),
+                                   [&](const GitPathPattern& q) { return q.path == p.path; });
+    if (!known) it->file_patterns.push_back(p);
+  }
+}
+
 // Runs generators for one set; collects issues instead of stopping at the first.
 class Runner {
  public:
@@ -131,6 +146,10 @@ class Runner {
   std::vector<ParamSet> RunGit(const Generator& g) {
     std::vector<ParamSet> out;
     if (!inputs_) return out;  // repositories unknown to this caller: nothing generated
+    if (!Resolved(g, "repoURL", g.git.repo_url) || !Resolved(g, "revision", g.git.revision)) {
+      return out;
+    }
+    if (requests_) AddRequest(g.git, *requests_);
     auto it = inputs_->git.find({g.git.repo_url, g.git.revision});
     if (it == inputs_->git.end()) {
       Fail(g, "git generator: repository \"" + g.git.repo_url + "\" at revision \"" +
@@ -139,6 +158,7 @@ class Runner {
     }
     if (it->second.error) {
       Fail(g, "git generator: " + it->second.error->ToString());
+      if (repository_errors_) repository_errors_->push_back(*it->second.error);
       return out;
     }
     GitParamsResult r = g.git.is_files ? GitFileParams(g.git, it->second, opts_, limits_)
@@ -153,6 +173,28 @@ class Runner {
           {std::move(r.params[i]), g.path + what + " (set " + std::to_string(i) + ")", nullptr});
     }
     return out;
+  }
+
+  // False (and an issue naming the set and the field) when a git generator's repoURL or
+  // revision is still a template once rendered: written outside a matrix's second child, or
+  // naming a parameter the first child does not give (fasttemplate leaves "{{x}}" in place, a
+  // Go template without missingkey=error writes "<no value>"). Reading it would only fail on a
+  // URL that is not one.
+  bool Resolved(const Generator& g, const char* field, const std::string& value) {
+    if (value.find("{{") == std::string::npos && value.find("<no value>") == std::string::npos) {
+      return true;
+    }
+    Issue issue{set_.file, g.pos, g.path + ".git." + field,
+                "applicationset \"" + set_.name + "\": the git generator's " + field + " \"" +
+                    value +
+                    "\" is a template no parameter resolves (only the second generator of a "
+                    "matrix is rendered, with each parameter set of the first)"};
+    // Said once, not once per row of the matrix it is in.
+    const bool said = std::any_of(issues_.begin(), issues_.end(), [&](const Issue& i) {
+      return i.path == issue.path && i.message == issue.message;
+    });
+    if (!said) issues_.push_back(std::move(issue));
+    return false;
   }
 
   // Renders every string field of a child generator with the first child's parameters
@@ -340,14 +382,24 @@ class Runner {
   const InputLimits& limits_;
   Issues& issues_;
   bool over_budget_ = false;
+
+ public:
+  std::vector<GitRequest>* requests_ = nullptr;      // set: every repository a git generator reads
+  std::vector<Error>* repository_errors_ = nullptr;  // set: the inputs' errors they met
 };
 
+// `requests` set: every repository the git generators read is added to it. `repository_errors`
+// set: the errors of the inputs the git generators met are added to it.
 std::vector<ParamSet> RunGenerators(const ApplicationSet& set,
                                     const std::vector<ClusterInfo>* clusters,
                                     const GeneratorInputs* inputs, const TemplateOptions& opts,
-                                    const InputLimits& limits, Issues& issues) {
+                                    const InputLimits& limits, Issues& issues,
+                                    std::vector<GitRequest>* requests = nullptr,
+                                    std::vector<Error>* repository_errors = nullptr) {
   std::vector<ParamSet> out;
   Runner runner(set, clusters, inputs, opts, limits, issues);
+  runner.requests_ = requests;
+  runner.repository_errors_ = repository_errors;
   for (const Generator& g : set.generators) {
     std::shared_ptr<const Json> tmpl;
     if (!g.template_override.is_null()) {
@@ -364,20 +416,28 @@ std::vector<ParamSet> RunGenerators(const ApplicationSet& set,
   return out;
 }
 
+bool IsTemplate(const std::string& s) { return s.find("{{") != std::string::npos; }
+
 void CollectGitRequests(const Generator& g, std::vector<GitRequest>& out) {
-  if (g.kind == Generator::Kind::kGit) {
-    const auto templated = [](const std::string& s) { return s.find("{{") != std::string::npos; };
-    if (templated(g.git.repo_url) || templated(g.git.revision)) return;
-    auto it = std::find_if(out.begin(), out.end(), [&](const GitRequest& r) {
-      return r.repo_url == g.git.repo_url && r.revision == g.git.revision;
-    });
-    if (it == out.end()) it = out.insert(out.end(), GitRequest{g.git.repo_url, g.git.revision, {}});
-    for (const auto& p : g.git.files) {
-      if (!p.exclude) it->file_patterns.push_back(p);
-    }
+  if (g.kind == Generator::Kind::kGit && !IsTemplate(g.git.repo_url) &&
+      !IsTemplate(g.git.revision)) {
+    AddRequest(g.git, out);
   }
   for (const Generator& c : g.matrix.generators) CollectGitRequests(c, out);
   for (const Generator& c : g.merge.generators) CollectGitRequests(c, out);
+}
+
+bool NeedsParameters(const Generator& g) {
+  if (g.kind == Generator::Kind::kGit) {
+    if (IsTemplate(g.git.repo_url) || IsTemplate(g.git.revision)) return true;
+    for (const auto& p : g.git.files)
+      if (IsTemplate(p.path)) return true;
+  }
+  for (const Generator& c : g.matrix.generators)
+    if (NeedsParameters(c)) return true;
+  for (const Generator& c : g.merge.generators)
+    if (NeedsParameters(c)) return true;
+  return false;
 }
 
 bool IsDnsSubdomain(const std::string& name) {
@@ -472,6 +532,20 @@ std::vector<GitRequest> GitRequestsOf(const ApplicationSet& set) {
   return out;
 }
 
+bool GitRequestsNeedParameters(const ApplicationSet& set) {
+  return std::any_of(set.generators.begin(), set.generators.end(), NeedsParameters);
+}
+
+std::vector<GitRequest> GitRequestsFor(const ApplicationSet& set,
+                                       const std::vector<ClusterInfo>* clusters,
+                                       const GeneratorInputs& inputs, const InputLimits& limits) {
+  std::vector<GitRequest> out;
+  Issues ignored;  // generating reports them
+  RunGenerators(set, clusters, &inputs, {set.go_template, set.MissingKeyIsError()}, limits, ignored,
+                &out);
+  return out;
+}
+
 GenerateResult GenerateApplications(const ApplicationSet& set,
                                     const std::vector<ClusterInfo>* clusters) {
   return GenerateApplications(set, clusters, nullptr);
@@ -483,7 +557,14 @@ GenerateResult GenerateApplications(const ApplicationSet& set,
   GenerateResult result;
   const TemplateOptions opts{set.go_template, set.MissingKeyIsError()};
   std::map<std::string, std::string> origin_of;  // app name -> generator entry
-  for (const ParamSet& ps : RunGenerators(set, clusters, inputs, opts, limits, result.issues)) {
+  const std::vector<ParamSet> param_sets = RunGenerators(
+      set, clusters, inputs, opts, limits, result.issues, nullptr, &result.repository_errors);
+  std::sort(result.repository_errors.begin(), result.repository_errors.end(),
+            [](const Error& a, const Error& b) { return a.ToString() < b.ToString(); });
+  result.repository_errors.erase(
+      std::unique(result.repository_errors.begin(), result.repository_errors.end()),
+      result.repository_errors.end());
+  for (const ParamSet& ps : param_sets) {
     const Json& tmpl = ps.tmpl ? *ps.tmpl : set.template_;
     RenderedDocument r = RenderTemplateDocument(tmpl, ps.params, opts, limits);
     if (!r.document) {

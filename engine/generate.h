@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/appset.h"
+#include "engine/error.h"
 #include "engine/git_generator.h"
 #include "engine/input_limits.h"
 #include "engine/issue.h"
@@ -40,6 +41,12 @@ bool SelectorMatches(const LabelSelector& selector,
 struct GenerateResult {
   std::vector<GeneratedApplication> apps;  // sorted by name
   Issues issues;
+  // Of `issues`, the repositories a git generator could not read (GitRepoContent::error: a
+  // fetch that failed, a revision the repository lacks), distinct, sorted by their text. A
+  // repository only a git generator reads has no app whose render fails on it: these give the
+  // set's ErrorOccurred condition (AppSetReconcileInput::generator_repository_errors) while the
+  // caller keeps the last good generation in force.
+  std::vector<Error> repository_errors;
 };
 
 // What the git generators read, gathered by the caller (the engine does no I/O): one entry
@@ -56,10 +63,27 @@ struct GitRequest {
 };
 
 // The git repositories `appset`'s generators name (nested ones too), one per (repoURL,
-// revision). A repoURL or revision that is itself templated (a matrix child using the first
-// child's parameters) is not known before generation and is not listed; generating with
-// inputs then reports it as not read.
+// revision), as written in the spec. A repoURL, revision or file path that is itself templated
+// (a matrix child using the first child's parameters) is known only by generating: see
+// GitRequestsFor. A templated repoURL or revision is not listed here.
 std::vector<GitRequest> GitRequestsOf(const ApplicationSet& appset);
+
+// True when a git generator's repoURL, revision or path is a template (`{{`): its requests
+// are known only from the parameters it is rendered with (GitRequestsFor).
+bool GitRequestsNeedParameters(const ApplicationSet& appset);
+
+// The repositories the git generators ask for when generating with what `inputs` holds so far:
+// a git generator in a matrix's second child is rendered with each parameter set of the first
+// (as Argo CD renders it), so `repoURL: '{{url}}'` from a list asks for each list element's
+// repository, and one whose first child is itself a git generator asks for nothing until that
+// repository is in `inputs`. The caller reads every request not in `inputs` (or with file
+// patterns it did not read) and asks again until nothing new is asked; each round resolves one
+// more level of nesting. A repoURL or revision no parameter resolves is not asked for:
+// generating reports it, naming the set and the field.
+std::vector<GitRequest> GitRequestsFor(const ApplicationSet& appset,
+                                       const std::vector<ClusterInfo>* clusters,
+                                       const GeneratorInputs& inputs,
+                                       const InputLimits& limits = InputLimits{});
 
 // True when a clusters generator appears anywhere in the set (nested in matrix/merge too).
 bool UsesClustersGenerator(const ApplicationSet& appset);

@@ -20,11 +20,13 @@ bool IsRepositoryCondition(const AppSetCondition& condition) {
   return condition.type == "ErrorOccurred" && OwnReason(condition.reason);
 }
 
-std::vector<Error> RepositoryErrorsOf(const std::vector<ObservedApp>& apps) {
+std::vector<Error> RepositoryErrorsOf(const std::vector<ObservedApp>& apps,
+                                      const std::vector<Error>& generator_errors) {
   std::map<std::string, Error> by_text;
   for (const auto& app : apps) {
     for (const auto& e : app.repository_errors) by_text.emplace(e.ToString(), e);
   }
+  for (const auto& e : generator_errors) by_text.emplace(e.ToString(), e);
   std::vector<Error> out;
   out.reserve(by_text.size());
   for (auto& [text, e] : by_text) out.push_back(std::move(e));

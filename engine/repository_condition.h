@@ -1,8 +1,9 @@
-// The ApplicationSet's ErrorOccurred condition from the repositories its apps could not read
-// this reconcile (issue 27): a fetch that failed (an unreachable host, DNS, a 401, a refused host
-// key, a timeout) or a revision the repository does not have (a branch deleted, a SHA
-// force-pushed away). The apps keep their pinned commit and nothing is deleted (ObservedApp's
-// source_error); this is what tells the set's reader why, until a reconcile reads every
+// The ApplicationSet's ErrorOccurred condition from the repositories its apps (or its git
+// generators) could not read this reconcile (issue 27): a fetch that failed (an unreachable
+// host, DNS, a 401, a refused host key, a timeout) or a revision the repository does not have
+// (a branch deleted, a SHA force-pushed away). The apps keep their pinned commit and nothing is
+// deleted (ObservedApp's source_error; the last good generation while a git generator's
+// repository fails); this is what tells the set's reader why, until a reconcile reads every
 // repository again. Pure; pinned by tests/engine/daemon/repository_condition_test.cc.
 #pragma once
 
@@ -22,9 +23,11 @@ inline constexpr const char* kRevisionNotFound = "RevisionNotFound";
 // True for the ErrorOccurred this file sets (not the rollout's own).
 bool IsRepositoryCondition(const AppSetCondition& condition);
 
-// The distinct repository errors of `apps` (ObservedApp::repository_errors), sorted by their
+// The distinct repository errors of `apps` (ObservedApp::repository_errors) and of the set's
+// git generators (`generator_errors`: a repository only a generator reads), sorted by their
 // text: sets with many apps on one repository report it once.
-std::vector<Error> RepositoryErrorsOf(const std::vector<ObservedApp>& apps);
+std::vector<Error> RepositoryErrorsOf(const std::vector<ObservedApp>& apps,
+                                      const std::vector<Error>& generator_errors = {});
 
 // ErrorOccurred=True for `errors` (nullopt when there are none): reason RevisionNotFound when
 // every one is a revision the repository lacks (kNotFound), else RepositoryUnavailable; the

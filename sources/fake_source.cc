@@ -1,5 +1,7 @@
 #include "sources/fake_source.h"
 
+#include <memory>
+
 namespace fleetwave::sources {
 
 void FakeSource::SetRevision(const std::string& repo_url, const std::string& revision,
@@ -52,6 +54,18 @@ Resolution FakeSource::Resolve(const std::string& repo_url, const std::string& r
   snapshot.repo_url = repo_url;
   snapshot.revision = revision;
   snapshot.sha = it->second;
+  // The commit's files and directories, for the git generators (ReadGitTree).
+  if (auto files = files_.find({repo_url, it->second}); files != files_.end()) {
+    auto content = std::make_shared<DirectoryContent>();
+    for (const auto& [file, text] : files->second) {
+      if (IsManifestName(file.substr(file.rfind('/') + 1))) content->files[file] = text;
+      for (size_t slash = file.find('/'); slash != std::string::npos;
+           slash = file.find('/', slash + 1)) {
+        content->directories.insert(file.substr(0, slash));
+      }
+    }
+    snapshot.directory = std::move(content);
+  }
   out.snapshot = std::move(snapshot);
   return out;
 }

@@ -2,8 +2,10 @@
 
 #include <git2.h>
 
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 
 #include "sources/git_handles.h"
 #include "sources/git_source.h"
@@ -89,13 +91,14 @@ engine::GitRepoContent ReadGit(const Snapshot& snapshot,
 
 engine::GitRepoContent ReadGitTree(const Snapshot& snapshot,
                                    const std::vector<engine::GitPathPattern>& file_patterns) {
-  if (snapshot.is_git) return ReadGit(snapshot, file_patterns);
+  if (snapshot.is_git && !snapshot.directory) return ReadGit(snapshot, file_patterns);
   engine::GitRepoContent out;
   if (!snapshot.directory) {
     out.error = engine::TransientError(snapshot.repo_url, "directory content was not captured");
     return out;
   }
-  // A plain directory's snapshot holds its manifests (*.yaml, *.yml, *.json) only: the files a
+  // A plain directory's snapshot (or another whose content was captured when it was resolved)
+  // holds its manifests (*.yaml, *.yml, *.json) only: the files a
   // files generator reads are among them.
   out.directories.assign(snapshot.directory->directories.begin(),
                          snapshot.directory->directories.end());
@@ -106,16 +109,43 @@ engine::GitRepoContent ReadGitTree(const Snapshot& snapshot,
 }
 
 engine::GeneratorInputs ReadGeneratorInputs(const engine::ApplicationSet& set,
-                                            ResolveOnce& resolver) {
+                                            ResolveOnce& resolver,
+                                            const std::vector<engine::ClusterInfo>* clusters,
+                                            const engine::InputLimits& limits) {
   engine::GeneratorInputs inputs;
-  for (const engine::GitRequest& req : engine::GitRequestsOf(set)) {
-    engine::GitRepoContent& content = inputs.git[{req.repo_url, req.revision}];
+  // The file patterns each snapshot was read with: a later round may ask for more.
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> read_with;
+  auto read = [&](const engine::GitRequest& req) {
+    const std::pair<std::string, std::string> key{req.repo_url, req.revision};
+    std::set<std::string> patterns;
+    for (const auto& p : req.file_patterns) patterns.insert(p.path);
+    auto done = read_with.find(key);
+    if (done != read_with.end() && done->second == patterns) return false;
+    read_with[key] = std::move(patterns);
+    engine::GitRepoContent& content = inputs.git[key];
     Resolution r = resolver.Resolve(req.repo_url, req.revision);
     if (!r.ok()) {
       content.error = r.error ? *r.error : engine::TransientError(req.repo_url, "cannot resolve");
-      continue;
+    } else {
+      content = ReadGitTree(*r.snapshot, req.file_patterns);
     }
-    content = ReadGitTree(*r.snapshot, req.file_patterns);
+    return true;
+  };
+  if (!engine::GitRequestsNeedParameters(set)) {
+    for (const engine::GitRequest& req : engine::GitRequestsOf(set)) read(req);
+    return inputs;
+  }
+  // A templated repoURL, revision or path is known once the parameters it is rendered with
+  // are: each round reads what generating with the inputs so far asks for. The rounds are
+  // bounded by the nesting of matrices; the cap only guards against a set that asks for
+  // something new at every round.
+  constexpr int kMaxRounds = 16;
+  for (int round = 0; round < kMaxRounds; ++round) {
+    bool asked = false;
+    for (const engine::GitRequest& req : engine::GitRequestsFor(set, clusters, inputs, limits)) {
+      asked = read(req) || asked;
+    }
+    if (!asked) break;
   }
   return inputs;
 }

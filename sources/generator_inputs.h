@@ -20,8 +20,13 @@ namespace fleetwave::sources {
 engine::GitRepoContent ReadGitTree(const Snapshot& snapshot,
                                    const std::vector<engine::GitPathPattern>& file_patterns);
 
-// Everything engine::GitRequestsOf(set) asks for, resolved through `resolver`.
-engine::GeneratorInputs ReadGeneratorInputs(const engine::ApplicationSet& set,
-                                            ResolveOnce& resolver);
+// Everything the set's git generators read, resolved through `resolver`: the repositories the
+// spec names (engine::GitRequestsOf), and those a templated repoURL, revision or path names
+// once rendered with the parameters it is generated with (engine::GitRequestsFor, round by
+// round; `clusters` as the generation will have them, null when unknown).
+engine::GeneratorInputs ReadGeneratorInputs(
+    const engine::ApplicationSet& set, ResolveOnce& resolver,
+    const std::vector<engine::ClusterInfo>* clusters = nullptr,
+    const engine::InputLimits& limits = engine::InputLimits{});
 
 }  // namespace fleetwave::sources

@@ -53,7 +53,8 @@ struct Snapshot {
   // Git only: the repository on disk that holds `sha`: the local path, or the mirror of a
   // remote repository (sources/git_mirror.h). Empty: the local path repo_url names.
   std::string git_dir;
-  // Plain directories only: the manifest files as they were when resolved.
+  // Plain directories: the manifest files as they were when resolved (FakeSource captures its
+  // commits' files here too). Set, the git generators read it instead of `git_dir`.
   std::shared_ptr<const DirectoryContent> directory;
 };
 

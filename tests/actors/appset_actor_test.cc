@@ -759,6 +759,64 @@ TEST_F(AppSetActorTest, AFailedFetchShowsOnTheSetUntilAPollReadsTheRepositoryAga
   EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
 }
 
+// Issue 27: a repository only a git generator reads (the template's apps read kRepo) that
+// cannot be fetched shows on the set as an app's repository does: ErrorOccurred naming it, the
+// last generated apps kept (published, nothing re-applied or dropped), and the first poll that
+// reads it again clears it.
+TEST_F(AppSetActorTest, AGitGeneratorsFailedFetchShowsOnTheSetUntilAPollReadsItAgain) {
+  const std::string clusters_repo = "file:///clusters.git";
+  source_.SetRevision(clusters_repo, "main", kSha2);
+  source_.SetFiles(clusters_repo, kSha2,
+                   {{"dev/cluster.yaml", "{}\n"}, {"qa/cluster.yaml", "{}\n"}});
+  std::string yaml = AppSetYaml();
+  const std::string list =
+      "    - list:\n        elements:\n          - {cluster: dev, env: dev}\n"
+      "          - {cluster: qa, env: qa}\n";
+  ASSERT_NE(yaml.find(list), std::string::npos);
+  yaml.replace(yaml.find(list), list.size(),
+               "    - git: {repoURL: 'file:///clusters.git', revision: main, directories: "
+               "[{path: '*'}]}\n");
+  for (const std::string field : {".cluster", ".env"}) {
+    for (size_t at = yaml.find(field + "}}"); at != std::string::npos;
+         at = yaml.find(field + "}}")) {
+      yaml.replace(at, field.size(), ".path.basename");
+    }
+  }
+  Start(yaml);
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u) << status_.dump(2);
+  ASSERT_EQ(apps_.count("web-qa"), 1u);
+  auto error_occurred = [this]() -> Json {
+    for (const auto& c : status_["conditions"]) {
+      if (c["type"] == "ErrorOccurred") return c;
+    }
+    return nullptr;
+  };
+  const auto poll = std::chrono::seconds(inputs_.config.git_poll_interval_seconds);
+  auto at = [&](std::chrono::seconds later) {
+    now_ += later;
+    sched_->advance_time(later);
+    sched_->run();
+  };
+  const engine::Error failed =
+      engine::TransientError(clusters_repo, "cannot fetch: connection refused");
+  source_.SetFetchError(clusters_repo, failed);
+  apps_.clear();
+  at(poll + std::chrono::seconds(1));
+  const Json shown = error_occurred();
+  ASSERT_FALSE(shown.is_null()) << status_.dump(2);
+  EXPECT_EQ(shown["status"], "True");
+  EXPECT_EQ(shown["reason"], "RepositoryUnavailable");
+  EXPECT_EQ(shown["message"], failed.ToString());
+  EXPECT_EQ(apps_.count("web-dev") + apps_.count("web-qa"), 2u) << "the last apps stay in force";
+  EXPECT_EQ(AppStatus("web-qa"), "Waiting") << status_.dump(2);
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+  EXPECT_TRUE(clusters_["qa"]->applies.empty());
+  source_.SetFetchError(clusters_repo, std::nullopt);
+  at(3 * poll);  // the backed-off poll has come
+  EXPECT_TRUE(error_occurred().is_null()) << status_.dump(2);
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+}
+
 // Issue 25: a refresh (or webhook) that finds the commit in force is decided on what changed,
 // as an event is: no from-scratch decision of the whole set, so no Application is rebuilt (its
 // reconciledAt stays). The resync still decides from scratch and moves it.

@@ -141,5 +141,46 @@ TEST_F(GitGeneratorsCli, AnUnknownRevisionIsReportedOnTheGenerator) {
   EXPECT_NE(g.err.find("v9"), std::string::npos) << g.err;
 }
 
+// Issue 27: a git generator in a matrix's second child with its repoURL, revision and file path
+// templated from the first child's parameters (as Argo CD renders them) reads each rendered
+// repository at each rendered revision: here one repository at two tags, the second of which
+// adds a cluster.
+TEST_F(GitGeneratorsCli, ATemplatedRepoUrlRevisionAndPathReadEachRenderedRepository) {
+  repo_.Write("clusters/ap/config.yaml",
+              "cluster:\n  name: ap\n  address: https://10.0.0.5:6443\napps: [{name: db}]\n");
+  repo_.Commit("three");
+  repo_.Git("tag v3");
+  const auto g = GenerateJson(
+      AppSet("    - matrix:\n        generators:\n"
+             "          - list:\n              elements:\n"
+             "                - {repo: '" +
+                 repo_.dir() +
+                 "', tag: v1, dir: clusters, stage: old}\n"
+                 "                - {repo: 'file://" +
+                 repo_.dir() +
+                 "', tag: v3, dir: clusters, stage: new}\n"
+                 "          - git:\n              repoURL: '{{repo}}'\n              revision: "
+                 "'{{tag}}'\n              files: [{path: '{{dir}}/*/config.*'}]\n",
+             "{{stage}}-{{cluster.name}}", "{{path}}", "{{tag}}"));
+  ASSERT_EQ(g.code, 0) << g.err;
+  EXPECT_EQ(g.items, engine::Json::parse(R"({
+    "old-eu": {"path": "clusters/eu", "namespace": "v1"},
+    "old-us": {"path": "clusters/us", "namespace": "v1"},
+    "new-ap": {"path": "clusters/ap", "namespace": "v3"},
+    "new-eu": {"path": "clusters/eu", "namespace": "v3"},
+    "new-us": {"path": "clusters/us", "namespace": "v3"}})"));
+}
+
+TEST_F(GitGeneratorsCli, ARepoUrlTemplateNothingResolvesNamesTheSetAndTheField) {
+  const auto g = GenerateJson(
+      AppSet("    - git:\n        repoURL: '{{repo}}'\n        directories: [{path: 'apps/*'}]\n",
+             "{{path.basename}}", "{{path}}", "x"));
+  EXPECT_EQ(g.code, 1);
+  EXPECT_NE(g.err.find("spec.generators[0].git.repoURL: applicationset \"web\": the git "
+                       "generator's repoURL \"{{repo}}\" is a template no parameter resolves"),
+            std::string::npos)
+      << g.err;
+}
+
 }  // namespace
 }  // namespace fleetwave::cli

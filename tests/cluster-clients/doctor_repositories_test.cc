@@ -96,5 +96,56 @@ TEST(DoctorRepositoriesTest, EachRemoteRepositoryIsReachableAuthenticatedAndReso
   EXPECT_THAT(table.str() + table_err.str(), ::testing::Not(HasSubstr("wrong-pass-2718")));
 }
 
+// A git generator whose repoURL and revision are templated from a matrix's list is checked as
+// rendered, one row per rendered repository and revision (issue 27).
+TEST(DoctorRepositoriesTest, ATemplatedGitGeneratorRepositoryIsCheckedAsTheListRendersIt) {
+  clients::testing::KubesimProcess sim;
+  std::string error;
+  if (!sim.Start(1, {}, &error)) FAIL() << error;
+  sources::testing::TempDir tmp;
+  const std::string root = tmp.path();
+  sources::testing::fs::create_directories(root + "/server");
+  sources::testing::HttpsGitServer server(root + "/server", "deploy", "doctor-pass-1414");
+  sources::testing::ServedRepo repo(root + "/server");
+  repo.work().Write("apps/a/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
+  const std::string sha = repo.CommitAndPush("first");
+  ASSERT_TRUE(server.Start(&error)) << error;
+
+  const std::string config_dir = root + "/config";
+  sources::testing::WriteFile(config_dir + "/git-password", "doctor-pass-1414\n");
+  sources::testing::WriteFile(
+      config_dir + "/appsets/templated.yaml",
+      "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {name: templated}\n"
+      "spec:\n  generators:\n    - matrix:\n        generators:\n"
+      "          - list: {elements: [{repo: '" +
+          server.Url("repo.git") + "', rev: main}, {repo: '" + server.Url("repo.git") +
+          "', rev: gone}]}\n"
+          "          - git: {repoURL: '{{repo}}', revision: '{{rev}}', directories: [{path: "
+          "'apps/*'}]}\n"
+          "  template:\n    metadata: {name: '{{path.basename}}-{{rev}}'}\n    spec:\n"
+          "      project: default\n      source: {repoURL: '/local/repo', path: '{{path}}'}\n"
+          "      destination: {name: sim-0, namespace: default}\n");
+  sources::testing::WriteFile(config_dir + "/fleetwave.yaml",
+                              "kubeconfig: " + sim.kubeconfig() +
+                                  "\napplicationSets: appsets\nrepositories:\n"
+                                  "  - url: " +
+                                  server.Url("") +
+                                  "\n    username: deploy\n    passwordFile: git-password\n"
+                                  "    caFile: " +
+                                  server.CaFile() + "\n");
+  std::ostringstream out, err;
+  EXPECT_EQ(RunDoctor({"--config", config_dir + "/fleetwave.yaml", "-o", "json"}, out, err), 1)
+      << out.str() << err.str();  // the revision "gone"
+  std::map<std::string, nlohmann::json> by;
+  for (const auto& r : nlohmann::json::parse(out.str())) {
+    if (r.contains("repository")) by[r["revision"].get<std::string>()] = r;
+  }
+  ASSERT_EQ(by.size(), 2u) << out.str();
+  EXPECT_EQ(by["main"]["repository"], server.Url("repo.git"));
+  EXPECT_EQ(by["main"]["ok"], true) << by["main"].dump();
+  EXPECT_EQ(by["main"]["commit"], sha);
+  EXPECT_EQ(by["gone"]["ok"], false) << by["gone"].dump();
+}
+
 }  // namespace
 }  // namespace fleetwave::cli

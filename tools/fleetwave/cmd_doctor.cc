@@ -30,7 +30,8 @@ struct RepoReport {
 };
 
 // Every remote (repoURL, targetRevision) the sets of `dir` name: template sources and git
-// generators; templated ones are known only when generating and are not listed.
+// generators, a git generator's templated repoURL rendered with a matrix's list parameters;
+// other templated ones are known only when generating and are not listed.
 std::set<std::pair<std::string, std::string>> RemoteRepositoriesOf(const std::string& dir) {
   std::set<std::pair<std::string, std::string>> out;
   std::error_code ec;
@@ -61,6 +62,13 @@ std::set<std::pair<std::string, std::string>> RemoteRepositoriesOf(const std::st
     const LoadedAppSet loaded = LoadApplicationSetFile(file);
     if (!loaded.appset) continue;  // `validate` reports the file
     for (const auto& r : engine::GitRequestsOf(*loaded.appset)) add(r.repo_url, r.revision);
+    // A templated one rendered from parameters known without reading a repository (a list
+    // as the matrix's first child); one rendered from a repository's content is not listed.
+    if (engine::GitRequestsNeedParameters(*loaded.appset)) {
+      for (const auto& r : engine::GitRequestsFor(*loaded.appset, nullptr, {})) {
+        add(r.repo_url, r.revision);
+      }
+    }
     const engine::Json& tmpl = loaded.appset->template_;
     if (!tmpl.is_object() || !tmpl.contains("spec") || !tmpl["spec"].is_object()) continue;
     const engine::Json& spec = tmpl["spec"];

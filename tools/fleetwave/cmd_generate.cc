@@ -49,7 +49,8 @@ int RunGenerate(const Argv& argv, std::ostream& out, std::ostream& err) {
   sources::GitSource source(
       CliGitSourceOptions(config ? &config->config : nullptr, args->Get("--config").value_or("")));
   sources::ResolveOnce resolver(source);
-  const engine::GeneratorInputs inputs = sources::ReadGeneratorInputs(*loaded.appset, resolver);
+  const engine::GeneratorInputs inputs =
+      sources::ReadGeneratorInputs(*loaded.appset, resolver, config ? &config->clusters : nullptr);
   engine::GenerateResult result =
       engine::GenerateApplications(*loaded.appset, config ? &config->clusters : nullptr, &inputs);
   if (!result.issues.empty()) {

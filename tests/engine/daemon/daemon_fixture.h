@@ -177,6 +177,7 @@ struct FakeStore {
   std::map<std::string, StoredApp> apps;
   bool warned = false;
   bool progressive_syncs = true;
+  std::vector<Error> generator_errors;  // what the set's git generators could not read
 
   AppSetReconcileResult Reconcile(const std::vector<FakeApp>& fleet, Time now) {
     AppSetReconcileInput in;
@@ -184,6 +185,7 @@ struct FakeStore {
     in.stored = status;
     for (const auto& a : fleet) in.apps.push_back(Observe(a));
     in.stored_apps = apps;
+    in.generator_repository_errors = generator_errors;
     in.progressive_syncs = progressive_syncs;
     in.automated_warned = warned;
     in.now = now;

@@ -197,6 +197,58 @@ TEST(RepositoryConditionTest, AnAllAtOnceSetShowsItToo) {
   EXPECT_TRUE(ConditionOf(r.status, "ErrorOccurred").is_null()) << r.status.dump();
 }
 
+// A repository only a git generator reads (the template's apps read another one): the caller
+// keeps the last good generation's apps, which read fine, and hands the generator's error in.
+// The set shows it as it shows an app's (the URL's password hidden), nothing is synced or
+// dropped meanwhile, and the first reconcile whose generation read it again clears it.
+TEST(RepositoryConditionTest, ARepositoryOnlyAGitGeneratorReadsShowsOnTheSetAndClears) {
+  auto fleet = DevQaProd();
+  FakeStore store =
+      CompletedAtR1(RollingSet({EnvStep("dev"), EnvStep("qa"), EnvStep("prod")}), fleet);
+  const Error generator_gone = NotFoundError("https://deploy:hunter2@git.example.com/org/clusters",
+                                             "unknown revision "
+                                             "\"main\"");
+  struct Step {
+    const char* name;
+    std::vector<Error> generator_errors;
+    const char* reason;  // "" = no ErrorOccurred
+    std::string message;
+  };
+  const std::vector<Step> steps = {
+      {"its revision vanished",
+       {generator_gone},
+       kRevisionNotFound,
+       "https://deploy:***@git.example.com/org/clusters: unknown revision \"main\""},
+      {"and the template's repository fails too: both, one reason",
+       {generator_gone, Unreachable()},
+       kRepositoryUnavailable,
+       "https://deploy:***@git.example.com/org/clusters: unknown revision \"main\"; " +
+           Unreachable().ToString()},
+      {"it reads again", {}, "", ""},
+  };
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& step = steps[i];
+    SCOPED_TRACE(step.name);
+    store.generator_errors = step.generator_errors;
+    const auto r = store.Reconcile(fleet, At(60 * static_cast<int>(i + 1)));
+    const Json condition = ConditionOf(r.status, "ErrorOccurred");
+    if (!*step.reason) {
+      EXPECT_TRUE(condition.is_null()) << r.status.dump();
+    } else {
+      ASSERT_FALSE(condition.is_null()) << r.status.dump();
+      EXPECT_EQ(condition["status"], "True");
+      EXPECT_EQ(condition["reason"], step.reason);
+      EXPECT_EQ(condition["message"], step.message);
+    }
+    EXPECT_EQ(r.status.dump().find("hunter2"), std::string::npos);
+    EXPECT_TRUE(r.starts.empty());
+    EXPECT_EQ(r.applications.size(), 3u);
+    for (const auto& a : fleet) {
+      EXPECT_EQ(EntryOf(r, a.name)->target_revisions, std::vector<std::string>{"r1"}) << a.name;
+    }
+  }
+}
+
 // A file that does not parse is the app's ComparisonError, not the set's repository condition.
 TEST(RepositoryConditionTest, AFileErrorIsNoRepositoryError) {
   auto fleet = DevQaProd();
