@@ -97,7 +97,7 @@ TEST(RemoteRepositoryCli, GenerateReadsAFilesGeneratorAndTheRepositoriesItsFiles
 
   WriteFile(root + "/config/git-password", "cli-pass-2718\n");
   WriteFile(root + "/config/fleetwave.yaml",
-            "kubeconfig: " + std::string(FLEETWAVE_TESTDATA_DIR) +
+            "kubeconfig: " + ::fleetwave::test_paths::TestdataDir() +
                 "/kubeconfig/kubectl-built.yaml\n"
                 "repositories:\n"
                 "  - url: " +
