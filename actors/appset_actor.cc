@@ -13,6 +13,7 @@
 #include "engine/appset_reconcile.h"
 #include "engine/operator_command.h"
 #include "engine/poll_schedule.h"
+#include "engine/repository_condition.h"
 #include "engine/rollingsync/appset_decider.h"
 #include "engine/rollout_state.h"
 #include "engine/rollout_status.h"
@@ -154,6 +155,8 @@ struct AppSetState {
   std::map<std::string, std::vector<engine::AppliedObject>> applied;  // read-after-write
   std::optional<Mirror> mirror;
   GatheredPtr last;  // the last gathered generation and renders
+  // The status ShowStoredStatus published last (null: none), while `last` is not set yet.
+  Json shown_stored_status;
   // The last reconcile's observations, sorted by name: kept between reconciles and refreshed per
   // app only where its inputs changed (RefreshObserved), as copying every live object of a set
   // into every reconcile was a fifth of the daemon's CPU at 1,000 apps.
@@ -374,6 +377,7 @@ Mirror MirrorOf(const store::AppSetRecords& r, Self* self) {
 
 void Reconcile(Self* self, bool regather, bool poll = false);
 void RunDueAttempts(Self* self);
+Json SummaryOf(Self* self);
 void RunAttempts(Self* self, const std::vector<std::string>& due,
                  const std::vector<engine::SyncStart>& started);
 void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous,
@@ -822,6 +826,22 @@ GenerationPtr KeptGeneration(const Generation& last, const Generation& failed) {
   return kept;
 }
 
+// A generation failed on repositories only the set's git generators read (`errors`) and there
+// is no last generation to keep in force (after a start): the stored status is published with
+// ErrorOccurred naming them, as engine::StoredStatusWithRepositoryErrors makes it. Nothing is
+// decided, stored or synced; the first generation that succeeds decides as usual. (Malformed
+// stored parts are logged by that decision.)
+void ShowStoredStatus(Self* self, const std::vector<engine::Error>& errors) {
+  auto& st = self->state;
+  if (!st.services->publish.appset || !st.mirror) return;
+  engine::Issues issues;
+  st.shown_stored_status = engine::StoredStatusWithRepositoryErrors(
+      StoredStatusJson(*st.mirror), st.shown_stored_status, errors, Now(self), issues);
+  Json summary = SummaryOf(self);
+  summary["status"] = st.shown_stored_status;
+  st.services->publish.appset(st.spec->appset.name, summary, {}, {});  // no apps generated yet
+}
+
 void OnGathered(Self* self, GatheredPtr g) {
   auto& st = self->state;
   const auto& publish = st.services->publish;
@@ -896,8 +916,11 @@ void OnGathered(Self* self, GatheredPtr g) {
     for (const auto& e : g->generation->errors) Log(self, e);
     Log(self, "generation failed; the last generated applications stay in force");
     // A repository a git generator could not read is shown on the set, as an app's is: the
-    // last good generation is decided again, carrying the error to the engine.
-    if (g->generation->generator_repository_errors.empty() || !st.last) {
+    // last good generation is decided again, carrying the error to the engine; before there is
+    // one, on the stored status.
+    const auto& repository_errors = g->generation->generator_repository_errors;
+    if (!repository_errors.empty() && !st.last) ShowStoredStatus(self, repository_errors);
+    if (repository_errors.empty() || !st.last) {
       st.busy = false;
       ArmWake(self, PollOrEarlier(self, std::nullopt));
       AfterDecision(self);

@@ -4,6 +4,7 @@
 #include <map>
 
 #include "engine/repo_url.h"
+#include "engine/rollout_plan.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -64,6 +65,31 @@ std::vector<AppSetCondition> ApplyRepositoryErrors(const std::vector<AppSetCondi
     return MergeConditions(conditions, {}, {"ErrorOccurred"}, now);
   }
   return conditions;
+}
+
+Json StoredStatusWithRepositoryErrors(const Json& stored_status, const Json& shown,
+                                      const std::vector<Error>& errors, Time now, Issues& issues) {
+  StoredRolloutStatus stored = DecodeStoredRolloutStatus(stored_status, issues);
+  // The condition shown last is newer than the stored one: it is the one kept or replaced.
+  if (shown.is_object() && shown.contains("conditions")) {
+    Issues own_output;  // what this function encoded decodes without issues
+    for (const auto& c : DecodeAppSetConditions(shown["conditions"], own_output)) {
+      if (!IsRepositoryCondition(c)) continue;
+      auto current = std::find_if(stored.conditions.begin(), stored.conditions.end(),
+                                  [&c](const AppSetCondition& s) { return s.type == c.type; });
+      if (current == stored.conditions.end()) {
+        stored.conditions.push_back(c);
+      } else if (IsRepositoryCondition(*current)) {
+        *current = c;
+      }
+    }
+  }
+  PlanResult shown_status;  // encoded as a decision's status is
+  shown_status.other_status = std::move(stored.other);
+  shown_status.application_status = std::move(stored.application_status);
+  shown_status.conditions = ApplyRepositoryErrors(stored.conditions, errors, now);
+  if (stored.has_rollout) shown_status.rollout = std::move(stored.rollout);
+  return PlanStatusJson(shown_status);
 }
 
 }  // namespace fleetwave::engine

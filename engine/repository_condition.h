@@ -42,4 +42,16 @@ std::optional<AppSetCondition> RepositoryErrorCondition(const std::vector<Error>
 std::vector<AppSetCondition> ApplyRepositoryErrors(const std::vector<AppSetCondition>& conditions,
                                                    const std::vector<Error>& errors, Time now);
 
+// The status a set shows while it has no generation to decide on (after a start, before its
+// first generation in this process) and its generation fails on repositories only its git
+// generators read (`errors`, GenerateResult::repository_errors): `stored_status` as the store
+// holds it — steps, application statuses and their pins, every other field — with the
+// ErrorOccurred ApplyRepositoryErrors gives for `errors`. It is shown, never stored: nothing is
+// decided until a generation succeeds, and that decision's own repository condition replaces
+// it. `shown`: what this returned last time (null at first), whose repository condition keeps
+// its lastTransitionTime while it says the same. Malformed parts of `stored_status` are
+// `issues` (and left out, as a decision leaves them out).
+Json StoredStatusWithRepositoryErrors(const Json& stored_status, const Json& shown,
+                                      const std::vector<Error>& errors, Time now, Issues& issues);
+
 }  // namespace fleetwave::engine

@@ -238,6 +238,46 @@ class AppSetActorTest : public ::testing::Test {
     sched_->run();
   }
 
+  // The set's ErrorOccurred condition as last published; null when it has none.
+  Json ErrorOccurred() const {
+    if (!status_.is_object() || !status_.contains("conditions")) return nullptr;
+    for (const auto& c : status_["conditions"]) {
+      if (c["type"] == "ErrorOccurred") return c;
+    }
+    return nullptr;
+  }
+
+  // A repository whose directories name the clusters (read by GitDirectoriesAppSetYaml's git
+  // generator only; the apps read kRepo). Returns its URL.
+  std::string ServeClustersRepository() {
+    const std::string url = "file:///clusters.git";
+    source_.SetRevision(url, "main", kSha2);
+    source_.SetFiles(url, kSha2, {{"dev/cluster.yaml", "{}\n"}, {"qa/cluster.yaml", "{}\n"}});
+    return url;
+  }
+
+  // AppSetYaml with a git directories generator over ServeClustersRepository instead of its
+  // list: the same apps, each on the cluster its directory names.
+  static std::string GitDirectoriesAppSetYaml() {
+    std::string yaml = AppSetYaml();
+    const std::string list =
+        "    - list:\n        elements:\n          - {cluster: dev, env: dev}\n"
+        "          - {cluster: qa, env: qa}\n";
+    const size_t found = yaml.find(list);
+    EXPECT_NE(found, std::string::npos);
+    if (found == std::string::npos) return yaml;
+    yaml.replace(found, list.size(),
+                 "    - git: {repoURL: 'file:///clusters.git', revision: main, directories: "
+                 "[{path: '*'}]}\n");
+    for (const std::string field : {".cluster", ".env"}) {
+      for (size_t at = yaml.find(field + "}}"); at != std::string::npos;
+           at = yaml.find(field + "}}")) {
+        yaml.replace(at, field.size(), ".path.basename");
+      }
+    }
+    return yaml;
+  }
+
   std::string AppStatus(const std::string& app) {
     for (const auto& e : status_["applicationStatus"]) {
       if (e["application"] == app) return e["status"].get<std::string>();
@@ -764,33 +804,10 @@ TEST_F(AppSetActorTest, AFailedFetchShowsOnTheSetUntilAPollReadsTheRepositoryAga
 // last generated apps kept (published, nothing re-applied or dropped), and the first poll that
 // reads it again clears it.
 TEST_F(AppSetActorTest, AGitGeneratorsFailedFetchShowsOnTheSetUntilAPollReadsItAgain) {
-  const std::string clusters_repo = "file:///clusters.git";
-  source_.SetRevision(clusters_repo, "main", kSha2);
-  source_.SetFiles(clusters_repo, kSha2,
-                   {{"dev/cluster.yaml", "{}\n"}, {"qa/cluster.yaml", "{}\n"}});
-  std::string yaml = AppSetYaml();
-  const std::string list =
-      "    - list:\n        elements:\n          - {cluster: dev, env: dev}\n"
-      "          - {cluster: qa, env: qa}\n";
-  ASSERT_NE(yaml.find(list), std::string::npos);
-  yaml.replace(yaml.find(list), list.size(),
-               "    - git: {repoURL: 'file:///clusters.git', revision: main, directories: "
-               "[{path: '*'}]}\n");
-  for (const std::string field : {".cluster", ".env"}) {
-    for (size_t at = yaml.find(field + "}}"); at != std::string::npos;
-         at = yaml.find(field + "}}")) {
-      yaml.replace(at, field.size(), ".path.basename");
-    }
-  }
-  Start(yaml);
+  const std::string clusters_repo = ServeClustersRepository();
+  Start(GitDirectoriesAppSetYaml());
   ASSERT_EQ(clusters_["dev"]->applies.size(), 1u) << status_.dump(2);
   ASSERT_EQ(apps_.count("web-qa"), 1u);
-  auto error_occurred = [this]() -> Json {
-    for (const auto& c : status_["conditions"]) {
-      if (c["type"] == "ErrorOccurred") return c;
-    }
-    return nullptr;
-  };
   const auto poll = std::chrono::seconds(inputs_.config.git_poll_interval_seconds);
   auto at = [&](std::chrono::seconds later) {
     now_ += later;
@@ -802,7 +819,7 @@ TEST_F(AppSetActorTest, AGitGeneratorsFailedFetchShowsOnTheSetUntilAPollReadsItA
   source_.SetFetchError(clusters_repo, failed);
   apps_.clear();
   at(poll + std::chrono::seconds(1));
-  const Json shown = error_occurred();
+  const Json shown = ErrorOccurred();
   ASSERT_FALSE(shown.is_null()) << status_.dump(2);
   EXPECT_EQ(shown["status"], "True");
   EXPECT_EQ(shown["reason"], "RepositoryUnavailable");
@@ -813,8 +830,73 @@ TEST_F(AppSetActorTest, AGitGeneratorsFailedFetchShowsOnTheSetUntilAPollReadsItA
   EXPECT_TRUE(clusters_["qa"]->applies.empty());
   source_.SetFetchError(clusters_repo, std::nullopt);
   at(3 * poll);  // the backed-off poll has come
-  EXPECT_TRUE(error_occurred().is_null()) << status_.dump(2);
+  EXPECT_TRUE(ErrorOccurred().is_null()) << status_.dump(2);
   EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+}
+
+// Issue 27, after a restart: the set has no generation of this process to keep in force, so
+// while the repository only its git generator reads stays down the API shows its stored status
+// (steps, application statuses, pins) with ErrorOccurred naming that repository; nothing is
+// synced, written or deleted, a later poll that still fails keeps the condition's time, and the
+// first generation that reads the repository again decides as usual and clears it.
+TEST_F(AppSetActorTest, AGitGeneratorsFailedFetchAfterARestartShowsOnTheStoredStatus) {
+  const std::string clusters_repo = ServeClustersRepository();
+  const std::string yaml = GitDirectoriesAppSetYaml();
+  Start(yaml);
+  ASSERT_EQ(clusters_["dev"]->applies.size(), 1u) << status_.dump(2);
+  ASSERT_EQ(AppStatus("web-dev"), "Progressing") << status_.dump(2);
+  ASSERT_EQ(AppStatus("web-qa"), "Waiting");
+  const Json before = status_;
+  const store::ListResult stored = store_.List("");
+  ASSERT_TRUE(stored.ok());
+
+  // The daemon stops; it starts again on the same store while the repository is down.
+  caf::anon_send(coordinator_, stop_atom::value);
+  sched_->run();
+  for (auto& [name, actor] : fakes_) caf::anon_send_exit(actor, caf::exit_reason::user_shutdown);
+  sched_->run();
+  status_ = nullptr;
+  apps_.clear();
+  now_ += std::chrono::seconds(40);
+  const engine::Error failed =
+      engine::TransientError(clusters_repo, "cannot fetch: connection refused");
+  source_.SetFetchError(clusters_repo, failed);
+  Start(yaml);
+
+  const Json shown = ErrorOccurred();
+  ASSERT_FALSE(shown.is_null()) << status_.dump(2);
+  EXPECT_EQ(shown["status"], "True");
+  EXPECT_EQ(shown["reason"], "RepositoryUnavailable");
+  EXPECT_EQ(shown["message"], failed.ToString());
+  EXPECT_EQ(status_["applicationStatus"], before["applicationStatus"]) << status_.dump(2);
+  EXPECT_EQ(status_["rollout"], before["rollout"]);
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u);
+  EXPECT_TRUE(clusters_["qa"]->applies.empty());
+  const store::ListResult kept = store_.List("");
+  ASSERT_TRUE(kept.ok());
+  ASSERT_EQ(kept.entries.size(), stored.entries.size());
+  for (size_t i = 0; i < kept.entries.size(); ++i) {
+    EXPECT_EQ(kept.entries[i].key, stored.entries[i].key);
+    EXPECT_EQ(kept.entries[i].value, stored.entries[i].value) << kept.entries[i].key;
+  }
+
+  const auto poll = std::chrono::seconds(inputs_.config.git_poll_interval_seconds);
+  auto at = [&](std::chrono::seconds later) {
+    now_ += later;
+    sched_->advance_time(later);
+    sched_->run();
+  };
+  status_ = nullptr;  // what follows is published again
+  at(3 * poll);       // a backed-off poll that fails again
+  ASSERT_FALSE(ErrorOccurred().is_null()) << status_.dump(2);
+  EXPECT_EQ(ErrorOccurred()["lastTransitionTime"], shown["lastTransitionTime"]);
+
+  source_.SetFetchError(clusters_repo, std::nullopt);
+  at(5 * poll);  // the next backed-off poll reads it
+  EXPECT_TRUE(ErrorOccurred().is_null()) << status_.dump(2);
+  EXPECT_EQ(apps_.count("web-dev") + apps_.count("web-qa"), 2u);
+  EXPECT_EQ(AppStatus("web-qa"), "Waiting") << status_.dump(2);
+  EXPECT_EQ(clusters_["dev"]->applies.size(), 1u) << "nothing applied again";
 }
 
 // Issue 25: a refresh (or webhook) that finds the commit in force is decided on what changed,

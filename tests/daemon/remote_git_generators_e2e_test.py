@@ -6,7 +6,8 @@ configuration (`repoURL: '{{.repo}}'`, as Argo CD renders a matrix's second chil
 first child's parameters): each cluster's app comes from its own repository over ssh, and the
 set rolls out on kubesim. The HTTPS server going down is a failure of a repository only the
 git generator reads: the set's ErrorOccurred names it, the generated apps stay as they were
-(nothing deleted), and the first refresh that reads it again clears it.
+(nothing deleted), a daemon restarted while it is down shows it on the stored status too, and
+the first refresh that reads it again clears it.
 
 The poll interval is 10 minutes: every fetch here is asked for (POST /api/v1/refresh) and
 every wait is a bounded poll on a condition."""
@@ -111,13 +112,29 @@ class RemoteGitGenerators(RemoteBase):
         self.assertEqual([a for a in env.audit() if str(a.get("verb", "")).lower() == "delete"],
                          [])
 
+        # A restart while it is down: the new process has no generation of its own to keep, so
+        # the set shows its stored status (the pins) with the same ErrorOccurred, and still
+        # deletes nothing.
+        env.stop()
+        env.start()
+        wait_for(error_shown, timeout=30, interval=0.1,
+                 what=lambda: "after the restart, %s ErrorOccurred naming %s: %s\n%s"
+                 % (SET, servers.https_url(), json.dumps(self.error_condition(SET)),
+                    env.log_tail()))
+        self.assertEqual(self.pinned(SET), {(head,)})
+        self.assertEqual([a for a in env.audit() if str(a.get("verb", "")).lower() == "delete"],
+                         [])
+
         # Back: the next refresh reads it, and the condition goes.
         servers.start_https()
         self.refresh()
         wait_for(lambda: self.error_condition(SET) is None, timeout=30, interval=0.1,
                  what=lambda: "%s's ErrorOccurred cleared: %s\n%s"
                  % (SET, json.dumps(self.error_condition(SET)), env.log_tail()))
-        self.assertTrue(env.synced_to(head, count=2), json.dumps(env.applications()))
+        # The restarted daemon's clusters may still be listing: a bounded wait, not a read.
+        wait_for(lambda: env.synced_to(head, count=2), timeout=60,
+                 what=lambda: "both generated apps Synced and Healthy at %s after the restart\n%s"
+                 % (head, json.dumps(env.applications())))
         env.stop()
 
 

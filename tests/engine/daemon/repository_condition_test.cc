@@ -249,6 +249,101 @@ TEST(RepositoryConditionTest, ARepositoryOnlyAGitGeneratorReadsShowsOnTheSetAndC
   }
 }
 
+// After a start, before the set's first generation in this process, a repository only its git
+// generators read that fails is shown on the stored status (StoredStatusWithRepositoryErrors):
+// every stored field as it is, ErrorOccurred as ApplyRepositoryErrors says, its time kept from
+// what was shown (or stored) while it says the same.
+TEST(RepositoryConditionTest, AStoredStatusShownWithoutAGenerationChangesOnlyErrorOccurred) {
+  const Time t0 = T("2026-03-01T10:00:00Z");
+  const Time t1 = T("2026-03-01T10:05:00Z");
+  const Json pins = Json::array({{{"application", "web-dev"},
+                                  {"status", "Progressing"},
+                                  {"message", "Application resource became Progressing"},
+                                  {"step", "1"},
+                                  {"targetRevisions", {"r1"}},
+                                  {"lastTransitionTime", "2026-03-01T09:00:00Z"}},
+                                 {{"application", "web-qa"},
+                                  {"status", "Waiting"},
+                                  {"message", "Application is waiting for its step"},
+                                  {"step", "2"},
+                                  {"targetRevisions", {"r1"}}}});
+  RolloutState state;
+  state.generation = 3;
+  state.step = 1;
+  state.step_started_at = T("2026-03-01T09:00:00Z");
+  const Json rollout = EncodeRolloutState(state);
+  const AppSetCondition progressing{"RolloutProgressing", "True", "ApplicationSetModified",
+                                    "ApplicationSet is performing rollout of step 1", t0};
+  const AppSetCondition no_steps{"ErrorOccurred", "True", "ApplicationSetRolloutError",
+                                 "No steps defined for rollout", t0};
+  auto with_conditions = [&](std::vector<AppSetCondition> conditions) {
+    Json status = {{"applicationStatus", pins}, {"rollout", rollout}, {"resources", {"kept"}}};
+    status["conditions"] = Json::array();
+    for (const auto& c : conditions) status["conditions"].push_back(EncodeAppSetCondition(c));
+    return status;
+  };
+  auto unreachable_at = [](Time t) {
+    return AppSetCondition{"ErrorOccurred", "True", kRepositoryUnavailable,
+                           Unreachable().ToString(), t};
+  };
+  const Error secret_url = TransientError("https://deploy:hunter2@git.example.com/org/clusters",
+                                          "cannot fetch: connection refused");
+  struct Case {
+    const char* name;
+    Json stored;
+    Json shown;
+    std::vector<Error> errors;
+    Json want;
+  };
+  const std::vector<Case> cases = {
+      {"the first failure: the stored status with ErrorOccurred at now",
+       with_conditions({progressing}),
+       nullptr,
+       {Unreachable()},
+       with_conditions({unreachable_at(t1), progressing})},
+      {"still failing: its time is the one shown",
+       with_conditions({progressing}),
+       with_conditions({unreachable_at(t0), progressing}),
+       {Unreachable()},
+       with_conditions({unreachable_at(t0), progressing})},
+      {"another reason replaces what was shown, at now",
+       with_conditions({progressing}),
+       with_conditions({unreachable_at(t0), progressing}),
+       {Unauthorized()},
+       with_conditions(
+           {{"ErrorOccurred", "True", kRepositoryUnavailable, Unauthorized().ToString(), t1},
+            progressing})},
+      {"stored before the stop, the same failure: its stored time",
+       with_conditions({unreachable_at(t0), progressing}),
+       nullptr,
+       {Unreachable()},
+       with_conditions({unreachable_at(t0), progressing})},
+      {"a set without steps says that first",
+       with_conditions({no_steps}),
+       nullptr,
+       {Unreachable()},
+       with_conditions({no_steps})},
+      {"a set with no stored status yet: ErrorOccurred alone",
+       Json::object(),
+       nullptr,
+       {secret_url},
+       {{"applicationStatus", Json::array()},
+        {"conditions",
+         {EncodeAppSetCondition({"ErrorOccurred", "True", kRepositoryUnavailable,
+                                 "https://deploy:***@git.example.com/org/clusters: cannot fetch: "
+                                 "connection refused",
+                                 t1})}}}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    Issues issues;
+    const Json got = StoredStatusWithRepositoryErrors(c.stored, c.shown, c.errors, t1, issues);
+    EXPECT_EQ(got, c.want) << got.dump(2);
+    EXPECT_TRUE(issues.empty());
+    EXPECT_EQ(got.dump().find("hunter2"), std::string::npos);
+  }
+}
+
 // A file that does not parse is the app's ComparisonError, not the set's repository condition.
 TEST(RepositoryConditionTest, AFileErrorIsNoRepositoryError) {
   auto fleet = DevQaProd();
