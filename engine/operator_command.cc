@@ -67,12 +67,21 @@ CommandAnswer ApplyRolloutCommand(RolloutState& state, RolloutCommand command,
       }
       PauseRollout(state, now);
       return {CommandOutcome::kAccepted, "the rollout of " + appset + " is paused"};
-    case RolloutCommand::kResume:
-      if (!state.paused) {
-        return {CommandOutcome::kUnchanged, "the rollout of " + appset + " is not paused"};
+    case RolloutCommand::kResume: {
+      if (!state.paused && !RolloutHalted(state)) {
+        return {CommandOutcome::kUnchanged,
+                "the rollout of " + appset + " is neither paused nor halted"};
+      }
+      std::string message = "the rollout of " + appset + " is resumed";
+      if (RolloutHalted(state)) {
+        message += "; the halt of failed step " + std::to_string(state.failed_step) +
+                   " is cleared and the step is evaluated again: failed apps count once they "
+                   "are Healthy, and one more than its maxFailures still failed halts it again "
+                   "(skip an app to go on without it)";
       }
       ResumeRollout(state, now);
-      return {CommandOutcome::kAccepted, "the rollout of " + appset + " is resumed"};
+      return {CommandOutcome::kAccepted, message};
+    }
     case RolloutCommand::kSkip: {
       auto it = state.skipped.find(app);
       if (it != state.skipped.end() && it->second == reason) {

@@ -31,7 +31,7 @@ std::vector<StepGate> StepGates(const Strategy& strategy, const RolloutState& st
                                 bool new_generation, Time now);
 
 // The rollout is halted by a failed step recorded before this decision (a new generation
-// clears it): nothing is promoted.
+// clears it, and so does an operator's resume: ResumeRollout): nothing is promoted.
 bool HaltedBefore(const RolloutState& stored, bool new_generation);
 
 // Reports a failed app in its entry's message when its step has a failure budget (without one

@@ -110,6 +110,10 @@ void PauseRollout(RolloutState& state, Time now) {
 }
 
 void ResumeRollout(RolloutState& state, Time now) {
+  // The operator acknowledged the failure: the step is judged again by the next decision
+  // rather than held until a new commit (rollout_state.h says what that decides).
+  state.failed_step = 0;
+  state.failed_apps.clear();
   if (!state.paused) return;
   state.paused_seconds = PausedSecondsInStep(state, now);
   state.paused = false;

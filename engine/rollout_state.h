@@ -50,7 +50,15 @@ Json EncodeRolloutState(const RolloutState& state);
 // Operator actions (API/CLI). Durable: they live in the state. Pausing twice or resuming a
 // running rollout changes nothing.
 void PauseRollout(RolloutState& state, Time now);
+// Ends a pause and [issue 29] acknowledges a failed step's halt (failedStep, failedApps): the
+// next decision evaluates that step again as it is now, so its failed apps count once they are
+// Healthy, the budget is checked against those still failed (one more than maxFailures halts
+// again at once), and a step that completes goes on to its soak and the next step. An operator
+// who wants to go on without an app still failed skips it. Pinned by ResumeAfterAHalt in
+// tests/engine/rollingsync/rollout_safety_test.cc, through Plan and the tracker.
 void ResumeRollout(RolloutState& state, Time now);
+// The rollout is halted by a failed step (a resume or a new generation clears it).
+inline bool RolloutHalted(const RolloutState& state) { return state.failed_step != 0; }
 void SkipApplication(RolloutState& state, const std::string& app, const std::string& reason);
 
 // Seconds of the current step spent paused, up to `now`.

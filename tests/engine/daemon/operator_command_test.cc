@@ -61,6 +61,9 @@ TEST(OperatorCommandTest, RolloutCommandsSayWhetherTheyChangedAnything) {
   PauseRollout(paused, kT0);
   RolloutState skipped;
   SkipApplication(skipped, "web-qa", "rebuilt");
+  RolloutState halted;  // issue 29: a failed step halted it
+  halted.failed_step = 2;
+  halted.failed_apps = {"web-prod"};
   struct Case {
     const char* name;
     RolloutState state;
@@ -76,6 +79,8 @@ TEST(OperatorCommandTest, RolloutCommandsSayWhetherTheyChangedAnything) {
       {"resume a paused one", paused, RolloutCommand::kResume, "", CommandOutcome::kAccepted,
        false},
       {"resume a running one", running, RolloutCommand::kResume, "", CommandOutcome::kUnchanged,
+       false},
+      {"resume a halted one", halted, RolloutCommand::kResume, "", CommandOutcome::kAccepted,
        false},
       {"skip", running, RolloutCommand::kSkip, "rebuilt", CommandOutcome::kAccepted, false},
       {"skip again, same reason", skipped, RolloutCommand::kSkip, "rebuilt",
@@ -96,6 +101,14 @@ TEST(OperatorCommandTest, RolloutCommandsSayWhetherTheyChangedAnything) {
     }
     if (c.command == RolloutCommand::kSkip) {
       EXPECT_EQ(state.skipped["web-qa"], c.reason);
+    }
+    if (c.command == RolloutCommand::kResume) {
+      EXPECT_EQ(state.failed_step, 0) << "a resume clears a failed step's halt";
+      EXPECT_TRUE(state.failed_apps.empty());
+    }
+    if (RolloutHalted(c.state) && c.command == RolloutCommand::kResume) {
+      EXPECT_NE(a.message.find("the halt of failed step 2 is cleared"), std::string::npos)
+          << a.message;
     }
   }
 }

@@ -1,10 +1,11 @@
 // The differential check of issue 25: a seeded random sequence of the facts a daemon sees
 // (health and sync flaps, syncs running and finishing or failing, new commits, spec and label
-// changes, apps created and deleted, pause, resume, skip, time passing, restarts from the stored
-// status with observation incomplete) is fed to a RolloutTracker one event at a time, and after
-// every event its decision must equal Plan's over the same apps with Plan's previous decision as
-// the stored status. The delta must say exactly what changed (entries, removals, new syncs). Steps
-// get failure budgets and soaks (issue 29) at random, so halts and soak clocks are compared too.
+// changes, apps created and deleted, pause, resume (of a halted rollout too), skip, time passing,
+// restarts from the stored status with observation incomplete) is fed to a RolloutTracker one
+// event at a time, and after every event its decision must equal Plan's over the same apps with
+// Plan's previous decision as the stored status. The delta must say exactly what changed
+// (entries, removals, new syncs). Steps get failure budgets and soaks (issue 29) at random, so
+// halts and soak clocks are compared too.
 // Used by rollout_tracker_differential_test.cc (fixed seeds, in CI) and
 // bench/rollout_differential.cc (many seeds).
 #pragma once
@@ -30,10 +31,11 @@ namespace fleetwave::engine::differential {
 struct DifferentialRun {
   std::optional<std::string> divergence;  // the first one, with the events that led to it
   long long decisions = 0;
-  long long promotions = 0;   // entries that became Pending: the run exercised the rollout
-  long long completions = 0;  // decisions after which every step was complete
-  long long halted = 0;       // decisions after which a failed step halted the rollout
-  long long soaking = 0;      // decisions after which a step soaked
+  long long promotions = 0;     // entries that became Pending: the run exercised the rollout
+  long long completions = 0;    // decisions after which every step was complete
+  long long halted = 0;         // decisions after which a failed step halted the rollout
+  long long soaking = 0;        // decisions after which a step soaked
+  long long resumed_halts = 0;  // resumes of a rollout a failed step had halted
 };
 
 class World {
@@ -312,6 +314,7 @@ class World {
           tracker_->Pause(now_);
           what = "pause";
         } else {
+          if (RolloutHalted(stored_.rollout)) ++run.resumed_halts;
           ResumeRollout(stored_.rollout, now_);
           tracker_->Resume(now_);
           what = "resume";
