@@ -1,6 +1,7 @@
 // The differential check of issue 25: a seeded random sequence of the facts a daemon sees
 // (health and sync flaps, syncs running and finishing or failing, new commits, spec and label
-// changes, apps created and deleted, pause, resume (of a halted rollout too), skip, time passing,
+// changes, apps created and deleted, pause, abort, resume (of a halted rollout too), skip, time
+// passing,
 // restarts from the stored status with observation incomplete) is fed to a RolloutTracker one
 // event at a time, and after every event its decision must equal Plan's over the same apps with
 // Plan's previous decision as the stored status. The delta must say exactly what changed
@@ -36,6 +37,8 @@ struct DifferentialRun {
   long long halted = 0;         // decisions after which a failed step halted the rollout
   long long soaking = 0;        // decisions after which a step soaked
   long long resumed_halts = 0;  // resumes of a rollout a failed step had halted
+  long long aborts = 0;         // operator aborts of a rollout not aborted yet
+  long long aborted = 0;        // decisions after which the rollout was aborted
 };
 
 class World {
@@ -309,7 +312,12 @@ class World {
         break;
       }
       case 13:
-        if (Pick(0, 1)) {
+        if (Pick(0, 3) == 0) {  // issue 29: an operator's abort
+          if (!stored_.rollout.aborted) ++run.aborts;
+          AbortRollout(stored_.rollout, now_, "operator");
+          tracker_->Abort(now_, "operator");
+          what = "abort";
+        } else if (Pick(0, 1)) {
           PauseRollout(stored_.rollout, now_);
           tracker_->Pause(now_);
           what = "pause";
@@ -384,6 +392,7 @@ class World {
     if (oracle.rollout && oracle.rollout->step == 0) ++run.completions;
     if (oracle.rollout && oracle.rollout->failed_step != 0) ++run.halted;
     if (oracle.soak_ends_at) ++run.soaking;
+    if (oracle.rollout && oracle.rollout->aborted) ++run.aborted;
     just_loaded_ = false;
     last_ = oracle;
     stored_.application_status = oracle.application_status;

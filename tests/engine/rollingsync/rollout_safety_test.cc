@@ -1,16 +1,16 @@
 // The rollout-safety rules of issue 29 as tables, each decision through both deciders
-// (PlanChecked: Plan, the oracle, and a RolloutTracker loaded from the same stored status):
-// the failure budget (maxFailures), the halt of a failed step, and the soak (minSuccessTime)
-// with its clock stored in status.rollout.
+// (PlanChecked: Plan, the oracle, and a RolloutTracker loaded from the same stored status; or
+// KeptDeciders, a tracker kept across decisions): the failure budget (maxFailures), the halt of
+// a failed step and its resume, and the soak (minSuccessTime) with its clock stored in
+// status.rollout.
 #include <functional>
 
 #include <gtest/gtest.h>
 
 #include "engine/max_failures.h"
-#include "engine/rollingsync/plan_difference.h"
-#include "engine/rollingsync/rollout_tracker.h"
 #include "engine/rollout_plan.h"
 #include "tests/engine/rollingsync/builders.h"
+#include "tests/engine/rollingsync/kept_deciders.h"
 #include "tests/engine/rollingsync/plan_scenario.h"
 
 namespace fleetwave::engine {
@@ -253,41 +253,19 @@ TEST(FailureBudget, TheHaltIsDurableUntilANewRevision) {
   EXPECT_EQ(Progressing(r).reason, "ApplicationSetModified");
 }
 
-// A halted rollout that an operator resumes, decided by Plan (from the stored status, resumed
-// with ResumeRollout) and by one RolloutTracker kept across the decisions and told Resume, as
-// the daemon keeps it: the two must agree at every decision. `meanwhile` changes the live apps
-// while the rollout is halted. Returns the decision right after the resume.
+// A halted rollout that an operator resumes, decided by Plan and by a tracker kept across the
+// decisions and told Resume, as the daemon keeps it (KeptDeciders). `meanwhile` changes the
+// live apps while the rollout is halted. Returns the decision right after the resume.
 PlanResult HaltedThenResumed(Scenario s, const std::function<void(Scenario&)>& meanwhile,
                              Time resumed_at = kNow + seconds(120)) {
-  auto agree = [](const PlanResult& oracle, const RolloutTracker& tracker) {
-    if (auto d = FirstPlanDifference(oracle, tracker.Snapshot())) {
-      ADD_FAILURE() << "RolloutTracker differs from Plan: " << *d;
-    }
-  };
-  Issues issues;
-  RolloutTracker tracker(s.set, DecodeStoredRolloutStatus(s.set.status, issues), DesiredOf(s.live),
-                         s.live);
-  PlanResult r = s.Run();
-  tracker.Decide(kNow);
-  agree(r, tracker);
+  KeptDeciders k(std::move(s));
+  PlanResult r = k.Decide(kNow);
   EXPECT_NE(r.rollout->failed_step, 0) << "the scenario must start with a failed step";
-  s.Continue(r);
-  meanwhile(s);
-  for (const auto& a : s.live) tracker.SetLive(a);
-  r = s.Run(kNow + seconds(60));
-  tracker.Decide(kNow + seconds(60));
-  agree(r, tracker);
+  meanwhile(k.scenario());
+  r = k.Decide(kNow + seconds(60));
   EXPECT_EQ(Progressing(r).reason, "RolloutFailed") << "the halt holds until the resume";
-  s.Continue(r);
-  RolloutState st = DecodeRolloutState(s.set.status["rollout"], issues);
-  ResumeRollout(st, resumed_at);
-  s.Rollout(st);
-  tracker.Resume(resumed_at);
-  r = s.Run(resumed_at);
-  tracker.Decide(resumed_at);
-  agree(r, tracker);
-  EXPECT_TRUE(issues.empty());
-  return r;
+  k.Resume(resumed_at);
+  return k.Decide(resumed_at);
 }
 
 TEST(ResumeAfterAHalt, ARecoveredAppCountsAgainAndTheRolloutGoesOn) {
