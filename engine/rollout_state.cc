@@ -72,6 +72,9 @@ RolloutState DecodeRolloutState(const Json& r, Issues& issues) {
   s.aborted = BoolAt(r, "aborted", issues);
   s.aborted_at = TimeAt(r, "abortedAt", issues);
   s.aborted_by = stored::String(r, "abortedBy", "status.rollout", issues).value_or("");
+  if (auto it = r.find("analysis"); it != r.end() && !it->is_null()) {
+    s.analysis = DecodeStepAnalysisRecord(*it, issues);
+  }
   if (auto it = r.find("skipped"); it != r.end() && !it->is_null()) {
     if (!it->is_object()) {
       stored::WrongType("status.rollout.skipped", "an object of app names to reasons", *it, issues);
@@ -106,6 +109,7 @@ Json EncodeRolloutState(const RolloutState& s) {
   if (s.aborted) j["aborted"] = true;
   if (s.aborted_at) j["abortedAt"] = FormatRfc3339(*s.aborted_at);
   if (!s.aborted_by.empty()) j["abortedBy"] = s.aborted_by;
+  if (s.analysis) j["analysis"] = EncodeStepAnalysisRecord(*s.analysis);
   return j;
 }
 
@@ -174,6 +178,8 @@ RolloutState AdvanceRolloutState(const RolloutState& previous, const Strategy& s
     s.aborted_at.reset();
     s.aborted_by.clear();
   }
+  // Measurements belong to one step of one rollout.
+  if (s.analysis && (new_generation || s.analysis->step != current_step)) s.analysis.reset();
   const bool restart = new_generation || s.step != current_step || !s.step_started_at;
   if (restart) {
     s.step = current_step;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis.h"
 #include "engine/appset.h"
 #include "engine/issue.h"
 #include "engine/time.h"
@@ -42,6 +43,10 @@ struct RolloutState {
   bool aborted = false;
   std::optional<Time> aborted_at;
   std::string aborted_by;  // the caller, as logged
+  // [issue 29] The current step's Prometheus analysis so far (engine/analysis.h), stored so
+  // that a restart goes on with the measurements already taken. Nothing sets it until the
+  // daemon queries Prometheus; a new generation or another step drops it.
+  std::optional<StepAnalysisRecord> analysis;
 
   bool operator==(const RolloutState&) const = default;
 };

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/rollout_state.h"
 #include "tests/engine/rollingsync/builders.h"
 
 namespace fleetwave::engine {
@@ -301,6 +302,32 @@ TEST(StepAnalysisRecord, AWrongFieldIsAnIssueNamingIt) {
   ASSERT_EQ(issues.size(), 1u);
   EXPECT_EQ(issues[0].path, "status.rollout.analysis.measurements[0].passed");
   EXPECT_TRUE(r.measurements.empty()) << "a measurement that cannot be read is not counted";
+}
+
+TEST(StepAnalysisRecord, LivesInStatusRolloutForItsStepOfItsGeneration) {
+  RolloutState st;
+  st.generation = 2;
+  st.step = 2;
+  st.step_started_at = T("2026-03-01T11:59:00Z");
+  st.analysis = StepAnalysisRecord{2, {M("2026-03-01T12:00:00Z", true, 0.25)}};
+  const Json j = EncodeRolloutState(st);
+  EXPECT_EQ(j["analysis"], EncodeStepAnalysisRecord(*st.analysis));
+  Issues issues;
+  EXPECT_EQ(DecodeRolloutState(j, issues), st) << "a restart goes on with the measurements";
+  EXPECT_TRUE(issues.empty());
+
+  Strategy strategy;
+  strategy.steps.resize(3);
+  const Time now = T("2026-03-01T12:01:00Z");
+  EXPECT_EQ(AdvanceRolloutState(st, strategy, false, 2, now).analysis, st.analysis);
+  EXPECT_FALSE(AdvanceRolloutState(st, strategy, false, 3, now).analysis) << "another step";
+  EXPECT_FALSE(AdvanceRolloutState(st, strategy, true, 2, now).analysis) << "a new generation";
+
+  Json wrong = j;
+  wrong["analysis"]["measurements"][0]["time"] = "noon";
+  DecodeRolloutState(wrong, issues);
+  ASSERT_EQ(issues.size(), 1u);
+  EXPECT_EQ(issues[0].path, "status.rollout.analysis.measurements[0].time");
 }
 
 }  // namespace
