@@ -1634,7 +1634,7 @@ void ManualSync(Self* self, const std::string& app, const std::string& revision,
   CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, persisted_atom::value);
 }
 
-// ---- pause, resume, skip ----
+// ---- pause, resume, abort, skip ----
 
 // Changes the stored rollout state (durable, RollingSync §7) and reconciles with it.
 void RolloutAction(Self* self, engine::RolloutCommand command, const std::string& app,
@@ -1646,9 +1646,7 @@ void RolloutAction(Self* self, engine::RolloutCommand command, const std::string
     st.deferred.push_back([=] { RolloutAction(self, command, app, reason, caller, answer); });
     return;
   }
-  const std::string what = command == engine::RolloutCommand::kPause    ? "pause by " + caller
-                           : command == engine::RolloutCommand::kResume ? "resume by " + caller
-                                                                        : "skip by " + caller;
+  const std::string what = engine::RolloutCommandName(command) + " by " + caller;
   // A skip names an app of the last generation; before one is known, any name is taken.
   const bool generated = !app.empty() && (!st.last || FindApp(*st.last, app) != nullptr);
   engine::SetCommandContext context = CommandContext(self);
@@ -1660,8 +1658,8 @@ void RolloutAction(Self* self, engine::RolloutCommand command, const std::string
   engine::Issues issues;
   engine::RolloutState state =
       engine::DecodeRolloutState(st.mirror->rollout.value_or(Json::object()), issues);
-  engine::CommandAnswer outcome =
-      engine::ApplyRolloutCommand(state, command, st.spec->appset.name, app, reason, Now(self));
+  engine::CommandAnswer outcome = engine::ApplyRolloutCommand(state, command, st.spec->appset.name,
+                                                              app, reason, Now(self), caller);
   outcome.message = what + ": " + outcome.message;
   if (outcome.outcome != engine::CommandOutcome::kAccepted) {
     Answer(self, answer, outcome);
@@ -1670,11 +1668,7 @@ void RolloutAction(Self* self, engine::RolloutCommand command, const std::string
   auto persisted = std::make_shared<Persisted>();
   const Json rollout = engine::EncodeRolloutState(state);
   persisted->change.rollout = rollout;
-  persisted->result.log.push_back(command == engine::RolloutCommand::kPause
-                                      ? "rollout paused by " + caller
-                                  : command == engine::RolloutCommand::kResume
-                                      ? "rollout resumed by " + caller
-                                      : "app=" + app + " skipped (" + reason + ") by " + caller);
+  persisted->result.log.push_back(engine::RolloutCommandLogLine(command, app, reason, caller));
   persisted->answer = std::move(answer);
   persisted->accepted = std::move(outcome);
   store::StateBatch batch;
@@ -1798,6 +1792,11 @@ AppSetActorImpl::behavior_type AppSetBehavior(Self* self, SetParent coordinator,
       [=](resume_atom, const std::string& caller) -> caf::result<engine::CommandAnswer> {
         auto promise = self->make_response_promise();
         RolloutAction(self, engine::RolloutCommand::kResume, "", "", caller, promise);
+        return promise;
+      },
+      [=](abort_atom, const std::string& caller) -> caf::result<engine::CommandAnswer> {
+        auto promise = self->make_response_promise();
+        RolloutAction(self, engine::RolloutCommand::kAbort, "", "", caller, promise);
         return promise;
       },
       [=](skip_atom, const std::string& app, const std::string& reason,

@@ -76,6 +76,7 @@ using AppSetActor = LiveSink::extend<
     caf::replies_to<sync_atom, std::string, std::string, std::string>::with<engine::CommandAnswer>,
     caf::replies_to<pause_atom, std::string>::with<engine::CommandAnswer>,
     caf::replies_to<resume_atom, std::string>::with<engine::CommandAnswer>,
+    caf::replies_to<abort_atom, std::string>::with<engine::CommandAnswer>,
     // skip: (app, reason, caller).
     caf::replies_to<skip_atom, std::string, std::string, std::string>::with<engine::CommandAnswer>>;
 

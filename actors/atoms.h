@@ -33,6 +33,8 @@ using spec_atom = caf::atom_constant<caf::atom("spec")>;
 using sync_atom = caf::atom_constant<caf::atom("sync")>;
 using pause_atom = caf::atom_constant<caf::atom("pause")>;
 using resume_atom = caf::atom_constant<caf::atom("resume")>;
+// (issue 29) halt a rollout now and hold its revision until a new commit or a resume
+using abort_atom = caf::atom_constant<caf::atom("abort")>;
 using skip_atom = caf::atom_constant<caf::atom("skip")>;
 using slot_atom = caf::atom_constant<caf::atom("slot")>;
 using release_atom = caf::atom_constant<caf::atom("release")>;

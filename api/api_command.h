@@ -14,8 +14,8 @@
 namespace fleetwave::api {
 
 struct ApiCommand {
-  // "sync" | "skip" (Applications), "pause" | "resume" | "delete" (sets), "refresh" (every set;
-  // target empty)
+  // "sync" | "skip" (Applications), "pause" | "resume" | "abort" | "delete" (sets), "refresh"
+  // (every set; target empty)
   std::string kind;
   std::string target;                   // the Application's or ApplicationSet's name
   std::optional<std::string> revision;  // sync: the revision asked for, if any

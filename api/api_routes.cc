@@ -115,8 +115,8 @@ struct MutationBody {
   std::string error;  // non-empty: the 400 message
 };
 
-// The fields each mutation accepts: sync {revision?}, skip {reason} (required), pause and
-// resume nothing.
+// The fields each mutation accepts: sync {revision?}, skip {reason} (required), pause, resume
+// and abort nothing.
 MutationBody ParseMutationBody(const std::string& kind, const std::string& body) {
   MutationBody out;
   const std::string allowed = kind == "sync" ? "revision" : kind == "skip" ? "reason" : "";
@@ -291,7 +291,7 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
   }
 
   if (api && s[2] == "applicationsets" && n == 5 && !s[3].empty() &&
-      (s[4] == "pause" || s[4] == "resume")) {
+      (s[4] == "pause" || s[4] == "resume" || s[4] == "abort")) {
     if (request.method != "POST") return MethodNotAllowed(request, "POST");
     return Mutate(request, s[4], s[3]);
   }
@@ -432,7 +432,7 @@ ApiResponse ApiRouter::Webhook(const ApiRequest& request) const {
 
 ApiResponse ApiRouter::Mutate(const ApiRequest& request, const std::string& kind,
                               const std::string& target) const {
-  const bool on_set = kind == "pause" || kind == "resume" || kind == "delete";
+  const bool on_set = kind == "pause" || kind == "resume" || kind == "abort" || kind == "delete";
   const std::string noun = on_set ? "applicationset" : "application";
   const bool every_set = kind == "refresh";  // no target: it concerns every set
   const std::string what = (every_set ? kind + " of every applicationset"

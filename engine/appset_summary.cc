@@ -72,6 +72,8 @@ std::string RolloutStatusWord(const Json& appset, std::string* message) {
     if (reason == "ApplicationSetRolloutComplete") word = "Complete";
     if (reason == "ProgressDeadlineExceeded") word = "Deadline exceeded";
     if (reason == "ApplicationSetPaused") word = "Paused";
+    if (reason == "RolloutFailed") word = "Failed";
+    if (reason == "RolloutAborted") word = "Aborted";
   }
   return word.empty() ? "-" : word;
 }

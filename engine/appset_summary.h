@@ -34,7 +34,8 @@ struct StepSummary {
 struct AppSetSummary {
   std::string name;
   // The rollout in one word, from the set's conditions: Progressing, Complete, Paused,
-  // Deadline exceeded, Invalid, Error, or "-" (none yet); with that condition's message.
+  // Deadline exceeded, Failed (a step failed), Aborted (issue 29), Invalid, Error, or "-" (none
+  // yet); with that condition's message.
   std::string rollout_status;
   std::string rollout_message;
   std::string strategy;  // spec.strategy.type, "AllAtOnce" when absent

@@ -57,9 +57,38 @@ std::optional<CommandAnswer> RefuseSetCommand(const SetCommandContext& set, cons
   return std::nullopt;
 }
 
+std::string RolloutCommandName(RolloutCommand command) {
+  switch (command) {
+    case RolloutCommand::kPause:
+      return "pause";
+    case RolloutCommand::kResume:
+      return "resume";
+    case RolloutCommand::kAbort:
+      return "abort";
+    case RolloutCommand::kSkip:
+      return "skip";
+  }
+  return "rollout command";
+}
+
+std::string RolloutCommandLogLine(RolloutCommand command, const std::string& app,
+                                  const std::string& reason, const std::string& caller) {
+  switch (command) {
+    case RolloutCommand::kPause:
+      return "rollout paused by " + caller;
+    case RolloutCommand::kResume:
+      return "rollout resumed by " + caller;
+    case RolloutCommand::kAbort:
+      return "rollout aborted by " + caller + ": its revision is held";
+    case RolloutCommand::kSkip:
+      return "app=" + app + " skipped (" + reason + ") by " + caller;
+  }
+  return RolloutCommandName(command) + " by " + caller;
+}
+
 CommandAnswer ApplyRolloutCommand(RolloutState& state, RolloutCommand command,
                                   const std::string& appset, const std::string& app,
-                                  const std::string& reason, Time now) {
+                                  const std::string& reason, Time now, const std::string& caller) {
   switch (command) {
     case RolloutCommand::kPause:
       if (state.paused) {
@@ -67,12 +96,34 @@ CommandAnswer ApplyRolloutCommand(RolloutState& state, RolloutCommand command,
       }
       PauseRollout(state, now);
       return {CommandOutcome::kAccepted, "the rollout of " + appset + " is paused"};
-    case RolloutCommand::kResume:
-      if (!state.paused) {
-        return {CommandOutcome::kUnchanged, "the rollout of " + appset + " is not paused"};
+    case RolloutCommand::kResume: {
+      if (!state.paused && !RolloutHalted(state) && !state.aborted) {
+        return {CommandOutcome::kUnchanged,
+                "the rollout of " + appset + " is neither paused, halted nor aborted"};
+      }
+      std::string message = "the rollout of " + appset + " is resumed";
+      if (RolloutHalted(state)) {
+        message += "; the halt of failed step " + std::to_string(state.failed_step) +
+                   " is cleared and the step is evaluated again: failed apps count once they "
+                   "are Healthy, and one more than its maxFailures still failed halts it again "
+                   "(skip an app to go on without it)";
       }
       ResumeRollout(state, now);
-      return {CommandOutcome::kAccepted, "the rollout of " + appset + " is resumed"};
+      return {CommandOutcome::kAccepted, message};
+    }
+    case RolloutCommand::kAbort:
+      if (state.aborted) {
+        return {CommandOutcome::kUnchanged, "the rollout of " + appset + " is already aborted"};
+      }
+      if (state.generation > 0 && state.step == 0) {
+        return {CommandOutcome::kUnchanged,
+                "the rollout of " + appset + " has completed: there is nothing to abort"};
+      }
+      AbortRollout(state, now, caller);
+      return {CommandOutcome::kAccepted,
+              "the rollout of " + appset + " is aborted at step " + std::to_string(state.step) +
+                  ": nothing more is promoted or synced (syncs running finish) and its revision "
+                  "is held until a new commit or a resume"};
     case RolloutCommand::kSkip: {
       auto it = state.skipped.find(app);
       if (it != state.skipped.end() && it->second == reason) {

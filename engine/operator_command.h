@@ -50,12 +50,20 @@ struct SetCommandContext {
 std::optional<CommandAnswer> RefuseSetCommand(const SetCommandContext& set, const std::string& what,
                                               const std::string& app, bool app_generated);
 
-enum class RolloutCommand { kPause, kResume, kSkip };
+enum class RolloutCommand { kPause, kResume, kAbort, kSkip };
 
-// Applies a pause, resume or skip (with `reason`) of `app` to the stored rollout state: kAccepted
-// when the state changed (the caller stores it), kUnchanged when it already was so.
+// "pause", "resume", "abort", "skip": for the answer and the log.
+std::string RolloutCommandName(RolloutCommand command);
+// The log line of a command carried out, naming the caller.
+std::string RolloutCommandLogLine(RolloutCommand command, const std::string& app,
+                                  const std::string& reason, const std::string& caller);
+
+// Applies a pause, resume, abort (by `caller`, issue 29) or skip (with `reason`) of `app` to the
+// stored rollout state: kAccepted when the state changed (the caller stores it), kUnchanged
+// when it already was so (an abort of a completed rollout has nothing to hold).
 CommandAnswer ApplyRolloutCommand(RolloutState& state, RolloutCommand command,
                                   const std::string& appset, const std::string& app,
-                                  const std::string& reason, Time now);
+                                  const std::string& reason, Time now,
+                                  const std::string& caller = "");
 
 }  // namespace fleetwave::engine

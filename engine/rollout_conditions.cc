@@ -63,6 +63,9 @@ AppSetCondition RolloutProgressingCondition(const RolloutProgress& p) {
     return {"RolloutProgressing", "False", "ApplicationSetRolloutComplete",
             "ApplicationSet Rollout has completed", std::nullopt};
   }
+  if (p.aborted) {
+    return {"RolloutProgressing", "False", "RolloutAborted", p.aborted_message, std::nullopt};
+  }
   if (p.paused) {
     return {"RolloutProgressing", "False", "ApplicationSetPaused",
             "ApplicationSet rollout is paused at step " + step, std::nullopt};

@@ -35,10 +35,15 @@ struct RolloutProgress {
   // [issue 29] A step failed (status.rollout.failedStep): RolloutFailed with this message.
   int failed_step = 0;
   std::string failed_message;
+  // [issue 29] An operator aborted it (status.rollout.aborted): RolloutAborted with this message.
+  bool aborted = false;
+  std::string aborted_message;
 };
 
-// RolloutProgressing, by priority RolloutFailed > Paused > ProgressDeadlineExceeded > Modified >
-// Complete. A halted rollout reports RolloutFailed whatever else holds: it will not move on.
+// RolloutProgressing, by priority RolloutFailed > Complete > RolloutAborted > Paused >
+// ProgressDeadlineExceeded > Modified. A halted rollout reports RolloutFailed whatever else
+// holds: it will not move on. An aborted one whose running syncs completed every step is
+// complete: there is nothing left to hold.
 // A paused or timed-out rollout whose steps are all complete reports Complete: nothing is
 // held back any more.
 AppSetCondition RolloutProgressingCondition(const RolloutProgress& progress);

@@ -278,6 +278,10 @@ RolloutOutcome FinishRollout(const Strategy& strategy, RolloutState state,
     progress.failed_step = out.rollout.failed_step;
     progress.failed_message = RolloutFailedMessage(strategy, out.rollout);
   }
+  if (out.rollout.aborted) {
+    progress.aborted = true;
+    progress.aborted_message = RolloutAbortedMessage(out.rollout);
+  }
   out.conditions = MergeConditions(WithoutRolloutError(previous_conditions),
                                    {RolloutProgressingCondition(progress),
                                     InvalidRolloutConfigCondition(config_issues.ConditionMessage()),

@@ -38,7 +38,7 @@ std::vector<StepGate> StepGates(const Strategy& strategy, const RolloutState& st
 }
 
 bool HaltedBefore(const RolloutState& stored, bool new_generation) {
-  return stored.failed_step != 0 && !new_generation;
+  return (RolloutHalted(stored) || stored.aborted) && !new_generation;
 }
 
 void MarkFailedApp(AppRolloutStatus& entry, const Application& live, bool skipped,
@@ -87,7 +87,15 @@ std::string RolloutFailedMessage(const Strategy& strategy, const RolloutState& s
   return "ApplicationSet rollout step " + std::to_string(state.failed_step) + " failed: " + n +
          (state.failed_apps.size() == 1 ? " application" : " applications") +
          " failed, more than its maxFailures " + budget + " allows: " + apps +
-         "; promotion is halted until a new revision";
+         "; promotion is halted until a new revision or a resume";
+}
+
+std::string RolloutAbortedMessage(const RolloutState& state) {
+  std::string by = state.aborted_by.empty() ? "" : " by " + state.aborted_by;
+  std::string at = state.aborted_at ? " at " + FormatRfc3339(*state.aborted_at) : "";
+  return "ApplicationSet rollout was aborted at step " + std::to_string(state.step) + by + at +
+         ": nothing more is promoted or synced and its revision is held until a new revision "
+         "or a resume";
 }
 
 }  // namespace fleetwave::engine

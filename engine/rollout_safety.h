@@ -30,8 +30,9 @@ bool StepSoaked(const Strategy& strategy, int s, const RolloutState& stored, boo
 std::vector<StepGate> StepGates(const Strategy& strategy, const RolloutState& stored,
                                 bool new_generation, Time now);
 
-// The rollout is halted by a failed step recorded before this decision (a new generation
-// clears it): nothing is promoted.
+// The rollout is halted by a failed step recorded before this decision, or by an operator's
+// abort (a new generation clears both, and so does an operator's resume: ResumeRollout):
+// nothing is promoted and no new sync starts.
 bool HaltedBefore(const RolloutState& stored, bool new_generation);
 
 // Reports a failed app in its entry's message when its step has a failure budget (without one
@@ -48,5 +49,8 @@ std::optional<Time> UpdateSafetyState(const Strategy& strategy, RolloutState& st
 
 // RolloutProgressing's message of a halted rollout: the step, its budget and the failed apps.
 std::string RolloutFailedMessage(const Strategy& strategy, const RolloutState& state);
+
+// RolloutProgressing's message of an aborted rollout: the step, who aborted it and when.
+std::string RolloutAbortedMessage(const RolloutState& state);
 
 }  // namespace fleetwave::engine

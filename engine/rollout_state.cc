@@ -69,6 +69,12 @@ RolloutState DecodeRolloutState(const Json& r, Issues& issues) {
   }
   s.soak_step = static_cast<int>(IntAt(r, "soakStep", issues));
   s.soak_started_at = TimeAt(r, "soakStartedAt", issues);
+  s.aborted = BoolAt(r, "aborted", issues);
+  s.aborted_at = TimeAt(r, "abortedAt", issues);
+  s.aborted_by = stored::String(r, "abortedBy", "status.rollout", issues).value_or("");
+  if (auto it = r.find("analysis"); it != r.end() && !it->is_null()) {
+    s.analysis = DecodeStepAnalysisRecord(*it, issues);
+  }
   if (auto it = r.find("skipped"); it != r.end() && !it->is_null()) {
     if (!it->is_object()) {
       stored::WrongType("status.rollout.skipped", "an object of app names to reasons", *it, issues);
@@ -100,6 +106,10 @@ Json EncodeRolloutState(const RolloutState& s) {
   if (!s.failed_apps.empty()) j["failedApps"] = s.failed_apps;
   if (s.soak_step) j["soakStep"] = s.soak_step;
   if (s.soak_started_at) j["soakStartedAt"] = FormatRfc3339(*s.soak_started_at);
+  if (s.aborted) j["aborted"] = true;
+  if (s.aborted_at) j["abortedAt"] = FormatRfc3339(*s.aborted_at);
+  if (!s.aborted_by.empty()) j["abortedBy"] = s.aborted_by;
+  if (s.analysis) j["analysis"] = EncodeStepAnalysisRecord(*s.analysis);
   return j;
 }
 
@@ -110,10 +120,25 @@ void PauseRollout(RolloutState& state, Time now) {
 }
 
 void ResumeRollout(RolloutState& state, Time now) {
+  // The operator acknowledged the failure: the step is judged again by the next decision
+  // rather than held until a new commit (rollout_state.h says what that decides).
+  state.failed_step = 0;
+  state.failed_apps.clear();
+  // An abort held the revision; the operator now wants it rolled out after all.
+  state.aborted = false;
+  state.aborted_at.reset();
+  state.aborted_by.clear();
   if (!state.paused) return;
   state.paused_seconds = PausedSecondsInStep(state, now);
   state.paused = false;
   state.paused_at.reset();
+}
+
+void AbortRollout(RolloutState& state, Time now, const std::string& caller) {
+  if (state.aborted) return;
+  state.aborted = true;
+  state.aborted_at = TruncateToSeconds(now);
+  state.aborted_by = caller;
 }
 
 void SkipApplication(RolloutState& state, const std::string& app, const std::string& reason) {
@@ -142,12 +167,19 @@ RolloutState AdvanceRolloutState(const RolloutState& previous, const Strategy& s
   RolloutState s = previous;
   if (s.generation == 0 || new_generation) ++s.generation;
   if (new_generation) {
-    // A new revision (or spec) is a new rollout: the halt and the soak were the old one's.
+    // A new revision (or spec) is a new rollout: the halt, the soak and an abort were the old
+    // one's.
     s.failed_step = 0;
     s.failed_apps.clear();
     s.soak_step = 0;
     s.soak_started_at.reset();
+    // The abort held the old revision; the next commit rolls out again.
+    s.aborted = false;
+    s.aborted_at.reset();
+    s.aborted_by.clear();
   }
+  // Measurements belong to one step of one rollout.
+  if (s.analysis && (new_generation || s.analysis->step != current_step)) s.analysis.reset();
   const bool restart = new_generation || s.step != current_step || !s.step_started_at;
   if (restart) {
     s.step = current_step;

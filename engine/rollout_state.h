@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/analysis.h"
 #include "engine/appset.h"
 #include "engine/issue.h"
 #include "engine/time.h"
@@ -36,6 +37,16 @@ struct RolloutState {
   // been Healthy without interruption. Stored, so a restart continues the same soak.
   int soak_step = 0;
   std::optional<Time> soak_started_at;
+  // [issue 29] An operator's abort: nothing is promoted and no new sync starts (syncs running
+  // finish), and the generation's revision is held: a poll that finds it again does not roll it
+  // out. A new generation (the next commit) or a resume clears it.
+  bool aborted = false;
+  std::optional<Time> aborted_at;
+  std::string aborted_by;  // the caller, as logged
+  // [issue 29] The current step's Prometheus analysis so far (engine/analysis.h), stored so
+  // that a restart goes on with the measurements already taken. Nothing sets it until the
+  // daemon queries Prometheus; a new generation or another step drops it.
+  std::optional<StepAnalysisRecord> analysis;
 
   bool operator==(const RolloutState&) const = default;
 };
@@ -50,7 +61,19 @@ Json EncodeRolloutState(const RolloutState& state);
 // Operator actions (API/CLI). Durable: they live in the state. Pausing twice or resuming a
 // running rollout changes nothing.
 void PauseRollout(RolloutState& state, Time now);
+// Ends a pause and an abort, and [issue 29] acknowledges a failed step's halt (failedStep,
+// failedApps): the next decision evaluates that step again as it is now, so its failed apps count
+// once they are Healthy, the budget is checked against those still failed (one more than
+// maxFailures halts again at once), and a step that completes goes on to its soak and the next
+// step. An operator who wants to go on without an app still failed skips it. Pinned by
+// ResumeAfterAHalt in tests/engine/rollingsync/rollout_safety_test.cc, through Plan and the
+// tracker.
 void ResumeRollout(RolloutState& state, Time now);
+// The rollout is halted by a failed step (a resume or a new generation clears it).
+inline bool RolloutHalted(const RolloutState& state) { return state.failed_step != 0; }
+// [issue 29] Halts the rollout now and holds its revision, for `caller`; a resume or a new
+// generation undoes it. Aborting an aborted rollout changes nothing.
+void AbortRollout(RolloutState& state, Time now, const std::string& caller);
 void SkipApplication(RolloutState& state, const std::string& app, const std::string& reason);
 
 // Seconds of the current step spent paused, up to `now`.

@@ -185,6 +185,9 @@ void RolloutTracker::SetDesired(std::vector<GeneratedApplication> desired) {
 
 void RolloutTracker::Pause(Time now) { PauseRollout(state_, now); }
 void RolloutTracker::Resume(Time now) { ResumeRollout(state_, now); }
+void RolloutTracker::Abort(Time now, const std::string& caller) {
+  AbortRollout(state_, now, caller);
+}
 
 void RolloutTracker::Skip(const std::string& app, const std::string& reason) {
   auto it = records_.find(app);
@@ -241,7 +244,8 @@ void RolloutTracker::Redecide(Records::iterator it, Time now, RolloutDelta& delt
 }
 
 void RolloutTracker::Promote(Time now, const std::vector<StepGate>& gates, bool halted) {
-  if (state_.paused || halted) return;  // a pause, or a failed step's halt, blocks promotions
+  // A pause, a failed step's halt or an abort (HaltedBefore) blocks promotions.
+  if (state_.paused || halted) return;
   const int step_count = static_cast<int>(steps_.size());
   for (int round = 0; round <= step_count; ++round) {
     const Hold hold = FirstHold(gates);
@@ -304,8 +308,8 @@ RolloutDelta RolloutTracker::Decide(Time now_in, bool observation_complete) {
   delta.soak_ends_at = soak_ends_at_;
   healed_ = delta.healed;
   open_step_ = open;
-  // Plan's SelectSyncs: nothing is listed while paused or halted by a failed step.
-  listing_ = !state_.paused && state_.failed_step == 0;
+  // Plan's SelectSyncs: nothing is listed while paused, halted by a failed step or aborted.
+  listing_ = !state_.paused && !RolloutHalted(state_) && !state_.aborted;
 
   // Promotions appended to touched_: name order again for the delta.
   std::sort(touched_.begin(), touched_.end(), by_name);

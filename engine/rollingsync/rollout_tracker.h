@@ -95,6 +95,7 @@ class RolloutTracker {
   void SetDesired(std::vector<GeneratedApplication> desired);
   void Pause(Time now);
   void Resume(Time now);
+  void Abort(Time now, const std::string& caller);
   void Skip(const std::string& app, const std::string& reason);
 
   // Decides on what changed since the last decision, at `now` (truncated to seconds).

@@ -1089,6 +1089,27 @@ TEST_F(AppSetActorTest, PauseResumeAndSkipSayWhetherTheyChangedTheRollout) {
   EXPECT_EQ(unknown_app->outcome, CommandOutcome::kNotFound) << unknown_app->message;
 }
 
+// Issue 29: an abort is stored in status.rollout with its caller and said once; a resume ends it.
+TEST_F(AppSetActorTest, AbortIsStoredWithItsCallerAndAResumeEndsIt) {
+  using engine::CommandOutcome;
+  Start(AppSetYaml());
+  const std::string web("web"), alice("alice@10.0.0.7");
+  auto aborted = Ask(abort_atom::value, web, alice);
+  ASSERT_TRUE(aborted);
+  EXPECT_EQ(aborted->outcome, CommandOutcome::kAccepted) << aborted->message;
+  EXPECT_NE(aborted->message.find("abort by alice@10.0.0.7"), std::string::npos)
+      << aborted->message;
+  EXPECT_EQ(status_["rollout"]["aborted"], true) << status_.dump(2);
+  EXPECT_EQ(status_["rollout"]["abortedBy"], alice);
+  auto again = Ask(abort_atom::value, web, alice);
+  ASSERT_TRUE(again);
+  EXPECT_EQ(again->outcome, CommandOutcome::kUnchanged) << again->message;
+  auto resumed = Ask(resume_atom::value, web, alice);
+  ASSERT_TRUE(resumed);
+  EXPECT_EQ(resumed->outcome, CommandOutcome::kAccepted) << resumed->message;
+  EXPECT_FALSE(status_["rollout"].contains("aborted")) << status_.dump(2);
+}
+
 // The API's DELETE: a set a file still defines is refused with that file named.
 TEST_F(AppSetActorTest, DeletingASetAFileStillDefinesIsAConflictNamingTheFile) {
   Start(AppSetYaml());

@@ -204,7 +204,7 @@ TEST_F(ApiServerTest, SyncHandsTheCommandToTheHandler) {
   EXPECT_EQ(lines, 3);
 }
 
-TEST_F(ApiServerTest, SkipPauseAndResumeAreAuthenticatedCommands) {
+TEST_F(ApiServerTest, SkipPauseResumeAndAbortAreAuthenticatedCommands) {
   Start();
   struct Case {
     std::string name;
@@ -230,6 +230,15 @@ TEST_F(ApiServerTest, SkipPauseAndResumeAreAuthenticatedCommands) {
        std::nullopt, ""},
       {"Resume", "/api/v1/applicationsets/guestbook/resume", "s3cret-token", "{}", 202, "resume",
        std::nullopt, ""},
+      {"Abort", "/api/v1/applicationsets/guestbook/abort", "s3cret-token", "", 202, "abort",
+       std::nullopt, ""},
+      {"AbortUnknownSet", "/api/v1/applicationsets/nope/abort", "s3cret-token", "", 404, "",
+       std::nullopt, "applicationset \"nope\" not found"},
+      {"AbortWithABody", "/api/v1/applicationsets/guestbook/abort", "s3cret-token",
+       R"({"reason": "x"})", 400, "", std::nullopt,
+       "unknown field \"reason\" in request body (none allowed)"},
+      {"AbortWrongToken", "/api/v1/applicationsets/guestbook/abort", "wrong", "", 401, "",
+       std::nullopt, "wrong bearer token"},
       {"PauseUnknownSet", "/api/v1/applicationsets/nope/pause", "s3cret-token", "", 404, "",
        std::nullopt, "applicationset \"nope\" not found"},
       {"PauseWithABody", "/api/v1/applicationsets/guestbook/pause", "s3cret-token",

@@ -232,6 +232,7 @@ TEST_F(ClientCliTest, Actions) {
        "cluster rebuilt"},
       {"Pause", RunPause, {"guestbook"}, "pause", "guestbook", ""},
       {"Resume", RunResume, {"guestbook"}, "resume", "guestbook", ""},
+      {"Abort", RunAbort, {"guestbook"}, "abort", "guestbook", ""},
       {"DeleteAppSet", RunDelete, {"appset", "guestbook"}, "delete", "guestbook", ""},
       {"Refresh", RunRefresh, {}, "refresh", "", ""},
   };

@@ -225,6 +225,24 @@ TEST(GetViewsTest, StepStates) {
          s["status"]["rollout"]["skipped"] = {{"qa-us", "cluster rebuilt"}};
        },
        "2      env in (qa)     2/2    [##########]   1            Progressing"},
+      // Issue 29: an operator's abort and a failed step, from the RolloutProgressing condition.
+      {"Aborted",
+       [](Json& s) {
+         s["status"]["rollout"]["aborted"] = true;
+         s["status"]["conditions"][0] = {{"type", "RolloutProgressing"},
+                                         {"status", "False"},
+                                         {"reason", "RolloutAborted"},
+                                         {"message", "ApplicationSet rollout was aborted"}};
+       },
+       "2      env in (qa)     1/2    [#####-----]   1            Aborted"},
+      {"Failed",
+       [](Json& s) {
+         s["status"]["conditions"][0] = {{"type", "RolloutProgressing"},
+                                         {"status", "False"},
+                                         {"reason", "RolloutFailed"},
+                                         {"message", "ApplicationSet rollout step 2 failed"}};
+       },
+       "2      env in (qa)     1/2    [#####-----]   1            Failed"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -47,6 +47,10 @@ FakeCoordinatorHandle::behavior_type FakeCoordinator(
       },
       [=](actors::pause_atom, const std::string&, const std::string&) { return unused; },
       [=](actors::resume_atom, const std::string&, const std::string&) { return unused; },
+      [=](actors::abort_atom, const std::string& set, const std::string& caller) {
+        return engine::CommandAnswer{engine::CommandOutcome::kAccepted,
+                                     "abort of " + set + " by " + caller};
+      },
       [=](actors::skip_atom, const std::string&, const std::string&, const std::string&,
           const std::string&) { return unused; },
       [=](actors::refresh_atom, const std::string&) { return unused; },
@@ -90,6 +94,15 @@ TEST_F(OperatorCommandsTest, TheDecidingActorsAnswerIsTheResponse) {
   EXPECT_EQ(r.http_status, 409);
   EXPECT_EQ(r.message, "web/web-dev by 127.0.0.1:5000: already running");
   EXPECT_EQ(handler(Sync("web-gone")).http_status, 404) << "an app the board does not know";
+}
+
+// Issue 29: an abort goes to the set's actor with the caller, and its answer is the response.
+TEST_F(OperatorCommandsTest, AnAbortReachesTheCoordinatorWithTheCaller) {
+  auto handler = MakeOperatorCommandHandler(system_, coordinator_, board_);
+  const api::ApiCommandResult r = handler(
+      api::ApiCommand{"abort", "web", std::nullopt, "127.0.0.1:5001", std::nullopt, {}, {}, {}});
+  EXPECT_EQ(r.http_status, 202);
+  EXPECT_EQ(r.message, "abort of web by 127.0.0.1:5001");
 }
 
 TEST_F(OperatorCommandsTest, NoAnswerWithinTheBoundIsA503SayingTheOutcomeIsUnknown) {

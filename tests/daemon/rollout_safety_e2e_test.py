@@ -89,7 +89,8 @@ class FailureBudget(unittest.TestCase):
 
         want = ("False", "RolloutFailed",
                 "ApplicationSet rollout step 1 failed: 1 application failed, more than its "
-                "maxFailures 0 allows: sim-5-strict; promotion is halted until a new revision")
+                "maxFailures 0 allows: sim-5-strict; promotion is halted until a new revision or "
+                "a resume")
         wait_for(lambda: (lambda c: (c.get("status"), c.get("reason"), c.get("message")))(
                      progressing_of(env, "strict")) == want,
                  timeout=60, interval=0.2,

@@ -127,6 +127,14 @@ int RunResume(const Argv& argv, std::ostream& out, std::ostream& err) {
       });
 }
 
+int RunAbort(const Argv& argv, std::ostream& out, std::ostream& err) {
+  return ClientAction(
+      "abort", argv, out, err, {}, "usage: fleetwave abort SET [--server URL] [--token-file F]\n",
+      1, [](const Args& a, std::string*) {
+        return Action{"POST", "/api/v1/applicationsets/" + Segment(a.positional[0]) + "/abort", ""};
+      });
+}
+
 int RunDelete(const Argv& argv, std::ostream& out, std::ostream& err) {
   return ClientAction(
       "delete", argv, out, err, {},

@@ -27,6 +27,7 @@ int RunSync(const Argv& args, std::ostream& out, std::ostream& err);
 int RunSkip(const Argv& args, std::ostream& out, std::ostream& err);
 int RunPause(const Argv& args, std::ostream& out, std::ostream& err);
 int RunResume(const Argv& args, std::ostream& out, std::ostream& err);
+int RunAbort(const Argv& args, std::ostream& out, std::ostream& err);
 int RunDelete(const Argv& args, std::ostream& out, std::ostream& err);
 int RunRefresh(const Argv& args, std::ostream& out, std::ostream& err);
 

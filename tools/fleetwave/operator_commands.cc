@@ -23,6 +23,9 @@ void Ask(caf::scoped_actor& self, const actors::OperatorCommands& coordinator,
   } else if (command.kind == "resume") {
     self->request(coordinator, timeout, actors::resume_atom::value, command.target, command.caller)
         .receive(on_answer, on_error);
+  } else if (command.kind == "abort") {
+    self->request(coordinator, timeout, actors::abort_atom::value, command.target, command.caller)
+        .receive(on_answer, on_error);
   } else if (command.kind == "refresh") {
     self->request(coordinator, timeout, actors::refresh_atom::value, command.caller)
         .receive(on_answer, on_error);

@@ -77,7 +77,8 @@ struct Step {
 struct SetInfo {
   std::string name;
   std::string strategy;
-  std::string status;  // Progressing, Complete, Paused, Deadline exceeded, Invalid, Error, "-"
+  // Progressing, Complete, Paused, Deadline exceeded, Failed, Aborted, Invalid, Error, "-"
+  std::string status;
   std::string message;
   std::string since;  // the AGE's start: when its resources were first generated
   std::string file;
@@ -161,7 +162,11 @@ SetInfo Describe(const std::string& key, const Json& set) {
   const bool exceeded = Bool(set, {"status", "rollout", "stepDeadlineExceeded"});
   for (Step& s : info.steps) {
     if (s.number == info.current) {
-      s.state = paused ? "Paused" : exceeded ? "Deadline exceeded" : "Progressing";
+      s.state = info.status == "Aborted"  ? "Aborted"
+                : info.status == "Failed" ? "Failed"
+                : paused                  ? "Paused"
+                : exceeded                ? "Deadline exceeded"
+                                          : "Progressing";
     } else if (s.complete == s.total || (info.current == 0 && info.status == "Complete")) {
       s.state = "Complete";
     } else {
@@ -250,7 +255,8 @@ const char* StateStyle(const std::string& s) {
   if (s == "Complete" || s == "Healthy") return kGreen;
   if (s == "Progressing" || s == "Pending") return kYellow;
   if (s == "Paused") return kMagenta;
-  if (s == "Deadline exceeded" || s == "Invalid" || s == "Error") return kRed;
+  if (s == "Deadline exceeded" || s == "Invalid" || s == "Error" || s == "Failed" || s == "Aborted")
+    return kRed;
   return nullptr;
 }
 

@@ -61,6 +61,16 @@ TEST(OperatorCommandTest, RolloutCommandsSayWhetherTheyChangedAnything) {
   PauseRollout(paused, kT0);
   RolloutState skipped;
   SkipApplication(skipped, "web-qa", "rebuilt");
+  RolloutState halted;  // issue 29: a failed step halted it
+  halted.failed_step = 2;
+  halted.failed_apps = {"web-prod"};
+  RolloutState mid;  // step 2 of generation 1
+  mid.generation = 1;
+  mid.step = 2;
+  RolloutState aborted = mid;
+  AbortRollout(aborted, kT0, "10.0.0.7:5000");
+  RolloutState completed;
+  completed.generation = 1;
   struct Case {
     const char* name;
     RolloutState state;
@@ -77,7 +87,17 @@ TEST(OperatorCommandTest, RolloutCommandsSayWhetherTheyChangedAnything) {
        false},
       {"resume a running one", running, RolloutCommand::kResume, "", CommandOutcome::kUnchanged,
        false},
+      {"resume a halted one", halted, RolloutCommand::kResume, "", CommandOutcome::kAccepted,
+       false},
       {"skip", running, RolloutCommand::kSkip, "rebuilt", CommandOutcome::kAccepted, false},
+      {"abort a rollout mid-way", mid, RolloutCommand::kAbort, "", CommandOutcome::kAccepted,
+       false},
+      {"abort an aborted one", aborted, RolloutCommand::kAbort, "", CommandOutcome::kUnchanged,
+       false},
+      {"abort a completed one", completed, RolloutCommand::kAbort, "", CommandOutcome::kUnchanged,
+       false},
+      {"resume an aborted one", aborted, RolloutCommand::kResume, "", CommandOutcome::kAccepted,
+       false},
       {"skip again, same reason", skipped, RolloutCommand::kSkip, "rebuilt",
        CommandOutcome::kUnchanged, false},
       {"skip again, another reason", skipped, RolloutCommand::kSkip, "gone",
@@ -87,7 +107,7 @@ TEST(OperatorCommandTest, RolloutCommandsSayWhetherTheyChangedAnything) {
     SCOPED_TRACE(c.name);
     RolloutState state = c.state;
     const CommandAnswer a = ApplyRolloutCommand(state, c.command, "web", "web-qa", c.reason,
-                                                kT0 + std::chrono::seconds(5));
+                                                kT0 + std::chrono::seconds(5), "10.0.0.9:6000");
     EXPECT_EQ(CommandOutcomeName(a.outcome), std::string(CommandOutcomeName(c.outcome)));
     EXPECT_FALSE(a.message.empty());
     EXPECT_EQ(state.paused, c.paused_after);
@@ -96,6 +116,21 @@ TEST(OperatorCommandTest, RolloutCommandsSayWhetherTheyChangedAnything) {
     }
     if (c.command == RolloutCommand::kSkip) {
       EXPECT_EQ(state.skipped["web-qa"], c.reason);
+    }
+    if (c.command == RolloutCommand::kAbort && c.outcome == CommandOutcome::kAccepted) {
+      EXPECT_TRUE(state.aborted);
+      EXPECT_EQ(state.aborted_by, "10.0.0.9:6000");
+      EXPECT_EQ(state.aborted_at, kT0 + std::chrono::seconds(5));
+      EXPECT_NE(a.message.find("aborted at step 2"), std::string::npos) << a.message;
+    }
+    if (c.command == RolloutCommand::kResume) {
+      EXPECT_FALSE(state.aborted) << "a resume ends an abort";
+      EXPECT_EQ(state.failed_step, 0) << "a resume clears a failed step's halt";
+      EXPECT_TRUE(state.failed_apps.empty());
+    }
+    if (RolloutHalted(c.state) && c.command == RolloutCommand::kResume) {
+      EXPECT_NE(a.message.find("the halt of failed step 2 is cleared"), std::string::npos)
+          << a.message;
     }
   }
 }

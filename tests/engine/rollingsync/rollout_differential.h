@@ -1,10 +1,12 @@
 // The differential check of issue 25: a seeded random sequence of the facts a daemon sees
 // (health and sync flaps, syncs running and finishing or failing, new commits, spec and label
-// changes, apps created and deleted, pause, resume, skip, time passing, restarts from the stored
-// status with observation incomplete) is fed to a RolloutTracker one event at a time, and after
-// every event its decision must equal Plan's over the same apps with Plan's previous decision as
-// the stored status. The delta must say exactly what changed (entries, removals, new syncs). Steps
-// get failure budgets and soaks (issue 29) at random, so halts and soak clocks are compared too.
+// changes, apps created and deleted, pause, abort, resume (of a halted rollout too), skip, time
+// passing,
+// restarts from the stored status with observation incomplete) is fed to a RolloutTracker one
+// event at a time, and after every event its decision must equal Plan's over the same apps with
+// Plan's previous decision as the stored status. The delta must say exactly what changed
+// (entries, removals, new syncs). Steps get failure budgets and soaks (issue 29) at random, so
+// halts and soak clocks are compared too.
 // Used by rollout_tracker_differential_test.cc (fixed seeds, in CI) and
 // bench/rollout_differential.cc (many seeds).
 #pragma once
@@ -30,10 +32,13 @@ namespace fleetwave::engine::differential {
 struct DifferentialRun {
   std::optional<std::string> divergence;  // the first one, with the events that led to it
   long long decisions = 0;
-  long long promotions = 0;   // entries that became Pending: the run exercised the rollout
-  long long completions = 0;  // decisions after which every step was complete
-  long long halted = 0;       // decisions after which a failed step halted the rollout
-  long long soaking = 0;      // decisions after which a step soaked
+  long long promotions = 0;     // entries that became Pending: the run exercised the rollout
+  long long completions = 0;    // decisions after which every step was complete
+  long long halted = 0;         // decisions after which a failed step halted the rollout
+  long long soaking = 0;        // decisions after which a step soaked
+  long long resumed_halts = 0;  // resumes of a rollout a failed step had halted
+  long long aborts = 0;         // operator aborts of a rollout not aborted yet
+  long long aborted = 0;        // decisions after which the rollout was aborted
 };
 
 class World {
@@ -307,11 +312,17 @@ class World {
         break;
       }
       case 13:
-        if (Pick(0, 1)) {
+        if (Pick(0, 3) == 0) {  // issue 29: an operator's abort
+          if (!stored_.rollout.aborted) ++run.aborts;
+          AbortRollout(stored_.rollout, now_, "operator");
+          tracker_->Abort(now_, "operator");
+          what = "abort";
+        } else if (Pick(0, 1)) {
           PauseRollout(stored_.rollout, now_);
           tracker_->Pause(now_);
           what = "pause";
         } else {
+          if (RolloutHalted(stored_.rollout)) ++run.resumed_halts;
           ResumeRollout(stored_.rollout, now_);
           tracker_->Resume(now_);
           what = "resume";
@@ -381,6 +392,7 @@ class World {
     if (oracle.rollout && oracle.rollout->step == 0) ++run.completions;
     if (oracle.rollout && oracle.rollout->failed_step != 0) ++run.halted;
     if (oracle.soak_ends_at) ++run.soaking;
+    if (oracle.rollout && oracle.rollout->aborted) ++run.aborted;
     just_loaded_ = false;
     last_ = oracle;
     stored_.application_status = oracle.application_status;

@@ -276,13 +276,23 @@ TEST(ConditionPriority, RolloutProgressingTable) {
     const char* reason;
   };
   const Case cases[] = {
-      // Issue 29: a halted rollout reports RolloutFailed whatever else holds.
-      {"FailedBeatsPaused", {2, true, true, 2, "step 2 failed"}, "RolloutFailed"},
-      {"PausedBeatsDeadline", {2, true, true, 0, ""}, "ApplicationSetPaused"},
-      {"DeadlineBeatsModified", {2, false, true, 0, ""}, "ProgressDeadlineExceeded"},
-      {"ModifiedWhileAStepIsIncomplete", {2, false, false, 0, ""}, "ApplicationSetModified"},
+      // Issue 29: a halted rollout reports RolloutFailed whatever else holds; an aborted one
+      // RolloutAborted unless its running syncs completed every step.
+      {"FailedBeatsPaused", {2, true, true, 2, "step 2 failed", false, ""}, "RolloutFailed"},
+      {"FailedBeatsAborted",
+       {2, false, false, 2, "step 2 failed", true, "aborted"},
+       "RolloutFailed"},
+      {"AbortedBeatsPaused", {2, true, true, 0, "", true, "aborted"}, "RolloutAborted"},
+      {"CompleteBeatsAborted",
+       {0, false, false, 0, "", true, "aborted"},
+       "ApplicationSetRolloutComplete"},
+      {"PausedBeatsDeadline", {2, true, true, 0, "", false, ""}, "ApplicationSetPaused"},
+      {"DeadlineBeatsModified", {2, false, true, 0, "", false, ""}, "ProgressDeadlineExceeded"},
+      {"ModifiedWhileAStepIsIncomplete",
+       {2, false, false, 0, "", false, ""},
+       "ApplicationSetModified"},
       {"CompleteWhenEveryStepIsComplete",
-       {0, false, false, 0, ""},
+       {0, false, false, 0, "", false, ""},
        "ApplicationSetRolloutComplete"},
   };
   for (const auto& c : cases) {

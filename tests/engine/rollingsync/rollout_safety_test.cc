@@ -1,12 +1,16 @@
 // The rollout-safety rules of issue 29 as tables, each decision through both deciders
-// (PlanChecked: Plan, the oracle, and a RolloutTracker loaded from the same stored status):
-// the failure budget (maxFailures), the halt of a failed step, and the soak (minSuccessTime)
-// with its clock stored in status.rollout.
+// (PlanChecked: Plan, the oracle, and a RolloutTracker loaded from the same stored status; or
+// KeptDeciders, a tracker kept across decisions): the failure budget (maxFailures), the halt of
+// a failed step and its resume, and the soak (minSuccessTime) with its clock stored in
+// status.rollout.
+#include <functional>
+
 #include <gtest/gtest.h>
 
 #include "engine/max_failures.h"
 #include "engine/rollout_plan.h"
 #include "tests/engine/rollingsync/builders.h"
+#include "tests/engine/rollingsync/kept_deciders.h"
 #include "tests/engine/rollingsync/plan_scenario.h"
 
 namespace fleetwave::engine {
@@ -159,19 +163,19 @@ TEST(FailureBudget, OneMoreFailsTheStepAndHaltsTheRollout) {
        {"Healthy", "Degraded", "Degraded"},
        {"b", "c"},
        "ApplicationSet rollout step 1 failed: 2 applications failed, more than its maxFailures 1 "
-       "allows: b, c; promotion is halted until a new revision"},
+       "allows: b, c; promotion is halted until a new revision or a resume"},
       {"OneFailedOfABudgetOfZero",
        Int(0),
        {"Healthy", "Healthy", "Degraded"},
        {"c"},
        "ApplicationSet rollout step 1 failed: 1 application failed, more than its maxFailures 0 "
-       "allows: c; promotion is halted until a new revision"},
+       "allows: c; promotion is halted until a new revision or a resume"},
       {"PercentOfTheStepRoundsDown10Of3Is0",
        Str("10%"),
        {"Degraded", "Healthy", "Progressing"},
        {"a"},
        "ApplicationSet rollout step 1 failed: 1 application failed, more than its maxFailures "
-       "10% allows: a; promotion is halted until a new revision"},
+       "10% allows: a; promotion is halted until a new revision or a resume"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -247,6 +251,102 @@ TEST(FailureBudget, TheHaltIsDurableUntilANewRevision) {
   EXPECT_EQ(r.rollout->generation, 2);
   EXPECT_EQ(r.apps_to_sync, (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(Progressing(r).reason, "ApplicationSetModified");
+}
+
+// A halted rollout that an operator resumes, decided by Plan and by a tracker kept across the
+// decisions and told Resume, as the daemon keeps it (KeptDeciders). `meanwhile` changes the
+// live apps while the rollout is halted. Returns the decision right after the resume.
+PlanResult HaltedThenResumed(Scenario s, const std::function<void(Scenario&)>& meanwhile,
+                             Time resumed_at = kNow + seconds(120)) {
+  KeptDeciders k(std::move(s));
+  PlanResult r = k.Decide(kNow);
+  EXPECT_NE(r.rollout->failed_step, 0) << "the scenario must start with a failed step";
+  meanwhile(k.scenario());
+  r = k.Decide(kNow + seconds(60));
+  EXPECT_EQ(Progressing(r).reason, "RolloutFailed") << "the halt holds until the resume";
+  k.Resume(resumed_at);
+  return k.Decide(resumed_at);
+}
+
+TEST(ResumeAfterAHalt, ARecoveredAppCountsAgainAndTheRolloutGoesOn) {
+  const PlanResult r = HaltedThenResumed(Budget(Int(0), {"Healthy", "Healthy", "Degraded"}),
+                                         [](Scenario& s) { s.App("c").health_status = "Healthy"; });
+  EXPECT_EQ(r.rollout->failed_step, 0);
+  EXPECT_TRUE(r.rollout->failed_apps.empty());
+  EXPECT_EQ(r.rollout->step, 2);
+  EXPECT_EQ(r.apps_to_sync, std::vector<std::string>{"d"});
+  EXPECT_EQ(Progressing(r).reason, "ApplicationSetModified");
+}
+
+TEST(ResumeAfterAHalt, TheBudgetIsCheckedAgainstTheAppsStillFailed) {
+  struct Case {
+    const char* name;
+    std::optional<IntOrString> max_failures;
+    std::vector<std::string> health;               // a, b, c when the step failed
+    std::vector<std::string> health_at_resume;     // a, b, c when the operator resumes
+    std::vector<std::string> failed_after_resume;  // empty: the step completes
+  };
+  const Case cases[] = {
+      {"StillFailedHaltsAgainAtOnce",
+       Int(0),
+       {"Healthy", "Healthy", "Degraded"},
+       {"Healthy", "Healthy", "Degraded"},
+       {"c"}},
+      {"OneOfTwoRecoveredIsWithinABudgetOfOne",
+       Int(1),
+       {"Healthy", "Degraded", "Degraded"},
+       {"Healthy", "Healthy", "Degraded"},
+       {}},
+      {"AnotherAppFailedMeanwhile",
+       Int(0),
+       {"Healthy", "Healthy", "Degraded"},
+       {"Degraded", "Healthy", "Healthy"},
+       {"a"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const PlanResult r = HaltedThenResumed(Budget(c.max_failures, c.health), [&](Scenario& s) {
+      for (size_t i = 0; i < 3; ++i) s.live[i].health_status = c.health_at_resume[i];
+    });
+    EXPECT_EQ(r.rollout->failed_apps, c.failed_after_resume);
+    if (c.failed_after_resume.empty()) {
+      EXPECT_EQ(r.rollout->failed_step, 0);
+      EXPECT_EQ(r.apps_to_sync, std::vector<std::string>{"d"});
+    } else {
+      EXPECT_EQ(r.rollout->failed_step, 1);
+      EXPECT_TRUE(r.apps_to_sync.empty());
+      EXPECT_EQ(EntryOf(r, "d").status, S::kWaiting);
+      EXPECT_EQ(Progressing(r).reason, "RolloutFailed");
+    }
+  }
+}
+
+// The soak measures how long the apps have been Healthy, so its clock starts when the last
+// failed app recovered, halt or not; the resume does not restart it.
+TEST(ResumeAfterAHalt, ARecoveredStepSoaksFromTheRecoveryBeforeTheNextStep) {
+  Scenario halted = Budget(Int(0), {"Healthy", "Healthy", "Degraded"});
+  halted.set.strategy.steps[0].min_success_seconds = 600;
+  const Time resumed_at = kNow + seconds(120);
+  const PlanResult r = HaltedThenResumed(
+      halted, [](Scenario& s) { s.App("c").health_status = "Healthy"; }, resumed_at);
+  EXPECT_EQ(r.rollout->failed_step, 0);
+  EXPECT_EQ(r.rollout->step, 1);
+  EXPECT_TRUE(r.apps_to_sync.empty()) << "the step soaks before the next one starts";
+  const Time recovered_at = kNow + seconds(60);  // HaltedThenResumed's second decision
+  EXPECT_EQ(r.rollout->soak_started_at, recovered_at);
+  EXPECT_EQ(r.soak_ends_at, recovered_at + seconds(601));
+}
+
+TEST(ResumeAfterAHalt, ResumeEndsAPauseAndTheHaltTogether) {
+  RolloutState st = AtStep(1);
+  st.failed_step = 1;
+  st.failed_apps = {"c"};
+  PauseRollout(st, kNow);
+  ResumeRollout(st, kNow + seconds(30));
+  EXPECT_FALSE(st.paused);
+  EXPECT_EQ(st.failed_step, 0);
+  EXPECT_TRUE(st.failed_apps.empty());
+  EXPECT_EQ(st.paused_seconds, 30);
 }
 
 // Step 1 = a, b Healthy (entries and live) with minSuccessTime 600 s; step 2 = c, Waiting.

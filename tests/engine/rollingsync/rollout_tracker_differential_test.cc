@@ -9,7 +9,8 @@ namespace fleetwave::engine::differential {
 namespace {
 
 TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
-  long long decisions = 0, promotions = 0, completions = 0, halted = 0, soaking = 0;
+  long long decisions = 0, promotions = 0, completions = 0, halted = 0, soaking = 0,
+            resumed_halts = 0, aborts = 0, aborted = 0;
   for (uint64_t seed = 1; seed <= 150; ++seed) {
     const DifferentialRun run = RunDifferential(seed, 150);
     ASSERT_FALSE(run.divergence) << "seed " << seed << ": " << *run.divergence;
@@ -18,6 +19,9 @@ TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
     completions += run.completions;
     halted += run.halted;
     soaking += run.soaking;
+    resumed_halts += run.resumed_halts;
+    aborts += run.aborts;
+    aborted += run.aborted;
   }
   // The sequences must reach what they are meant to check: promotions and completed rollouts.
   EXPECT_GT(decisions, 150 * 150);
@@ -26,6 +30,11 @@ TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
   // ...and issue 29's: failed steps halting a rollout, steps soaking.
   EXPECT_GT(halted, 150);
   EXPECT_GT(soaking, 150);
+  // ...and an operator's resume of a halted rollout, which evaluates the failed step again.
+  EXPECT_GT(resumed_halts, 20);
+  // ...and an operator's abort, held over later decisions until a commit or a resume.
+  EXPECT_GT(aborts, 150);
+  EXPECT_GT(aborted, 1500);
 }
 
 }  // namespace
