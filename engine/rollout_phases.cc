@@ -189,6 +189,7 @@ Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignme
     if (rows[i].step >= 0 && rows[i].step < step_count) rows_by_step[rows[i].step].push_back(i);
   }
   Eligibility open = OpenSteps(assignment, joined, gates);
+  bool promoted_any = false;
   for (int round = 0; !paused && round <= step_count; ++round) {
     bool completed_any = false;
     for (int s = 0; s < step_count && open.StepOpen(s); ++s) {
@@ -208,6 +209,7 @@ Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignme
         PromoteEntry(entry, *row.live, now);
         MarkFailedApp(entry, *row.live, false, &strategy.steps[s]);
         ++updating;
+        promoted_any = true;
         completed_any = completed_any || entry.status == RolloutAppState::kHealthy;
       }
     }
@@ -216,7 +218,10 @@ Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignme
     if (next.first_incomplete_step == open.first_incomplete_step) break;
     open = next;
   }
-  return open;
+  // A promoted app can fail at once (its sync already ran and it is Degraded): the steps are
+  // judged after the promotions, so that planning again changes nothing (the tracker's
+  // FirstHold after Promote does the same).
+  return promoted_any ? OpenSteps(assignment, joined, gates) : open;
 }
 
 void PromoteEntry(AppRolloutStatus& entry, const Application& live, Time now) {

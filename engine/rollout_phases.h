@@ -46,7 +46,7 @@ struct JoinedApps {
   std::vector<AppRolloutStatus> entries;
   std::vector<size_t> row_of_desired;  // per desired app: its row, or kNoRow (not created yet)
   // Some entry went back to Waiting on a revision or spec change (§3.2), or on drift the set
-  // heals: a new generation.
+  // heals (never while an abort or a halt holds the revision: DriftHealedNow): a new generation.
   bool new_generation = false;
   // Apps whose Healthy entry found drift this reconcile (DetectChange), in name order: `healed`
   // those sent back to Waiting for it (heal_drift), `drifted` the others, which stay Healthy
@@ -66,7 +66,8 @@ std::map<std::string, int> StepNumbers(const std::vector<GeneratedApplication>& 
 // order), moved into the rows. `skipped` is status.rollout.skipped: a skip is an operator's
 // decision about one revision, so it is dropped when its app is pinned to a new revision or no
 // longer exists; a kept skip marks its row and sets its message. `steps` (the strategy's) mark
-// failed apps of a step with maxFailures (MarkFailedApp).
+// failed apps of a step with maxFailures (MarkFailedApp). `heal_drift` is DriftHealedNow
+// (rollout_safety.h) of the set's policy and the stored rollout state.
 JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
                     const StepAssignment& assignment, const std::vector<Application>& live,
                     std::vector<AppRolloutStatus> previous,

@@ -120,9 +120,10 @@ PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
   }
 
   RolloutState state = std::move(stored.rollout);
-  JoinedApps joined = JoinApps(desired, assignment, live, std::move(stored.application_status),
-                               appset.ignore_application_differences, state.skipped, now,
-                               RollingSyncHealsDrift(appset), strategy.steps);
+  JoinedApps joined =
+      JoinApps(desired, assignment, live, std::move(stored.application_status),
+               appset.ignore_application_differences, state.skipped, now,
+               DriftHealedNow(RollingSyncHealsDrift(appset), state), strategy.steps);
   r.drifted = std::move(joined.drifted);
   r.healed = std::move(joined.healed);
   // A halted rollout (a step failed, issue 29) promotes and starts nothing, as a pause.

@@ -37,8 +37,14 @@ std::vector<StepGate> StepGates(const Strategy& strategy, const RolloutState& st
   return gates;
 }
 
+bool RolloutHeld(const RolloutState& state) { return RolloutHalted(state) || state.aborted; }
+
 bool HaltedBefore(const RolloutState& stored, bool new_generation) {
-  return (RolloutHalted(stored) || stored.aborted) && !new_generation;
+  return RolloutHeld(stored) && !new_generation;
+}
+
+bool DriftHealedNow(bool heals_drift, const RolloutState& stored) {
+  return heals_drift && !RolloutHeld(stored);
 }
 
 void MarkFailedApp(AppRolloutStatus& entry, const Application& live, bool skipped,

@@ -30,10 +30,24 @@ bool StepSoaked(const Strategy& strategy, int s, const RolloutState& stored, boo
 std::vector<StepGate> StepGates(const Strategy& strategy, const RolloutState& stored,
                                 bool new_generation, Time now);
 
+// The rollout's revision is held: by a failed step's halt or by an operator's abort. Only a new
+// revision (a new generation of the apps' revisions or specs) or an operator's resume
+// (ResumeRollout) clears it; drift never does (DriftHealedNow).
+bool RolloutHeld(const RolloutState& state);
+
 // The rollout is halted by a failed step recorded before this decision, or by an operator's
 // abort (a new generation clears both, and so does an operator's resume: ResumeRollout):
 // nothing is promoted and no new sync starts.
 bool HaltedBefore(const RolloutState& stored, bool new_generation);
+
+// Whether drift found in this decision sends its Healthy entry back to Waiting, to be synced
+// again in step order (UpdateAppRolloutStatus's heal_drift). `heals_drift` is the set's policy
+// (RollingSyncHealsDrift); `stored` the rollout state before this decision. Not while the
+// revision is held (RolloutHeld): a healed entry is a change that starts a new generation, and a
+// new generation clears a hold, so another tool editing a live object would undo an abort or a
+// failed step's halt. Held, drift is only reported (the app OutOfSync, PlanResult::drifted) and
+// the first decision after a resume heals it; a new commit syncs every app anyway.
+bool DriftHealedNow(bool heals_drift, const RolloutState& stored);
 
 // Reports a failed app in its entry's message when its step has a failure budget (without one
 // nothing changes: Argo CD's messages stay exact). Called wherever an entry is decided.

@@ -213,7 +213,7 @@ void RolloutTracker::Redecide(Records::iterator it, Time now, RolloutDelta& delt
     AppStatusUpdate update =
         UpdateAppRolloutStatus(std::move(r.entry), *r.live, spec_differs,
                                std::to_string(r.desired && r.step >= 0 ? r.step + 1 : -1), now,
-                               heal_drift_ && r.desired != nullptr);
+                               heals_drift_now_ && r.desired != nullptr);
     delta.new_generation = delta.new_generation || update.changed;
     if (update.healed) delta.healed.push_back(name);
     if (update.drifted && !update.healed) delta.drifted.push_back(name);
@@ -279,6 +279,14 @@ RolloutDelta RolloutTracker::Decide(Time now_in, bool observation_complete) {
   auto by_name = [](const Touched& a, const Touched& b) {
     return a.record->first < b.record->first;
   };
+  // Drift is healed only while the revision is not held (DriftHealedNow). When a resume, or the
+  // new revision of the last decision, ended a hold, the drift reported while held is healed in
+  // this decision, as Plan, deciding every app, does.
+  const bool heals_drift = DriftHealedNow(heal_drift_, state_);
+  if (heals_drift && !heals_drift_now_) {
+    for (std::string_view name : drifted_) MarkDirty(records_.find(name));
+  }
+  heals_drift_now_ = heals_drift;
   std::sort(touched_.begin(), touched_.end(), by_name);
   for (const Touched& t : touched_) {
     if (t.record->second.dirty) Redecide(t.record, now, delta);
@@ -309,7 +317,7 @@ RolloutDelta RolloutTracker::Decide(Time now_in, bool observation_complete) {
   healed_ = delta.healed;
   open_step_ = open;
   // Plan's SelectSyncs: nothing is listed while paused, halted by a failed step or aborted.
-  listing_ = !state_.paused && !RolloutHalted(state_) && !state_.aborted;
+  listing_ = !state_.paused && !RolloutHeld(state_);
 
   // Promotions appended to touched_: name order again for the delta.
   std::sort(touched_.begin(), touched_.end(), by_name);

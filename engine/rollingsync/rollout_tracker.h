@@ -162,7 +162,9 @@ class RolloutTracker {
 
   Strategy strategy_;
   std::vector<std::string> ignore_application_differences_;
-  bool heal_drift_ = false;
+  bool heal_drift_ = false;  // the set's policy: RollingSyncHealsDrift
+  // DriftHealedNow of the last decision: while false, drift is only reported (drifted_).
+  bool heals_drift_now_ = false;
   RolloutConfigIssues config_issues_;
 
   Records records_;

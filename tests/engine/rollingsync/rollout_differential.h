@@ -1,12 +1,12 @@
 // The differential check of issue 25: a seeded random sequence of the facts a daemon sees
 // (health and sync flaps, syncs running and finishing or failing, new commits, spec and label
-// changes, apps created and deleted, pause, abort, resume (of a halted rollout too), skip, time
-// passing,
-// restarts from the stored status with observation incomplete) is fed to a RolloutTracker one
-// event at a time, and after every event its decision must equal Plan's over the same apps with
-// Plan's previous decision as the stored status. The delta must say exactly what changed
-// (entries, removals, new syncs). Steps get failure budgets and soaks (issue 29) at random, so
-// halts and soak clocks are compared too.
+// changes, apps created and deleted, drift (a sync flap of a Healthy app) healed or only
+// reported while an abort or a halt holds the revision, pause, abort, resume (of a halted
+// rollout too), skip, time passing, restarts from the stored status with observation
+// incomplete) is fed to a RolloutTracker one event at a time, and after every event its decision
+// must equal Plan's over the same apps with Plan's previous decision as the stored status. The
+// delta must say exactly what changed (entries, removals, new syncs). Steps get failure budgets
+// and soaks (issue 29) at random, so halts and soak clocks are compared too.
 // Used by rollout_tracker_differential_test.cc (fixed seeds, in CI) and
 // bench/rollout_differential.cc (many seeds).
 #pragma once
@@ -25,6 +25,7 @@
 #include "engine/rollingsync/plan_difference.h"
 #include "engine/rollingsync/rollout_tracker.h"
 #include "engine/rollout_plan.h"
+#include "engine/rollout_safety.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine::differential {
@@ -39,6 +40,11 @@ struct DifferentialRun {
   long long resumed_halts = 0;  // resumes of a rollout a failed step had halted
   long long aborts = 0;         // operator aborts of a rollout not aborted yet
   long long aborted = 0;        // decisions after which the rollout was aborted
+  // Decisions after which a set that heals drift had drift only reported because an abort or a
+  // failed step's halt held its revision (DriftHealedNow)...
+  long long drift_held = 0;
+  // ...and decisions that healed drift right after such a hold ended (a resume, a new commit).
+  long long drift_healed_after_hold = 0;
 };
 
 class World {
@@ -190,7 +196,7 @@ class World {
   void Step(DifferentialRun& run) {
     now_ += std::chrono::seconds(Pick(0, 3) == 0 ? 0 : Pick(1, 20));
     std::string what;
-    switch (Pick(0, 17)) {
+    switch (Pick(0, 18)) {
       case 0:
       case 1: {  // health or sync of one app flaps
         if (live_.empty()) break;
@@ -348,6 +354,23 @@ class World {
         what = "restart";
         break;
       }
+      case 17: {  // drift: another tool changes a Healthy app's live objects at its pin
+        std::vector<std::string> healthy;
+        for (const auto& e : last_.application_status) {
+          auto it = live_.find(e.application);
+          if (e.status == RolloutAppState::kHealthy && it != live_.end() &&
+              it->second.sync_status == "Synced" && it->second.revisions == e.target_revisions) {
+            healthy.push_back(e.application);
+          }
+        }
+        if (healthy.empty()) break;
+        const std::string name = healthy[Pick(0, static_cast<int>(healthy.size()) - 1)];
+        live_[name].sync_status = "OutOfSync";
+        live_[name].reconciled_at = now_;
+        LiveChanged(name);
+        what = "drift " + name;
+        break;
+      }
       default:
         what = "nothing";
         break;
@@ -393,6 +416,13 @@ class World {
     if (oracle.rollout && oracle.rollout->failed_step != 0) ++run.halted;
     if (oracle.soak_ends_at) ++run.soaking;
     if (oracle.rollout && oracle.rollout->aborted) ++run.aborted;
+    if (RollingSyncHealsDrift(set_) && oracle.rollout && RolloutHeld(*oracle.rollout) &&
+        !oracle.drifted.empty()) {
+      ++run.drift_held;
+    }
+    if (last_.rollout && RolloutHeld(*last_.rollout) && !oracle.healed.empty()) {
+      ++run.drift_healed_after_hold;
+    }
     just_loaded_ = false;
     last_ = oracle;
     stored_.application_status = oracle.application_status;

@@ -212,6 +212,27 @@ TEST(FailureBudget, AFailedStepPromotesAndStartsNothingOfItsOwn) {
   EXPECT_EQ(r.rollout->failed_step, 1);
 }
 
+// An app promoted in this decision can be failed at once: its sync is already running (started
+// at the promotion) and it is Degraded. The step is judged after the promotion, so planning
+// again over the same facts changes nothing.
+TEST(FailureBudget, AnAppFailedByItsOwnPromotionFailsTheStepInThatDecision) {
+  Scenario s{RollingSet({StepIn("step", {"1"}), StepIn("step", {"2"})}),
+             {Live("a", "1", "OutOfSync", "Degraded"), Live("d", "2", "OutOfSync")}};
+  s.set.strategy.steps[0].max_failures = Int(0);
+  s.App("a").operation_state = OperationState{"Running", kNow, Json::object()};
+  s.Entries({Entry("a", S::kWaiting, "1"), Entry("d", S::kWaiting, "2")});
+  s.Rollout(AtStep(1));
+  const PlanResult r = s.Run();
+  EXPECT_EQ(EntryOf(r, "a").status, S::kProgressing);
+  EXPECT_EQ(r.rollout->failed_step, 1);
+  EXPECT_EQ(r.rollout->failed_apps, std::vector<std::string>{"a"});
+  EXPECT_EQ(Progressing(r).reason, "RolloutFailed");
+  s.Continue(r);
+  const PlanResult again = s.Run();
+  EXPECT_EQ(again.rollout, r.rollout);
+  EXPECT_EQ(Progressing(again).reason, "RolloutFailed");
+}
+
 TEST(FailureBudget, AppsNotYetSyncedBySkippedOrNotFailed) {
   // A Waiting app that is Degraded on its old revision has not been synced by this rollout;
   // a skipped app never counts.

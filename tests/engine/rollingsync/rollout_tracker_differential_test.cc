@@ -10,7 +10,7 @@ namespace {
 
 TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
   long long decisions = 0, promotions = 0, completions = 0, halted = 0, soaking = 0,
-            resumed_halts = 0, aborts = 0, aborted = 0;
+            resumed_halts = 0, aborts = 0, aborted = 0, drift_held = 0, drift_healed_after_hold = 0;
   for (uint64_t seed = 1; seed <= 150; ++seed) {
     const DifferentialRun run = RunDifferential(seed, 150);
     ASSERT_FALSE(run.divergence) << "seed " << seed << ": " << *run.divergence;
@@ -22,6 +22,8 @@ TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
     resumed_halts += run.resumed_halts;
     aborts += run.aborts;
     aborted += run.aborted;
+    drift_held += run.drift_held;
+    drift_healed_after_hold += run.drift_healed_after_hold;
   }
   // The sequences must reach what they are meant to check: promotions and completed rollouts.
   EXPECT_GT(decisions, 150 * 150);
@@ -35,6 +37,10 @@ TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
   // ...and an operator's abort, held over later decisions until a commit or a resume.
   EXPECT_GT(aborts, 150);
   EXPECT_GT(aborted, 1500);
+  // ...and drift a set heals found while an abort or a halt holds the revision: only reported,
+  // and healed once a resume or a new commit ends the hold.
+  EXPECT_GT(drift_held, 100);
+  EXPECT_GT(drift_healed_after_hold, 0);
 }
 
 }  // namespace
