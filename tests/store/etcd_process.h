@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,21 +23,25 @@
 
 namespace fleetwave::store::testing {
 
-// A port nobody listens on now (the kernel's pick for port 0).
+// A port nobody listens on now, picked outside the kernel's ephemeral range (32768-60999 by
+// default): a port from that range (the kernel's pick for port 0) can be taken as the local
+// port of any outgoing connection of a test running beside this one before etcd binds it, and
+// a member that cannot bind exits after the cluster already looked ready with the other two.
 inline int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof(a);
-  int port = 0;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0) {
-    port = ntohs(a.sin_port);
+  static unsigned seed = static_cast<unsigned>(::getpid()) * 2654435761u;
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    seed = seed * 1103515245u + 12345u;
+    const int port = 20000 + static_cast<int>((seed >> 8) % 12000);
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(static_cast<uint16_t>(port));
+    const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
+    ::close(fd);
+    if (free) return port;
   }
-  ::close(fd);
-  return port;
+  return 0;
 }
 
 class EtcdCluster {
@@ -145,10 +150,12 @@ class EtcdCluster {
         ::_exit(127);
       }
     }
-    // Bounded: a loaded 2-core machine elects a 3-member leader in a few seconds.
+    // Bounded: a loaded 2-core machine elects a 3-member leader in a few seconds. Ready means
+    // every member answers a linearizable read itself: a quorum answering through one member
+    // would hide a member that never came up, and a test killing one of the others would then
+    // leave no quorum.
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    EtcdClient probe(EtcdTarget{https_, {members_[0].endpoint()}, "/"}, tls_,
-                     EtcdClientOptions{500, 2000});
+    size_t ready = 0;
     EtcdReply last;
     while (std::chrono::steady_clock::now() < deadline) {
       for (Member& m : members_) {
@@ -160,8 +167,14 @@ class EtcdCluster {
           return false;
         }
       }
-      last = probe.Call("/v3/kv/range", {{"key", Base64Encode("ready")}}, true);
-      if (last.ok()) return true;
+      while (ready < members_.size()) {
+        EtcdClient probe(EtcdTarget{https_, {members_[ready].endpoint()}, "/"}, tls_,
+                         EtcdClientOptions{500, 2000});
+        last = probe.Call("/v3/kv/range", {{"key", Base64Encode("ready")}}, true);
+        if (!last.ok()) break;
+        ++ready;
+      }
+      if (ready == members_.size()) return true;
       // Poll interval of the readiness wait (not synchronisation: the condition is re-checked).
       ::usleep(50 * 1000);
     }
