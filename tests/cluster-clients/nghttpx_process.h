@@ -26,6 +26,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/free_port.h"
+
 extern char** environ;
 
 namespace fleetwave::clients::testing {
@@ -55,20 +57,7 @@ inline int RunToCompletion(const std::vector<std::string>& args) {
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
-// A port nobody listens on right now (bind port 0, read it, close).
-inline int FreePort() {
-  const int s = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = -1;
-  if (::bind(s, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(s, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  ::close(s);
-  return port;
-}
+using test_ports::FreePort;
 
 inline bool CanConnect(int port) {
   const int s = ::socket(AF_INET, SOCK_STREAM, 0);

@@ -9,6 +9,8 @@
 
 #include <string>
 
+#include "tests/free_port.h"
+
 namespace fleetwave::metrics::testing {
 
 struct HttpResponse {
@@ -42,20 +44,6 @@ inline HttpResponse HttpGet(int port, const std::string& path) {
   return out;
 }
 
-// A port no one listens on right now (bound and released; the child binds it next).
-inline int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof addr;
-  int port = 0;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  close(fd);
-  return port;
-}
+using test_ports::FreePort;
 
 }  // namespace fleetwave::metrics::testing

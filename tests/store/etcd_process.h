@@ -19,30 +19,12 @@
 #include <vector>
 
 #include "store/etcd_client.h"
+#include "tests/free_port.h"
 #include "tests/store/child_process.h"
 
 namespace fleetwave::store::testing {
 
-// A port nobody listens on now, picked outside the kernel's ephemeral range (32768-60999 by
-// default): a port from that range (the kernel's pick for port 0) can be taken as the local
-// port of any outgoing connection of a test running beside this one before etcd binds it, and
-// a member that cannot bind exits after the cluster already looked ready with the other two.
-inline int FreePort() {
-  static unsigned seed = static_cast<unsigned>(::getpid()) * 2654435761u;
-  for (int attempt = 0; attempt < 200; ++attempt) {
-    seed = seed * 1103515245u + 12345u;
-    const int port = 20000 + static_cast<int>((seed >> 8) % 12000);
-    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(static_cast<uint16_t>(port));
-    const bool free = ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a)) == 0;
-    ::close(fd);
-    if (free) return port;
-  }
-  return 0;
-}
+using test_ports::FreePort;
 
 class EtcdCluster {
  public:
