@@ -10,6 +10,7 @@
 #include "actors/appset_deletion.h"
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
+#include "engine/appset/decision_gate.h"
 #include "engine/appset_reconcile.h"
 #include "engine/operator_command.h"
 #include "engine/poll_schedule.h"
@@ -786,31 +787,26 @@ bool SameDeletions(const StoredDeletions& a, const StoredDeletions& b) {
                     });
 }
 
-// A set re-decides with nothing changed every kResyncPolls poll intervals (3 minutes at the
-// default 60 s poll, Argo CD's reconciliation period): a safety net for a lost event, and what
-// moves the Applications' reconciledAt.
-constexpr int kResyncPolls = 3;
-
-// The last from-scratch decision is a resync period old.
 bool ResyncDue(Self* self) {
   const auto& st = self->state;
-  return !st.decided_at || Now(self) - *st.decided_at >= kResyncPolls * st.spec->poll_interval;
+  return engine::ResyncDue(st.decided_at, Now(self), st.spec->poll_interval);
 }
 
-// True when a poll's gather finds what the last decision decided on, and nothing else asked for
-// a decision since: the same generation (no new commit, no new spec), the same clusters and
-// deletion records, no live change or apply result, no engine wake-up due, and the last decision
-// is younger than the resync period. Deciding again would produce the same decision.
 bool NothingToDecide(Self* self, const Gathered& g) {
-  auto& st = self->state;
-  if (!st.unchanged || st.dirty || g.records || !st.decided_at) return false;
-  if (st.decided_generation != g.generation || st.watched_clusters != st.clusters) return false;
-  if (!st.live_changed.empty() || !st.applied_changed.empty()) return false;
-  if (!SameDeletions(st.decided_deletions, g.deletions)) return false;
-  // Not truncated: a wake-up the engine asked for at a fraction of a second must not be seen as
-  // early when its timer fires, or it would be armed again at once until the second passes.
-  if (st.engine_wake_at && *st.engine_wake_at <= st.services->now()) return false;
-  return !ResyncDue(self);
+  const auto& st = self->state;
+  engine::PollFacts facts;
+  facts.decided_at = st.decided_at;
+  facts.now = Now(self);
+  facts.precise_now = st.services->now();
+  facts.poll_interval = st.spec->poll_interval;
+  facts.asked_since = !st.unchanged || st.dirty;
+  facts.store_loaded = g.records.has_value();
+  facts.same_generation = st.decided_generation == g.generation;
+  facts.same_clusters = st.watched_clusters == st.clusters;
+  facts.same_deletions = SameDeletions(st.decided_deletions, g.deletions);
+  facts.undecided_observations = !st.live_changed.empty() || !st.applied_changed.empty();
+  facts.engine_wake_at = st.engine_wake_at;
+  return engine::NothingToDecide(facts);
 }
 
 // `last`'s apps and renders, in force while a generation fails on a repository only its git
@@ -919,8 +915,12 @@ void OnGathered(Self* self, GatheredPtr g) {
     // last good generation is decided again, carrying the error to the engine; before there is
     // one, on the stored status.
     const auto& repository_errors = g->generation->generator_repository_errors;
-    if (!repository_errors.empty() && !st.last) ShowStoredStatus(self, repository_errors);
-    if (repository_errors.empty() || !st.last) {
+    const engine::FailedGeneration next =
+        engine::OnFailedGeneration(!repository_errors.empty(), st.last != nullptr);
+    if (next == engine::FailedGeneration::kShowStoredStatus) {
+      ShowStoredStatus(self, repository_errors);
+    }
+    if (next != engine::FailedGeneration::kDecideOnLastGeneration) {
       st.busy = false;
       ArmWake(self, PollOrEarlier(self, std::nullopt));
       AfterDecision(self);
