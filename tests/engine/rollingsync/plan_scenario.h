@@ -49,4 +49,9 @@ inline const AppSetCondition& ConditionOf(const PlanResult& r, const std::string
   throw std::runtime_error("no condition " + type);
 }
 
+// The condition every rollout rule speaks through.
+inline const AppSetCondition& Progressing(const PlanResult& r) {
+  return ConditionOf(r, "RolloutProgressing");
+}
+
 }  // namespace fleetwave::engine::testing_builders

@@ -20,10 +20,6 @@ using std::chrono::seconds;
 const Time kNow = kPlanNow;
 const std::string kCaller = "10.0.0.7:51000";
 
-const AppSetCondition& Progressing(const PlanResult& r) {
-  return ConditionOf(r, "RolloutProgressing");
-}
-
 // Step 1 = a (its sync running: entry Progressing, live Synced and Progressing) and b (Pending:
 // listed to sync, not started); step 2 = c, Waiting.
 PlanScenario Mid() {

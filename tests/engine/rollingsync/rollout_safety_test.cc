@@ -23,10 +23,6 @@ using std::chrono::seconds;
 const Time kNow = kPlanNow;
 using Scenario = PlanScenario;
 
-const AppSetCondition& Progressing(const PlanResult& r) {
-  return ConditionOf(r, "RolloutProgressing");
-}
-
 RolloutState AtStep(int step) {
   RolloutState st;
   st.generation = 1;
