@@ -76,7 +76,7 @@ RollingSyncDecider::RollingSyncDecider(std::shared_ptr<const ApplicationSet> set
     if (!a.observed.observed) ++unobserved_;
     Derive(a, FindEntry(stored.application_status, name));
     desired.push_back(a.planned);
-    live.push_back(a.live);
+    live.push_back(*a.live);
     TrackRunning(name);
     applications_.push_back(a.observed.application);
   }
@@ -87,20 +87,30 @@ RollingSyncDecider::RollingSyncDecider(std::shared_ptr<const ApplicationSet> set
 
 void RollingSyncDecider::Derive(App& a, const AppRolloutStatus* entry) {
   const std::string& name = a.observed.desired.name;
-  a.planned = a.observed.desired;
-  if (AutomatedSyncEnabled(DesiredSpecOf(a.planned))) {
-    std::vector<GeneratedApplication> one;
-    one.push_back(std::move(a.planned));
-    // The warning is the from-scratch reconcile's, which seeded this decider.
-    AutomatedDisabled disabled = DisableAutomatedForRollingSync(*set_, std::move(one), true);
-    a.planned = std::move(disabled.apps.front());
-    a.planned.spec_fingerprint = SpecFingerprint(DesiredSpecOf(a.planned));
+  // `planned` depends only on the generation's desired app, constant for this decider (a new
+  // generation makes a new decider), and on the set. DeriveView changes it only where the set
+  // may not update specs (it takes the stored spec in), so only then is it derived again: the
+  // copy and the fingerprint were an eighth of an event's cost.
+  const uint64_t from = a.observed.desired.spec_fingerprint;
+  if (!a.planned_reusable || from == 0 || from != a.planned_from) {
+    a.planned = a.observed.desired;
+    if (AutomatedSyncEnabled(DesiredSpecOf(a.planned))) {
+      std::vector<GeneratedApplication> one;
+      one.push_back(std::move(a.planned));
+      // The warning is the from-scratch reconcile's, which seeded this decider.
+      AutomatedDisabled disabled = DisableAutomatedForRollingSync(*set_, std::move(one), true);
+      a.planned = std::move(disabled.apps.front());
+      a.planned.spec_fingerprint = SpecFingerprint(DesiredSpecOf(a.planned));
+    }
+    a.planned_from = from;
+    a.planned_reusable = rules_.may_update;
   }
   auto stored = stored_.find(name);
   a.view = AppView{};
-  a.live = Application{};
+  // A new object each time: the tracker shares the last one.
+  a.live = std::make_shared<Application>();
   DeriveView(*set_, a.observed, a.planned, stored == stored_.end() ? nullptr : &stored->second,
-             entry, rules_, a.view, a.live);
+             entry, rules_, a.view, *a.live);
 }
 
 void RollingSyncDecider::Mark(const std::string& name) {
@@ -140,9 +150,9 @@ void RollingSyncDecider::PutObserved(ObservedApp observed) {
 }
 
 void RollingSyncDecider::SetOperation(const std::string& app,
-                                      const std::optional<OperationRecord>& operation) {
+                                      std::optional<OperationRecord> operation) {
   if (apps_.count(app) == 0) return;
-  stored_[app].operation = operation;
+  stored_[app].operation = std::move(operation);
   TrackRunning(app);
   Mark(app);
 }
@@ -159,7 +169,7 @@ std::shared_ptr<const Json> RollingSyncDecider::BuildApplication(App& a, const O
                                                                  Time now,
                                                                  const std::string& reconciled_at) {
   return ApplicationOf(a.view, op, a.observed, reuse_since_, now, reconciled_at, [&] {
-    return a.view.new_spec_is_desired ? DesiredSpecOf(a.planned) : a.live.spec;
+    return a.view.new_spec_is_desired ? DesiredSpecOf(a.planned) : a.live->spec;
   });
 }
 
@@ -175,9 +185,9 @@ AppSetDelta RollingSyncDecider::Decide(Time now_in) {
   for (const std::string& name : dirty_) {
     App& a = apps_.at(name);
     Derive(a, tracker_->EntryOf(name));
-    tracker_->SetLive(a.live);
+    tracker_->SetLive(a.live);  // shared, not copied
     if (a.view.write_spec) {
-      out.specs.emplace(name, a.view.new_spec_is_desired ? DesiredSpecOf(a.planned) : a.live.spec);
+      out.specs.emplace(name, a.view.new_spec_is_desired ? DesiredSpecOf(a.planned) : a.live->spec);
     }
   }
   RolloutDelta d = tracker_->Decide(now, unobserved_ == 0);

@@ -87,11 +87,12 @@ class RollingSyncDecider {
   // Facts. Each marks the app it names; unknown apps are ignored (not generated).
   // The app's observation, to be changed and handed back (its live objects, cluster flags or
   // apply results); the caller resets `compared` when what it compares changed, as for
-  // ReconcileAppSet. Take and Put come in pairs.
+  // ReconcileAppSet. Take and Put come in pairs, and `desired` comes back unchanged: it is the
+  // decider's generation (a new generation is a new decider).
   ObservedApp TakeObserved(const std::string& app);
   void PutObserved(ObservedApp observed);
   // The store's record of the app changed (an attempt finished, a decision was committed).
-  void SetOperation(const std::string& app, const std::optional<OperationRecord>& operation);
+  void SetOperation(const std::string& app, std::optional<OperationRecord> operation);
   void SetSpec(const std::string& app, Json spec);
 
   AppSetDelta Decide(Time now);
@@ -119,10 +120,12 @@ class RollingSyncDecider {
  private:
   struct App {
     ObservedApp observed;
-    GeneratedApplication planned;  // as the planner reads it
-    reconcile::AppView view;       // points into this App and stored_
-    Application live;
-    std::size_t position = 0;  // in applications_ and status_'s applicationStatus
+    GeneratedApplication planned;       // as the planner reads it
+    uint64_t planned_from = 0;          // the desired spec's fingerprint `planned` was derived from
+    bool planned_reusable = false;      // DeriveView left `planned` as derived (see Derive)
+    reconcile::AppView view;            // points into this App and stored_
+    std::shared_ptr<Application> live;  // shared with the tracker's record
+    std::size_t position = 0;           // in applications_ and status_'s applicationStatus
   };
 
   void Derive(App& app, const AppRolloutStatus* entry);

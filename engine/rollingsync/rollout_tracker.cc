@@ -147,9 +147,13 @@ RolloutTracker::Hold RolloutTracker::FirstHold(const std::vector<StepGate>& gate
 }
 
 void RolloutTracker::SetLive(Application app) {
-  auto it = Find(app.name);
+  SetLive(std::make_shared<const Application>(std::move(app)));
+}
+
+void RolloutTracker::SetLive(std::shared_ptr<const Application> app) {
+  auto it = Find(app->name);
   MarkDirty(it);
-  it->second.live = std::make_shared<const Application>(std::move(app));
+  it->second.live = std::move(app);
 }
 
 void RolloutTracker::RemoveLive(const std::string& app) {

@@ -88,8 +88,9 @@ class RolloutTracker {
                  std::vector<GeneratedApplication> desired, std::vector<Application> live);
 
   // Facts. Each marks the apps it concerns for the next Decide and changes nothing else.
-  void SetLive(Application app);            // created or updated
-  void RemoveLive(const std::string& app);  // the Application is gone
+  void SetLive(Application app);                         // created or updated
+  void SetLive(std::shared_ptr<const Application> app);  // shared: the caller changes it no more
+  void RemoveLive(const std::string& app);               // the Application is gone
   // A new generation of desired apps (generators, git): O(apps), and only apps whose step or
   // spec changed (or that appeared or went) are re-decided.
   void SetDesired(std::vector<GeneratedApplication> desired);
