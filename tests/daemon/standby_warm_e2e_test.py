@@ -7,8 +7,9 @@ which names the instance.
 - While the leader rolls out, the standby's GET /api/v1/applicationsets/guestbook shows the
   leader's committed rollout: the same current step and the same status entry (status, step) for
   every app as the leader's own answer, and says where it comes from (X-Fleetwave-Served-By:
-  standby ..., X-Fleetwave-State-Revision, "sharedState" with the set's store revision). Its
-  mutations are still refused with 503 naming the leader.
+  standby ..., X-Fleetwave-State-Revision, "sharedState" with the set's store revision); the
+  set's fleet summary follows from it. Its mutations are still refused with 503 naming the
+  leader.
 - The standby listed the clusters' watched resources while it stood by, so when the leader is
   killed -9 mid-rollout the standby's takeover sends no LIST at all: kubesim's audit holds no
   LIST from host-b after the kill (it could only lead after it). The rollout still finishes with
@@ -95,6 +96,11 @@ class StandbyWarm(unittest.TestCase):
         shared = self.b.appset("guestbook").get("sharedState") or {}
         self.assertEqual(shared.get("source"), "etcd")
         self.assertGreater(shared.get("revision", 0), 0)
+        # The fleet view's summary of the set, derived from the same shared state.
+        summary = self.b.get("/api/v1/applicationsets/guestbook/summary") or {}
+        self.assertGreaterEqual(summary.get("currentStep", 0), 2, summary)
+        self.assertEqual(summary.get("total"), 5, summary)
+        self.assertEqual(summary.get("strategy"), "RollingSync", summary)
         status, headers, _ = get_with_headers(self.a, "/api/v1/applicationsets/guestbook")
         self.assertNotIn("X-Fleetwave-Served-By", headers, "the leader serves its own board")
         status, body = self.b.http("POST", "/api/v1/applicationsets/guestbook/pause",
