@@ -14,13 +14,16 @@ which names the instance.
   killed -9 mid-rollout the standby's takeover sends no LIST at all: kubesim's audit holds no
   LIST from host-b after the kill (it could only lead after it). The rollout still finishes with
   the wave order, maxUpdate and no duplicate apply."""
+import os
+import re
+import subprocess
 import sys
 import time
 import unittest
 import urllib.request
 
-from daemon_harness import (DaemonEnv, appset_yaml, check_max_update, check_wave_order,
-                            parse_time, repeated_applies, wait_for)
+from daemon_harness import (FLEETWAVE, DaemonEnv, appset_yaml, check_max_update,
+                            check_wave_order, parse_time, repeated_applies, wait_for)
 from etcd_state_e2e_test import Etcd
 from leader_failover_e2e_test import (LEASE, MAX_UPDATES, STEPS, TAKEOVER_BOUND, leader_view,
                                       second_instance)
@@ -101,6 +104,13 @@ class StandbyWarm(unittest.TestCase):
         self.assertGreaterEqual(summary.get("currentStep", 0), 2, summary)
         self.assertEqual(summary.get("total"), 5, summary)
         self.assertEqual(summary.get("strategy"), "RollingSync", summary)
+        # `fleetwave get` against the standby: the leader's step (2 of 3, or later by now).
+        out = subprocess.run([FLEETWAVE, "get", "appset", "guestbook"], capture_output=True,
+                             text=True, timeout=30,
+                             env=dict(os.environ, FLEETWAVE_SERVER=self.b.api, NO_COLOR="1"))
+        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
+        self.assertTrue(re.search(r"^guestbook\s+RollingSync\s+[23]/3\s", out.stdout, re.M),
+                        out.stdout)
         status, headers, _ = get_with_headers(self.a, "/api/v1/applicationsets/guestbook")
         self.assertNotIn("X-Fleetwave-Served-By", headers, "the leader serves its own board")
         status, body = self.b.http("POST", "/api/v1/applicationsets/guestbook/pause",
