@@ -54,6 +54,9 @@ using needs_atom = caf::atom_constant<caf::atom("needs")>;
 // coordinator: (ping_atom) -> (ping_atom), the systemd watchdog's heartbeat through the actor
 // system (tools/fleetwave/service_heartbeat.h)
 using ping_atom = caf::atom_constant<caf::atom("ping")>;
+// cluster actor: (decide_atom, bool), whether this instance leads (issue 28, cluster_pool.h):
+// only then does it run progress-deadline actors and store what it decides
+using decide_atom = caf::atom_constant<caf::atom("decide")>;
 
 }  // namespace fleetwave::actors
 

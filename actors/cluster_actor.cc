@@ -98,6 +98,13 @@ struct ClusterState {
   std::map<engine::ObjectRef, WorkloadSlot> workloads;
   std::map<engine::ObjectRef, LabelledWorkload> labelled_workloads;
   std::map<WorkloadKey, store::Json> stored_workloads;  // loaded, not yet claimed by an actor
+  // Every watched workload with a deadline as last seen, deciding or not: a term that starts
+  // spawns their actors from it (decide_atom).
+  std::map<engine::ObjectRef, WorkloadPtr> deadlined;
+  // The workload watches that listed (kind, namespace) while not deciding: their stale stored
+  // records go once a term starts.
+  std::set<std::pair<std::string, std::string>> listed_workloads;
+  bool records_loaded = false;  // stored_workloads read for the current term
 
   ~ClusterState() {
     if (executor) executor->Close();
@@ -316,6 +323,13 @@ void OnWorkload(Self self, const clients::Projection& p) {
   if (!pw) return;
   const bool has_deadline = engine::ResolveDeadline(pw->workload).seconds.has_value();
   auto w = std::make_shared<const engine::Workload>(std::move(pw->workload));
+  if (has_deadline) {
+    st.deadlined[pw->ref] = w;
+  } else {
+    st.deadlined.erase(pw->ref);
+  }
+  // A standby only remembers it; a term's start spawns its actor (StartDeciding).
+  if (!st.config.deciding || !st.records_loaded) return;
   auto slot = st.workloads.find(pw->ref);
   if (slot != st.workloads.end()) {
     // The actor evaluates the update; without a deadline it removes its record and quits.
@@ -344,6 +358,7 @@ void OnWorkloadGone(Self self, const clients::Projection& p) {
   auto& st = self->state;
   std::optional<ProjectedWorkload> pw = WorkloadFromProjection(p.fields);
   if (!pw) return;
+  st.deadlined.erase(pw->ref);
   if (auto slot = st.workloads.find(pw->ref); slot != st.workloads.end()) {
     self->send(slot->second.actor, stop_atom::value);
   }
@@ -354,6 +369,10 @@ void OnWorkloadGone(Self self, const clients::Projection& p) {
 // objects deleted while the daemon was away; they go from the store.
 void OnWorkloadsListed(Self self, const std::string& kind, const std::string& ns) {
   auto& st = self->state;
+  if (!st.config.deciding || !st.records_loaded) {
+    st.listed_workloads.emplace(kind, ns);  // forgotten once a term starts (StartDeciding)
+    return;
+  }
   store::StateBatch batch;
   std::size_t n = 0;
   for (auto it = st.stored_workloads.begin(); it != st.stored_workloads.end();) {
@@ -441,16 +460,22 @@ void WatchWorkloadKind(Self self, const std::string& kind, std::vector<std::stri
       });
 }
 
-void OnWorkloadsLoaded(Self self, store::Loaded<std::vector<store::WorkloadRecord>> loaded) {
+void TakeWorkloadRecords(Self self, store::Loaded<std::vector<store::WorkloadRecord>> loaded) {
   auto& st = self->state;
   if (!loaded.ok()) {
     // Not fatal: deadlines start afresh (a clock restarts rather than nothing being watched).
     st.Log("loading the stored progress-deadline records failed (" + loaded.status.message +
            "); deadlines of this cluster start afresh");
   }
+  st.stored_workloads.clear();
   for (auto& r : loaded.value) {
     st.stored_workloads[WorkloadKey{r.ns, r.kind, r.name}] = std::move(r.record.value);
   }
+  st.records_loaded = true;
+}
+
+void StartWorkloadInformersOfKinds(Self self) {
+  auto& st = self->state;
   for (const std::string& kind : st.config.workload_kinds) {
     std::vector<std::string> versions = engine::WorkloadKindApiVersions(kind);
     if (!versions.empty()) {
@@ -462,26 +487,115 @@ void OnWorkloadsLoaded(Self self, store::Loaded<std::vector<store::WorkloadRecor
   }
 }
 
-// Reads this cluster's stored deadline records on the pool, then starts the workload watches
-// (so every workload actor starts from its record: the same clock across a restart).
-void StartWorkloadWatches(Self self) {
+// Reads this cluster's stored deadline records on the pool, then runs `then` in the actor.
+void LoadWorkloadRecords(Self self, std::function<void()> then) {
   auto& st = self->state;
   const Services* services = st.config.services;
-  if (services == nullptr || services->store == nullptr || services->pool == nullptr ||
-      st.config.workload_kinds.empty()) {
-    return;
-  }
   ClusterActorImpl me = self;
   store::Store* store = services->store;
   const std::string cluster = st.config.cluster.name;
-  services->pool->Post([store, cluster, me, self] {
+  services->pool->Post([store, cluster, me, self, then = std::move(then)] {
     auto loaded = std::make_shared<store::Loaded<std::vector<store::WorkloadRecord>>>(
         store::State(*store).LoadWorkloads(cluster));
     // Runs in the actor (its mailbox), so `self` is alive whenever this runs.
-    auto fn = std::make_shared<std::function<void()>>(
-        [self, loaded] { OnWorkloadsLoaded(self, std::move(*loaded)); });
+    auto fn = std::make_shared<std::function<void()>>([self, loaded, then] {
+      TakeWorkloadRecords(self, std::move(*loaded));
+      then();
+    });
     caf::anon_send(me, run_atom::value, RunClosure(std::move(fn)));
   });
+}
+
+bool WatchesDeadlines(Self self) {
+  const Services* services = self->state.config.services;
+  return services != nullptr && services->store != nullptr && services->pool != nullptr &&
+         !self->state.config.workload_kinds.empty();
+}
+
+// Deciding from the start: reads the stored deadline records, then starts the workload watches
+// (so every workload actor starts from its record: the same clock across a restart). A standby
+// watches at once and reads the records when a term starts (StartDeciding).
+void StartWorkloadWatches(Self self) {
+  if (!WatchesDeadlines(self)) return;
+  if (self->state.config.deciding) {
+    LoadWorkloadRecords(self, [self] { StartWorkloadInformersOfKinds(self); });
+  } else {
+    StartWorkloadInformersOfKinds(self);
+  }
+}
+
+// Stores the kinds this actor watches (watches/<cluster>) for a standby to watch them too.
+void ShareWatchedKinds(Self self) {
+  auto& st = self->state;
+  if (!st.config.share_watched_kinds || !st.config.deciding || st.kinds.empty() ||
+      st.config.services == nullptr || st.config.services->store == nullptr) {
+    return;
+  }
+  store::Json kinds = store::Json::array();
+  for (const auto& [key, watch] : st.kinds) kinds.push_back(key);
+  store::StateBatch batch;
+  batch.PutWatchedKinds(st.config.cluster.name, kinds);
+  store::Store* store = st.config.services->store;
+  auto log = st.config.log;
+  const std::string cluster = st.config.cluster.name;
+  st.config.services->StorePool().Post([store, batch = std::move(batch), log, cluster] {
+    const store::WriteResult r = store::State(*store).Commit(batch);
+    if (!r.ok() && log) {
+      log("cluster " + cluster +
+          ": storing the watched kinds for the standbys failed: " + r.status.message);
+    }
+  });
+}
+
+// A term starts (decide_atom true): the stored deadline records are read afresh (the former
+// leader moved them on), every remembered workload with a deadline gets its actor from its
+// record, and the records of workloads the watches did not list go.
+void StartDeciding(Self self) {
+  auto& st = self->state;
+  st.config.deciding = true;
+  ShareWatchedKinds(self);
+  if (!WatchesDeadlines(self)) return;
+  LoadWorkloadRecords(self, [self] {
+    auto& st = self->state;
+    if (!st.config.deciding) return;  // the term ended meanwhile
+    const auto deadlined = st.deadlined;
+    for (const auto& [ref, workload] : deadlined) {
+      if (st.workloads.count(ref) > 0) continue;
+      WorkloadActorConfig config;
+      config.cluster = st.config.cluster.name;
+      config.ref = ref;
+      config.services = st.config.services;
+      config.parent = self;
+      const WorkloadKey key{ref.namespace_, ref.kind, ref.name};
+      if (auto stored = st.stored_workloads.find(key); stored != st.stored_workloads.end()) {
+        config.stored = std::move(stored->second);
+        st.stored_workloads.erase(stored);
+      }
+      WorkloadActor actor = SpawnWorkloadActor(self->system(), std::move(config));
+      self->monitor(actor);
+      st.workloads[ref] = WorkloadSlot{actor, {}};
+      self->send(actor, workload_atom::value, workload);
+    }
+    const auto listed = st.listed_workloads;
+    st.listed_workloads.clear();
+    for (const auto& [kind, ns] : listed) OnWorkloadsListed(self, kind, ns);
+  });
+}
+
+// The term ended (decide_atom false): the deadline actors stop (their records stay for the
+// next leader); the workloads stay remembered.
+void StopDeciding(Self self) {
+  auto& st = self->state;
+  st.config.deciding = false;
+  st.records_loaded = false;
+  st.stored_workloads.clear();
+  std::vector<engine::ObjectRef> refs;
+  for (auto& [ref, slot] : st.workloads) {
+    self->demonitor(slot.actor.address());
+    self->send_exit(slot.actor, caf::exit_reason::user_shutdown);
+    refs.push_back(ref);
+  }
+  for (const auto& ref : refs) ForgetWorkload(self, ref);
 }
 
 void StartInformer(Self self, const std::string& key, const clients::ResourceRef& ref) {
@@ -510,6 +624,7 @@ void StartInformer(Self self, const std::string& key, const clients::ResourceRef
   };
   st.kinds[key].resource = ref;
   st.kinds[key].informer = clients::Informer::Start(st.client, options, h, st.executor.get());
+  ShareWatchedKinds(self);
 }
 
 void WatchKind(Self self, const std::string& api_version, const std::string& kind) {
@@ -848,6 +963,14 @@ ClusterActorImpl::behavior_type ClusterBehavior(Self self, ClusterActorConfig co
       [self](apply_atom, const ApplyCommandPtr& cmd) { return StartApply(self, cmd); },
       [self](delete_atom, const DeleteCommandPtr& cmd) { return StartDelete(self, cmd); },
       [self](deadline_atom, const WorkloadViewPtr& view) { OnDeadlineView(self, view); },
+      [self](decide_atom, bool deciding) {
+        if (deciding == self->state.config.deciding) return;
+        if (deciding) {
+          StartDeciding(self);
+        } else {
+          StopDeciding(self);
+        }
+      },
   };
 }
 

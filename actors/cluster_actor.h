@@ -53,6 +53,14 @@ struct ClusterActorConfig {
   std::vector<std::string> workload_kinds;
   std::vector<std::string> workload_namespaces;
   const Services* services = nullptr;  // store, pool, clock, log and publisher; outlives us
+  // Whether it decides from the start (decide_atom changes it): without leader election
+  // always. While not deciding (a standby, issue 28) the watches, the caches and the
+  // reachability run as ever, the workloads with a deadline are only remembered, and nothing
+  // is stored; once deciding, their actors start from the stored records.
+  bool deciding = true;
+  // Stores the kinds it watches (store key watches/<cluster>) whenever that set grows while it
+  // decides, so a standby's actor of the cluster watches them too (leader election only).
+  bool share_watched_kinds = false;
 };
 
 ClusterActor SpawnClusterActor(caf::actor_system& system, ClusterActorConfig config);

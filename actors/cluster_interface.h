@@ -29,7 +29,10 @@ using ClusterActor = caf::typed_actor<
     caf::reacts_to<unsubscribe_atom, std::string, LiveSink>,
     // One sync attempt's objects (each applied kind is watched too).
     caf::replies_to<apply_atom, ApplyCommandPtr>::with<ApplyReplyPtr>,
-    caf::replies_to<delete_atom, DeleteCommandPtr>::with<DeleteReplyPtr>>;
+    caf::replies_to<delete_atom, DeleteCommandPtr>::with<DeleteReplyPtr>,
+    // Whether this instance leads (leader election, cluster_pool.h): a standby's actor keeps
+    // its watches and caches but runs no deadline actor and stores nothing.
+    caf::reacts_to<decide_atom, bool>>;
 
 // The cluster actors by kubeconfig context, as the coordinator hands them to the sets.
 using ClusterMap = std::map<std::string, ClusterActor>;

@@ -650,8 +650,11 @@ CoordinatorImpl::behavior_type CoordinatorBehavior(Self* self, CoordinatorConfig
         for (auto& [name, entry] : s.appsets) {
           self->send_exit(entry.actor, caf::exit_reason::user_shutdown);
         }
-        for (auto& [name, actor] : s.clusters) {
-          self->send_exit(actor, caf::exit_reason::user_shutdown);
+        // Pooled, they keep their watches and caches warm for the next term (cluster_pool.h).
+        if (!s.config.clusters_outlive_term) {
+          for (auto& [name, actor] : s.clusters) {
+            self->send_exit(actor, caf::exit_reason::user_shutdown);
+          }
         }
         for (auto& [ticket, waiter] : s.waiting)
           waiter.second.deliver(caf::make_error(caf::sec::request_receiver_down));

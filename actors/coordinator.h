@@ -37,6 +37,9 @@ struct CoordinatorConfig {
   DaemonInputs initial;  // loaded before the actor system started
   // Spawns the actor of one cluster (tests substitute their own).
   std::function<ClusterActor(caf::actor_system&, const clients::ClusterConfig&)> spawn_cluster;
+  // The cluster actors outlive this coordinator (leader election: spawn_cluster takes them from
+  // the daemon's ClusterPool, cluster_pool.h): its stop leaves them running for the next term.
+  bool clusters_outlive_term = false;
   int max_concurrent_syncs = 50;
 };
 

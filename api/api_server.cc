@@ -112,7 +112,19 @@ ApiResponse ApiServer::Serve(const ApiRequest& request) const {
       return r;
     }
   }
-  return router_->Handle(request);
+  ApiResponse response = router_->Handle(request);
+  if (read && options_.leader && request.path.rfind("/api/", 0) == 0) {
+    const LeaderStatus status = options_.leader();
+    if (!status.is_leader) {
+      response.headers.emplace_back(
+          "X-Fleetwave-Served-By",
+          "standby " + status.self + " (leader " +
+              (status.leader.empty() ? std::string("unknown") : status.leader) + "), shared state");
+      response.headers.emplace_back("X-Fleetwave-State-Revision",
+                                    std::to_string(status.shared_revision));
+    }
+  }
+  return response;
 }
 
 ApiResponse ApiServer::LeaderResponse() const {

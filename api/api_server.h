@@ -18,6 +18,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -37,6 +38,9 @@ struct LeaderStatus {
   std::string leader;  // empty: unknown or nobody
   std::string self;
   bool is_leader = false;
+  // A standby's reads show the leader's committed state (docs/state-store.md, "What a standby
+  // serves") as of this store revision; 0 before it was first read.
+  int64_t shared_revision = 0;
 };
 
 // The HTTP server's options (listen, tls, limits, watches) and the API's own.
@@ -48,8 +52,10 @@ struct ApiServerOptions : HttpServerOptions {
   std::function<std::chrono::steady_clock::time_point()> clock;  // nullptr = steady_clock
   // With leader election: GET /api/v1/leader answers it, and while this instance is a standby
   // every mutation under /api/v1/ except the webhook (whose signature the router checks before
-  // the command handler answers it) is refused with 503 naming the leader. nullptr: no leader
-  // election, this instance always leads.
+  // the command handler answers it) is refused with 503 naming the leader, and every read under
+  // /api/ says where its answer comes from: "X-Fleetwave-Served-By: standby <self> (leader
+  // <leader>), shared state" and "X-Fleetwave-State-Revision: <shared_revision>". nullptr: no
+  // leader election, this instance always leads.
   std::function<LeaderStatus()> leader;
 };
 

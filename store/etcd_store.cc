@@ -186,6 +186,13 @@ WriteResult EtcdStore::Commit(const std::vector<Op>& ops) {
     return out;
   }
   const int64_t fence = fence_.load();
+  if (fence == kNoTerm) {
+    out.conflict_key = "<leadership>";
+    out.status = {Code::kConflict, client_->Describe() +
+                                       ": this instance does not lead (a standby writes "
+                                       "nothing); nothing of the batch was written"};
+    return out;
+  }
   if (fence > 0) {
     const std::string k = Base64Encode(layout_.Leader());
     compare.push_back({{"key", k},

@@ -70,7 +70,12 @@ class EtcdStore final : public Store {
   CommitCounters Counters() override;
   // From now on every batch commits only while the leader key's create_revision is `term`
   // (etcd_leader.h); a batch refused for it is kConflict with conflict_key "<leadership>".
+  // kNoTerm: this instance has not led yet (a standby from its start): every batch is refused
+  // so, without being sent (its cluster watches run, and nothing they see may be written).
+  static constexpr int64_t kNoTerm = -1;
   void Fence(int64_t term) { fence_.store(term); }
+  // The etcd revision of store revision 0 (a standby's watch reads etcd revisions).
+  int64_t base() const { return base_; }
 
  private:
   std::unique_ptr<EtcdClient> client_;

@@ -81,6 +81,25 @@ std::string Workload(const std::string& cluster, const std::string& ns, const st
   return WorkloadClusterPrefix(cluster) + Segment(ns) + "/" + Segment(kind) + "/" + Segment(name);
 }
 std::string InputFile(const std::string& path) { return kInputsPrefix + Segment(path); }
+std::string WatchedKinds(const std::string& cluster) { return kWatchesPrefix + Segment(cluster); }
+
+namespace {
+// The first segment after `prefix`, unescaped; nullopt when `key` is not under it.
+std::optional<std::string> FirstSegment(const std::string& key, const std::string& prefix,
+                                        bool more) {
+  if (key.compare(0, prefix.size(), prefix) != 0) return std::nullopt;
+  const size_t slash = key.find('/', prefix.size());
+  if ((slash != std::string::npos) != more || slash == prefix.size()) return std::nullopt;
+  return Unsegment(key.substr(prefix.size(), slash - prefix.size()));
+}
+}  // namespace
+
+std::optional<std::string> AppSetOfKey(const std::string& key) {
+  return FirstSegment(key, kAppSetsPrefix, true);
+}
+std::optional<std::string> ClusterOfWatchesKey(const std::string& key) {
+  return FirstSegment(key, kWatchesPrefix, false);
+}
 
 }  // namespace keys
 
@@ -177,6 +196,10 @@ StateBatch& StateBatch::PutInputFile(const std::string& path, const std::string&
   return *this;
 }
 
+StateBatch& StateBatch::PutWatchedKinds(const std::string& cluster, const Json& kinds) {
+  return PutJson(keys::WatchedKinds(cluster), kinds, std::nullopt);
+}
+
 StateBatch& StateBatch::RemoveApp(const std::string& appset, const std::string& app) {
   for (std::string key :
        {keys::AppStatus(appset, app), keys::Pin(appset, app), keys::AppliedHash(appset, app),
@@ -198,15 +221,22 @@ StateBatch& StateBatch::Remove(std::string key, Expected expected) {
 }
 
 Loaded<AppSetRecords> State::LoadAppSet(const std::string& appset) {
-  Loaded<AppSetRecords> out;
-  const std::string prefix = keys::AppSetPrefix(appset);
-  ListResult list = store_.List(prefix);
+  ListResult list = store_.List(keys::AppSetPrefix(appset));
   if (!list.ok()) {
+    Loaded<AppSetRecords> out;
     out.status = list.status;
     return out;
   }
-  out.value.revision = list.revision;
-  for (const Entry& e : list.entries) {
+  return AppSetRecordsOf(appset, list.entries, list.revision);
+}
+
+Loaded<AppSetRecords> AppSetRecordsOf(const std::string& appset, const std::vector<Entry>& entries,
+                                      int64_t revision) {
+  Loaded<AppSetRecords> out;
+  const std::string prefix = keys::AppSetPrefix(appset);
+  out.value.revision = revision;
+  for (const Entry& e : entries) {
+    if (e.key.compare(0, prefix.size(), prefix) != 0) continue;
     Record record;
     const std::vector<std::string> parts = Split(e.key.substr(prefix.size()));
     std::map<std::string, Record>* target = nullptr;

@@ -13,6 +13,8 @@
 //   deletions/<appset>/app/<app>         a pending deletion of one app and its phase
 //   workloads/<cluster>/<ns>/<kind>/<name>  a workload's deadline condition and its revision
 //   inputs/<file path>                   the last good copy of an input file (raw text)
+//   watches/<cluster>                    the kinds the leader watches on the cluster (a list
+//                                        of "apiVersion Kind"), so a standby watches them too
 //
 // Reading: LoadAppSet reads one set's records in one listing, at one store revision, so an
 // appset actor recomputes from one consistent view. Writing: StateBatch collects puts and
@@ -61,6 +63,13 @@ std::string Workload(const std::string& cluster, const std::string& ns, const st
 std::string WorkloadClusterPrefix(const std::string& cluster);
 inline constexpr const char* kInputsPrefix = "inputs/";
 std::string InputFile(const std::string& path);
+inline constexpr const char* kAppSetsPrefix = "appsets/";
+inline constexpr const char* kWatchesPrefix = "watches/";
+std::string WatchedKinds(const std::string& cluster);
+// The set a key under kAppSetsPrefix belongs to ("appsets/<appset>/..."), the cluster of a key
+// under kWatchesPrefix; nullopt for any other key.
+std::optional<std::string> AppSetOfKey(const std::string& key);
+std::optional<std::string> ClusterOfWatchesKey(const std::string& key);
 }  // namespace keys
 
 // A stored value and the revision that wrote it (for compare-and-set).
@@ -120,6 +129,8 @@ class StateBatch {
                           const std::string& kind, const std::string& name, const Json& v,
                           Expected expected = std::nullopt);
   StateBatch& PutInputFile(const std::string& path, const std::string& text);
+  // `kinds`: a list of "apiVersion Kind".
+  StateBatch& PutWatchedKinds(const std::string& cluster, const Json& kinds);
 
   // Forgets everything about one app of a set (status, pin, hash, operation, its deletion).
   StateBatch& RemoveApp(const std::string& appset, const std::string& app);
@@ -134,6 +145,12 @@ class StateBatch {
   StateBatch& PutJson(std::string key, const Json& v, Expected expected);
   std::vector<Op> ops_;
 };
+
+// One set's records from a listing of its keys (entries of other keys are ignored), as
+// LoadAppSet reads them: `entries` hold whole store keys ("appsets/<appset>/..."). A standby
+// decodes the leader's records from its watch of the store with it (docs/state-store.md).
+Loaded<AppSetRecords> AppSetRecordsOf(const std::string& appset, const std::vector<Entry>& entries,
+                                      int64_t revision);
 
 class State {
  public:

@@ -142,6 +142,7 @@ FakeClusterHandle::behavior_type FakeClusterActor(FakeClusterHandle::pointer sel
       },
       // The test's cue to report the live state, as a real cluster actor does on a watch event:
       // only to a set subscribed at this very actor.
+      [](decide_atom, bool) {},  // leader election only (cluster_pool.h)
       [=](tick_atom) {
         if (c->subscriptions[self->id()].count(c->label) > 0) Push(self, name, *c);
       },

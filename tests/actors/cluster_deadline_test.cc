@@ -207,5 +207,67 @@ TEST_F(ClusterDeadlineTest, ATimeoutMakesTheLabelledWorkloadDegradedUntilTheDead
   EXPECT_EQ(Health(got->back()).rfind("Progressing", 0), 0u) << Health(got->back());
 }
 
+// Leader election (issue 28, cluster_pool.h): a standby's cluster actor watches every workload
+// and the labelled kinds as a leader's does, but runs no workload actor and stores nothing -
+// not even the removal of a record its watch did not list - until its term starts; then the
+// workload it kept seeing gets its actor, the stale record goes and the watched kinds are
+// stored for the next standby. A term that ends stops the workload actors again.
+TEST_F(ClusterDeadlineTest, AStandbyWatchesButDecidesAndStoresNothingUntilItsTermStarts) {
+  store::StateBatch stale;
+  stale.PutWorkload("c1", "shop", "StatefulSet", "gone", Json{{"revision", "1"}});
+  ASSERT_TRUE(store::State(store_).Commit(stale).ok());
+  ClusterActorConfig config;
+  config.cluster.name = "c1";
+  config.cluster.server = kServer;
+  config.transport = &fake_;
+  config.options.seed = 7;
+  config.options.rate_limit = {0, 1};
+  config.options.max_attempts = 1;
+  config.log = [this](const std::string& line) { logs_.push_back(line); };
+  config.workload_kinds = {"StatefulSet"};
+  config.services = &services_;
+  config.deciding = false;
+  config.share_watched_kinds = true;
+  ClusterActor cluster = SpawnClusterActor(system_, config);
+  spawned_.push_back(caf::actor_cast<caf::actor>(cluster));
+  Pump();
+  Serve();
+  caf::anon_send(cluster, watch_kind_atom::value, std::string("apps/v1"),
+                 std::string("StatefulSet"));
+  Pump();
+  Serve();
+  ASSERT_EQ(watches_.count("all"), 1u) << "a standby watches every StatefulSet";
+  ASSERT_EQ(watches_.count("labelled"), 1u) << "and the labelled kinds it is told";
+  Advance(std::chrono::seconds(6));  // past the deadline: a leader would store the timeout
+  EXPECT_TRUE(workloads_.empty()) << "no workload actor on a standby";
+  auto records = store::State(store_).LoadWorkloads("c1");
+  ASSERT_EQ(records.value.size(), 1u) << "nothing stored, nothing removed";
+  EXPECT_EQ(records.value[0].name, "gone");
+  EXPECT_EQ(store_.Get(store::keys::WatchedKinds("c1")).status.code, store::Code::kNotFound);
+
+  caf::anon_send(cluster, decide_atom::value, true);
+  Pump();
+  Serve();
+  ASSERT_EQ(workloads_.count("db"), 1u) << "the workload it kept seeing gets its actor";
+  records = store::State(store_).LoadWorkloads("c1");
+  ASSERT_EQ(records.value.size(), 1u);
+  EXPECT_EQ(records.value[0].name, "db") << "the unlisted workload's record went";
+  const store::GetResult kinds = store_.Get(store::keys::WatchedKinds("c1"));
+  ASSERT_TRUE(kinds.ok()) << kinds.status.message;
+  EXPECT_EQ(Json::parse(kinds.entry.value), Json::array({"apps/v1/StatefulSet"}));
+  EXPECT_EQ(watches_.size(), 2u) << "no watch started again";
+
+  // The term ends before the deadline passes: the record stays as the term stored it.
+  EXPECT_EQ(records.value[0].record.value["condition"]["reason"], "StatefulSetUpdated");
+  caf::anon_send(cluster, decide_atom::value, false);
+  Pump();
+  fake_.Feed(watches_["all"], Event("MODIFIED", StatefulSet("92", 5)));
+  Pump();
+  Advance(std::chrono::seconds(6));
+  EXPECT_EQ(store::State(store_).LoadWorkloads("c1").value[0].record.value["condition"]["reason"],
+            "StatefulSetUpdated")
+      << "a term that ended stores nothing more (no timeout while standing by)";
+}
+
 }  // namespace
 }  // namespace fleetwave::actors

@@ -15,6 +15,7 @@
 
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
+#include "actors/cluster_pool.h"
 #include "actors/coordinator.h"
 #include "actors/services.h"
 #include "sources/fake_source.h"
@@ -38,6 +39,7 @@ ClusterActor::behavior_type SilentCluster(ClusterActor::pointer, const std::stri
       [](delete_atom, DeleteCommandPtr) -> caf::result<DeleteReplyPtr> {
         return caf::delegated<DeleteReplyPtr>();
       },
+      [](decide_atom, bool) {},
   };
 }
 
@@ -147,6 +149,55 @@ TEST_F(CoordinatorClustersTest, AnyChangedFieldOfAContextRestartsItsActorWithThe
     ASSERT_EQ(seen_.size(), 2u) << "a changed " << what << " restarts the cluster's actor";
     EXPECT_TRUE(seen_.back() == changed) << "and the new actor has the new value";
   }
+}
+
+// Leader election (issue 28): the cluster actors belong to the daemon's pool, so a term's
+// coordinator that stops leaves them running, the next term's takes the same actors (their
+// caches listed already), and a changed context still gets a new actor.
+TEST_F(CoordinatorClustersTest, PooledClustersOutliveATermAndTheNextTermTakesThem) {
+  std::vector<bool> deciding;
+  ClusterPool pool(*system_, [this, &deciding](caf::actor_system& sys,
+                                               const clients::ClusterConfig& cc, bool decides) {
+    seen_.push_back(cc);
+    deciding.push_back(decides);
+    ClusterActor a = sys.spawn(SilentCluster, cc.name);
+    spawned_.push_back(caf::actor_cast<caf::actor>(a));
+    return a;
+  });
+  const ClusterActor standby = pool.Acquire(Prod());  // the daemon's start, standing by
+  sched_->run();
+  auto term = [&] {
+    current_ = With(Prod());
+    CoordinatorConfig config;
+    config.services = &services_;
+    config.initial = current_;
+    config.load = [this] { return current_; };
+    config.spawn_cluster = [&pool](caf::actor_system&, const clients::ClusterConfig& cc) {
+      return pool.Acquire(cc);
+    };
+    config.clusters_outlive_term = true;
+    pool.SetDeciding(true);
+    CoordinatorActor c = SpawnCoordinator(*system_, config);
+    sched_->run();
+    return c;
+  };
+  CoordinatorActor first = term();
+  caf::anon_send(first, stop_atom::value);
+  sched_->run();
+  pool.SetDeciding(false);
+  sched_->run();
+  coordinator_ = term();
+  EXPECT_EQ(seen_.size(), 1u) << "one actor for both terms";
+  EXPECT_EQ(deciding, std::vector<bool>{false}) << "spawned standing by";
+  EXPECT_EQ(pool.Acquire(Prod()), standby) << "still running: the pool forgets ended actors";
+
+  clients::ClusterConfig changed = Prod();
+  changed.password = "rotated";
+  ReloadWith(changed);
+  ASSERT_EQ(seen_.size(), 2u) << "a changed context gets a new actor";
+  EXPECT_TRUE(seen_.back() == changed);
+  EXPECT_EQ(deciding.back(), true) << "a leader's new actor decides from its start";
+  EXPECT_NE(pool.Acquire(changed), standby);
 }
 
 }  // namespace

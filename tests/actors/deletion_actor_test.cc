@@ -140,6 +140,7 @@ FakeClusterHandle::behavior_type FakeClusterActor(FakeClusterHandle::pointer sel
       },
       [=](unsubscribe_atom, const std::string&, const LiveSink&) {},
       [=](watch_kind_atom, const std::string&, const std::string&) {},
+      [](decide_atom, bool) {},  // leader election only (cluster_pool.h)
       [=](tick_atom) { Push(self, name, *c); },
       [=](apply_atom, ApplyCommandPtr command) -> ApplyReplyPtr {
         c->applies.push_back(command);

@@ -16,7 +16,7 @@ class ApiLeaderTest : public ApiServerFixture {
     is_leader_ = leader;
     ApiServerOptions options;
     options.leader = [this] {
-      return LeaderStatus{is_leader_ ? "host-a" : "host-b", "host-a", is_leader_.load()};
+      return LeaderStatus{is_leader_ ? "host-a" : "host-b", "host-a", is_leader_.load(), 57};
     };
     Start(options);
   }
@@ -31,6 +31,8 @@ TEST_F(ApiLeaderTest, TheLeaderSaysSoAndItsMutationsGoThrough) {
             (engine::Json{{"leader", "host-a"}, {"self", "host-a"}, {"isLeader", true}}));
   EXPECT_EQ(Sync("guestbook-dev", "s3cret-token").status, 202);
   EXPECT_EQ(Commands().size(), 1u);
+  // The leader's reads are its own board's, as without leader election.
+  EXPECT_EQ(Get("/api/v1/applications").header("x-fleetwave-served-by"), "");
 }
 
 TEST_F(ApiLeaderTest, AStandbyRefusesEveryMutationNamingTheLeader) {
@@ -57,8 +59,11 @@ TEST_F(ApiLeaderTest, AStandbyRefusesEveryMutationNamingTheLeader) {
               "(host-b)");
   }
   EXPECT_TRUE(Commands().empty()) << "a standby hands no mutation to the command handler";
-  // Reads are served.
-  EXPECT_EQ(Get("/api/v1/applications").status, 200);
+  // Reads are served, from the shared state, and say so.
+  const HttpResult read = Get("/api/v1/applications");
+  EXPECT_EQ(read.status, 200);
+  EXPECT_EQ(read.header("x-fleetwave-served-by"), "standby host-a (leader host-b), shared state");
+  EXPECT_EQ(read.header("x-fleetwave-state-revision"), "57");
   // Leadership won later: mutations go through from then on.
   is_leader_ = true;
   EXPECT_EQ(Sync("guestbook-dev", "s3cret-token").status, 202);

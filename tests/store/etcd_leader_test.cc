@@ -72,6 +72,30 @@ TEST(EtcdLeader, OneLeaderAndAFormerLeaderCommitsNothing) {
   EXPECT_EQ(b_store.store->Get("decision").entry.value, "by b");
 }
 
+// A standby from its start (Fence(kNoTerm)) writes nothing, even while nobody leads; once it
+// wins a term and is fenced to it, its batches commit.
+TEST(EtcdLeader, AStandbyThatNeverLedCommitsNothing) {
+  EtcdCluster etcd(1);
+  ASSERT_TRUE(etcd.ok()) << etcd.error();
+  const std::string url = etcd.Url("/ha");
+  OpenResult opened = OpenEtcdStore(url);
+  ASSERT_TRUE(opened.ok()) << opened.status.message;
+  auto& store = static_cast<EtcdStore&>(*opened.store);
+  store.Fence(EtcdStore::kNoTerm);
+  WriteResult refused = store.Put("watches/sim-0", "[]");
+  EXPECT_EQ(refused.status.code, Code::kConflict);
+  EXPECT_EQ(refused.conflict_key, "<leadership>");
+  EXPECT_NE(refused.status.message.find("does not lead"), std::string::npos)
+      << refused.status.message;
+  EXPECT_EQ(store.Get("watches/sim-0").status.code, Code::kNotFound);
+
+  EtcdLeader leader(Client(url), "host-b", 10);
+  Campaign won = leader.Run();
+  ASSERT_TRUE(won.ok() && won.leader) << won.status.message;
+  store.Fence(won.term);
+  EXPECT_TRUE(store.Put("watches/sim-0", "[]").ok());
+}
+
 // A leader that stops renewing (frozen, partitioned) loses the key when etcd expires its lease:
 // the standby's campaign succeeds, and the old leader, thawed, learns from its keepalive that it
 // lost, and its fenced store writes nothing.

@@ -6,7 +6,8 @@
 // With `leaderElection:` (issue 28) a leadership thread (leadership.h) campaigns first and the
 // coordinator - everything that decides, applies and deletes - runs only while this instance
 // leads, one coordinator per term, every store batch fenced to that term; a standby serves
-// the API's reads and refuses its mutations.
+// the API's reads from the leader's committed state (shared_state_view.h) and refuses its
+// mutations; its cluster actors (actors/cluster_pool.h) live across terms, watching already.
 // Under systemd (fleetwave.service, Type=notify) it also speaks sd_notify (service_notify.h),
 // feeds the watchdog from a heartbeat through the actor system (service_heartbeat.h) and logs
 // to the journal with fields (service_log.h).
@@ -33,6 +34,7 @@
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
 #include "actors/cluster_actor.h"
+#include "actors/cluster_pool.h"
 #include "actors/coordinator.h"
 #include "actors/services.h"
 #include "actors/status_board.h"
@@ -42,6 +44,7 @@
 #include "cluster-clients/credentials.h"
 #include "cluster-clients/curl_transport.h"
 #include "cluster-clients/request_observer.h"
+#include "engine/strategy_json.h"
 #include "metrics/metrics.h"
 #include "metrics/request_observer_adapter.h"
 #include "sources/git_source.h"
@@ -58,6 +61,7 @@
 #include "tools/fleetwave/service_heartbeat.h"
 #include "tools/fleetwave/service_log.h"
 #include "tools/fleetwave/service_notify.h"
+#include "tools/fleetwave/shared_state_view.h"
 #include "tools/fleetwave/thread_priority.h"
 #include "tools/fleetwave/write_fence.h"
 
@@ -254,6 +258,10 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   std::unique_ptr<store::Store> store = std::move(opened.store);
 
   actors::StatusBoard board;
+  // With leader election, while this instance stands by: the board shows the leader's committed
+  // state (shared_state_view.h), and a set published by an actor is a former term's, dropped.
+  std::unique_ptr<SharedStateView> shared_view;
+  auto standby_shows = [&shared_view] { return shared_view && shared_view->active(); };
   // Before the store's health (counted), the pool (which counts the jobs that threw) and the
   // transport (whose I/O thread reports every request).
   metrics::Metrics metrics;
@@ -320,10 +328,11 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     thread_local std::mt19937_64 random(std::random_device{}());
     return std::uniform_real_distribution<double>(0.0, 1.0)(random);
   };
-  services.publish.appset = [&board, &metrics, &services](
+  services.publish.appset = [&board, &metrics, &services, standby_shows](
                                 const std::string& name, const engine::Json& summary,
                                 std::vector<std::shared_ptr<const engine::Json>> apps,
                                 const std::map<std::string, std::string>& clusters) {
+    if (standby_shows()) return;
     // By reference, and the apps move into the board as the engine sorted them: the board and
     // the metrics copy only what changed since the last reconcile (bench/publish_bench.cc).
     static const engine::Json kNoStatus;
@@ -332,8 +341,9 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
                                  services.now(), clusters);
     board.PublishReconcile(name, summary, std::move(apps));
   };
-  services.publish.appset_removed = [&board, &metrics,
-                                     db = opened.database](const std::string& name) {
+  services.publish.appset_removed = [&board, &metrics, db = opened.database,
+                                     standby_shows](const std::string& name) {
+    if (standby_shows()) return;
     board.RemoveAppSet(name);
     // A problem of its stored records goes with the records (the deletion removed them).
     board.SetStoredRecordProblem(db + ":" + store::keys::AppSetPrefix(name), std::nullopt);
@@ -451,41 +461,54 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   coordinator_config.services = &services;
   coordinator_config.load = [config_path] { return LoadDaemonInputs(config_path); };
   coordinator_config.initial = std::move(initial);
-  coordinator_config.spawn_cluster =
-      [&transport, &exec_runner, &request_observer, log_fn, &services, &config, &writes](
-          caf::actor_system& sys, const clients::ClusterConfig& cluster) {
-        actors::ClusterActorConfig c;
-        c.cluster = cluster;
-        // Progress deadlines: the kinds and namespaces fleetwave.yaml had at start.
-        c.workload_kinds = config.workload_kinds;
-        c.workload_namespaces = config.workload_namespaces;
-        c.services = &services;
-        c.transport = &transport;
-        c.exec_runner = &exec_runner;
-        c.options.observer = &request_observer;
-        // What a cluster may make the daemon hold: the limits fleetwave.yaml had at start.
-        c.options.max_watch_event_bytes = config.limits.max_watch_event_bytes;
-        c.options.max_response_bytes = config.limits.max_response_bytes;
-        // When the cluster is down and how it is probed: the liveness fleetwave.yaml had at start.
-        const engine::LivenessConfig& live = config.liveness;
-        c.options.progress_timeout = std::chrono::seconds(live.progress_timeout_seconds);
-        c.liveness.probe_interval = std::chrono::seconds(live.probe_interval_seconds);
-        c.liveness.probe_timeout = std::chrono::seconds(live.probe_timeout_seconds);
-        c.liveness.down_backoff.cap = std::chrono::seconds(live.max_probe_backoff_seconds);
-        if (c.liveness.down_backoff.initial > c.liveness.down_backoff.cap) {
-          c.liveness.down_backoff.initial = c.liveness.down_backoff.cap;
-        }
-        c.options.log = [log_fn, name = cluster.name](const std::string& line) {
-          log_fn("cluster=" + name + " " + line);
-        };
-        c.log = c.options.log;
-        if (writes.fence) {
-          c.options.write_refusal = [fence = writes.fence] { return fence->Refusal(); };
-          c.options.user_agent += writes.user_agent_comment;
-        }
-        return actors::SpawnClusterActor(sys, std::move(c));
-      };
+  auto make_cluster = [&transport, &exec_runner, &request_observer, log_fn, &services, &config,
+                       &writes](caf::actor_system& sys, const clients::ClusterConfig& cluster,
+                                bool deciding) {
+    actors::ClusterActorConfig c;
+    c.cluster = cluster;
+    c.deciding = deciding;
+    // A standby watches the kinds the leader watches (watches/<cluster>, cluster_pool.h).
+    c.share_watched_kinds = config.leader_election.has_value();
+    // Progress deadlines: the kinds and namespaces fleetwave.yaml had at start.
+    c.workload_kinds = config.workload_kinds;
+    c.workload_namespaces = config.workload_namespaces;
+    c.services = &services;
+    c.transport = &transport;
+    c.exec_runner = &exec_runner;
+    c.options.observer = &request_observer;
+    // What a cluster may make the daemon hold: the limits fleetwave.yaml had at start.
+    c.options.max_watch_event_bytes = config.limits.max_watch_event_bytes;
+    c.options.max_response_bytes = config.limits.max_response_bytes;
+    // When the cluster is down and how it is probed: the liveness fleetwave.yaml had at start.
+    const engine::LivenessConfig& live = config.liveness;
+    c.options.progress_timeout = std::chrono::seconds(live.progress_timeout_seconds);
+    c.liveness.probe_interval = std::chrono::seconds(live.probe_interval_seconds);
+    c.liveness.probe_timeout = std::chrono::seconds(live.probe_timeout_seconds);
+    c.liveness.down_backoff.cap = std::chrono::seconds(live.max_probe_backoff_seconds);
+    if (c.liveness.down_backoff.initial > c.liveness.down_backoff.cap) {
+      c.liveness.down_backoff.initial = c.liveness.down_backoff.cap;
+    }
+    c.options.log = [log_fn, name = cluster.name](const std::string& line) {
+      log_fn("cluster=" + name + " " + line);
+    };
+    c.log = c.options.log;
+    if (writes.fence) {
+      c.options.write_refusal = [fence = writes.fence] { return fence->Refusal(); };
+      c.options.user_agent += writes.user_agent_comment;
+    }
+    return actors::SpawnClusterActor(sys, std::move(c));
+  };
+  coordinator_config.spawn_cluster = [make_cluster](caf::actor_system& sys,
+                                                    const clients::ClusterConfig& cluster) {
+    return make_cluster(sys, cluster, true);
+  };
   CoordinatorSlot coordinators;
+  // With leader election: the cluster actors, across terms (actors/cluster_pool.h).
+  std::unique_ptr<actors::ClusterPool> cluster_pool;
+  // A standby's watches of the store: the sets' records (what its API shows) and the kinds the
+  // leader watches on each cluster (what its cluster actors watch too).
+  std::unique_ptr<store::EtcdPrefixWatch> appsets_watch;
+  std::unique_ptr<store::EtcdPrefixWatch> kinds_watch;
   std::unique_ptr<Leadership> leadership;
   // Tells the leadership thread at once when the leader key changes (a resignation, an expiry);
   // its poll stays the fallback.
@@ -502,7 +525,55 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
           << ": leaderElection: needs the state in etcd (state: etcd://...)\n";
       return 1;
     }
+    // Nothing is written before this instance leads: a standby's store refuses every batch.
+    etcd_store->Fence(store::EtcdStore::kNoTerm);
     store::EtcdUrlResult target = store::ParseEtcdUrl(state_url);
+    auto etcd_client = [&target, &config, &config_path] {
+      return std::make_unique<store::EtcdClient>(
+          target.target, store::EtcdTlsFiles{Resolve(config.etcd.ca_file, config_path),
+                                             Resolve(config.etcd.cert_file, config_path),
+                                             Resolve(config.etcd.key_file, config_path)});
+    };
+    // The cluster actors run from the start, not deciding: their watches list now, so a term
+    // this instance wins later attaches to caches that listed already.
+    cluster_pool = std::make_unique<actors::ClusterPool>(system, make_cluster);
+    for (const auto& cluster : startup_inputs.cluster_configs) cluster_pool->Acquire(cluster);
+    coordinator_config.spawn_cluster =
+        [pool = cluster_pool.get()](caf::actor_system&, const clients::ClusterConfig& cluster) {
+          return pool->Acquire(cluster);
+        };
+    coordinator_config.clusters_outlive_term = true;
+    std::map<std::string, engine::Json> specs;
+    for (const auto& [path, file] : startup_inputs.files) {
+      for (const auto& set : file.appsets) {
+        specs.emplace(set.name, engine::Json{{"file", set.file},
+                                             {"strategy", engine::StrategyJson(set.strategy)}});
+      }
+    }
+    shared_view = std::make_unique<SharedStateView>(board, std::move(specs), log_fn);
+    appsets_watch = std::make_unique<store::EtcdPrefixWatch>(
+        etcd_client(), store::keys::kAppSetsPrefix, etcd_store->base(),
+        [view = shared_view.get()](const store::EtcdPrefixWatch::Change& c) { view->OnChange(c); },
+        log_fn);
+    kinds_watch = std::make_unique<store::EtcdPrefixWatch>(
+        etcd_client(), store::keys::kWatchesPrefix, etcd_store->base(),
+        [pool = cluster_pool.get(), log_fn](const store::EtcdPrefixWatch::Change& c) {
+          for (const auto& [key, entry] : *c.entries) {
+            if (!c.reset && c.keys.count(key) == 0) continue;
+            const auto cluster = store::keys::ClusterOfWatchesKey(key);
+            const engine::Json kinds = engine::Json::parse(entry.value, nullptr, false);
+            if (!cluster || !kinds.is_array()) {
+              log_fn("standby: " + key + " is not a list of kinds; ignored");
+              continue;
+            }
+            std::vector<std::string> names;
+            for (const auto& k : kinds) {
+              if (k.is_string()) names.push_back(k.get<std::string>());
+            }
+            pool->WatchKinds(*cluster, names);
+          }
+        },
+        log_fn);
     auto leader = std::make_unique<store::EtcdLeader>(
         std::make_unique<store::EtcdClient>(
             target.target,
@@ -524,6 +595,9 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
       // Fenced before anything can decide: every batch of this term commits only while the
       // leader key's create_revision is `term` (store/etcd_leader.h).
       etcd_store->Fence(term);
+      // The board is the actors' again; the cluster actors decide (deadline actors, records).
+      shared_view->SetActive(false);
+      cluster_pool->SetDeciding(true);
       actors::CoordinatorConfig c = coordinator_config;
       c.initial = LoadDaemonInputs(config_path);
       if (!c.initial.config_errors.empty()) {
@@ -542,18 +616,24 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
       caf::scoped_actor self{system};
       caf::anon_send(stopping, actors::stop_atom::value);
       self->wait_for(stopping);
+      // Its cluster actors stay, watching, for the next term.
+      cluster_pool->SetDeciding(false);
       log("leader: standby; the coordinator of the ended term stopped");
     };
-    callbacks.changed = [&metrics, &lifecycle, &board](const LeadershipView& view) {
+    callbacks.changed = [&metrics, &lifecycle, &board,
+                         shared = shared_view.get()](const LeadershipView& view) {
       metrics.Leadership(view.is_leader, view.changes);
       lifecycle.SetRole(view.is_leader
                             ? std::string("leader")
                             : "standby, " +
                                   (view.leader.empty() ? std::string("nobody") : view.leader) +
                                   " leads");
-      // A standby answers reads and refuses mutations: it is up (a former leader's board
-      // keeps what its coordinator last published).
-      if (!view.is_leader) board.SetReady(true);
+      // A standby answers reads (the leader's committed state, shared_state_view.h) and refuses
+      // mutations: it is up.
+      if (!view.is_leader) {
+        shared->SetActive(true);
+        board.SetReady(true);
+      }
     };
     leadership = std::make_unique<Leadership>(
         std::move(leader), identity,
@@ -571,9 +651,10 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     caf::actor c = caf::actor_cast<caf::actor>(coordinators.Get());
     return c ? c : standby_pong;
   };
-  auto stop_actors = [&coordinators, &standby_pong] {
+  auto stop_actors = [&coordinators, &standby_pong, &cluster_pool] {
     if (actors::CoordinatorActor c = coordinators.Take())
       caf::anon_send(c, actors::stop_atom::value);
+    if (cluster_pool) cluster_pool->StopAll();
     if (standby_pong) caf::anon_send_exit(standby_pong, caf::exit_reason::user_shutdown);
   };
 
@@ -606,9 +687,10 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   }
   api_options.log = log_fn;
   if (leadership) {
-    api_options.leader = [&leadership] {
+    api_options.leader = [&leadership, &shared_view] {
       const LeadershipView v = leadership->View();
-      return api::LeaderStatus{v.leader, v.self, v.is_leader};
+      return api::LeaderStatus{v.leader, v.self, v.is_leader,
+                               shared_view ? shared_view->revision() : 0};
     };
   }
   if (auto failed = api.Start(api_options)) {
@@ -648,6 +730,8 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
         " s); deciding only while leading");
     leadership->Start();
     leader_watch->Start();
+    appsets_watch->Start();
+    kinds_watch->Start();
   }
   lifecycle.Started();
   // systemd's watchdog: ping three times per WatchdogSec; without one, STATUS= every 5 s.
@@ -714,6 +798,8 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   // leader keeps its lease until its work stopped, then resigns below.
   if (leader_watch) leader_watch->Stop();
   if (leadership) leadership->Stop();
+  if (appsets_watch) appsets_watch->Stop();
+  if (kinds_watch) kinds_watch->Stop();
   heartbeat.reset();
   wedge.reset();  // a wedged scheduler could not stop the actors
   api.Stop();

@@ -79,7 +79,8 @@ nlohmann::json FleetwaveAnnotations(const nlohmann::json& object) {
 ControlPlane::ControlPlane(ControlOptions options)
     : events_(options.event_capacity),
       audit_(options.audit_capacity),
-      controllers_(options.controllers, &events_) {}
+      controllers_(options.controllers, &events_),
+      audit_lists_(options.audit_lists) {}
 
 int ControlPlane::ClusterOf(const std::string& target, int bound_cluster, int cluster_count) {
   std::string path = target.substr(0, target.find('?'));
@@ -142,7 +143,10 @@ std::optional<AdminReply> ControlPlane::Admin(const std::string& method, const s
 
 void ControlPlane::Audit(const AuditedRequest& r, TimePoint now) {
   if (r.cluster < 0) return;
-  if (r.method != "POST" && r.method != "PUT" && r.method != "PATCH" && r.method != "DELETE")
+  const bool read = r.method == "GET";
+  if (read && !audit_lists_) return;
+  if (!read && r.method != "POST" && r.method != "PUT" && r.method != "PATCH" &&
+      r.method != "DELETE")
     return;
   std::string path = r.target.substr(0, r.target.find('?'));
   auto segs = Segments(path);
@@ -173,6 +177,17 @@ void ControlPlane::Audit(const AuditedRequest& r, TimePoint now) {
   a.resource = segs[i];
   if (segs.size() > i + 1) a.name = segs[i + 1];
   if (segs.size() > i + 2) a.resource += "/" + segs[i + 2];
+  auto q = Query(r.target);
+  if (read) {
+    // Only a collection's reads (a LIST or a watch), never a GET of one object or discovery.
+    if (!a.name.empty()) return;
+    a.verb = q.count("watch") && (q["watch"] == "true" || q["watch"] == "1") ? "watch" : "list";
+    a.user_agent = r.user_agent;
+    a.field_manager = r.user_agent.substr(0, r.user_agent.find('/'));
+    a.code = r.code;
+    audit_.Record(std::move(a));
+    return;
+  }
   if (r.method == "POST")
     a.verb = "create";
   else if (r.method == "PUT")
@@ -181,7 +196,6 @@ void ControlPlane::Audit(const AuditedRequest& r, TimePoint now) {
     a.verb = "patch";
   else
     a.verb = a.name.empty() ? "deletecollection" : "delete";
-  auto q = Query(r.target);
   if (q.count("fieldManager")) {
     a.field_manager = q["fieldManager"];
   } else {

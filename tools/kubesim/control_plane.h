@@ -22,6 +22,9 @@ namespace fleetwave::kubesim {
 struct ControlOptions {
   ControllerOptions controllers;
   std::size_t audit_capacity = 100000;
+  // Reads of a collection (LIST, and watches: verb "list" / "watch") are audited too, with the
+  // client's User-Agent: a test tells which client listed what and when (--audit-lists).
+  bool audit_lists = false;
   std::size_t event_capacity = 100000;
 };
 
@@ -56,7 +59,8 @@ class ControlPlane {
   std::optional<AdminReply> Admin(const std::string& method, const std::string& target,
                                   const std::string& body,
                                   std::vector<std::unique_ptr<Cluster>>& clusters);
-  // Records `r` when it is a mutating request to a cluster.
+  // Records `r` when it is a mutating request to a cluster (or, with audit_lists, a LIST or
+  // watch of a collection).
   void Audit(const AuditedRequest& r, TimePoint now);
   // The cluster a request addresses: `bound_cluster` on a per-cluster port, else the
   // "/clusters/<name>" prefix; -1 for admin paths and unknown clusters.
@@ -78,6 +82,7 @@ class ControlPlane {
   FaultTable faults_;
   ControllerManager controllers_;
   std::function<void(int)> drop_watches_;
+  bool audit_lists_ = false;
 };
 
 }  // namespace fleetwave::kubesim

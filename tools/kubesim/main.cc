@@ -19,7 +19,8 @@ constexpr const char* kUsage =
     "usage: kubesim --clusters N --listen HOST:PORT --kubeconfig-out FILE [--tls] [--ports]\n"
     "               [--seed S] [--manual-clock] [--tick-ms MS] [--bookmark-interval DUR]\n"
     "               [--history-window DUR] [--history-events N]\n"
-    "               [--ready-ms MS] [--nodes N] [--kruise-progress-conditions]\n";
+    "               [--ready-ms MS] [--nodes N] [--kruise-progress-conditions]\n"
+    "               [--audit-lists]\n";
 
 int Fail(const std::string& message) {
   std::cerr << "kubesim: " << message << "\n";
@@ -78,6 +79,8 @@ int main(int argc, char** argv) {
           std::chrono::milliseconds(std::max(0, std::atoi(v.c_str())));
     } else if (a == "--nodes" && value(&v)) {
       sim.control.controllers.nodes = std::max(0, std::atoi(v.c_str()));
+    } else if (a == "--audit-lists") {
+      sim.control.audit_lists = true;
     } else if (a == "--kruise-progress-conditions") {
       sim.control.controllers.kruise_progress_conditions = true;
     } else if (a == "--tls") {

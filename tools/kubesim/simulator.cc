@@ -219,8 +219,9 @@ Dispatch Simulator::Handle(const HttpRequest& request, int bound_cluster) {
   // A bug in one request must not take down every simulated cluster: report it as a 500.
   try {
     Dispatch d = Route(request, bound_cluster);
-    // Every mutating request is audited, failed ones included (reads are not).
-    if (request.method != "GET") {
+    // Every mutating request is audited, failed ones included; a collection's reads only with
+    // --audit-lists (ControlOptions::audit_lists).
+    if (request.method != "GET" || options_.control.audit_lists) {
       int index = ControlPlane::ClusterOf(request.target, bound_cluster, cluster_count());
       control_.Audit({request.method, request.target, request.content_type, request.body,
                       request.user_agent, index, d.response.status, d.response.body,
