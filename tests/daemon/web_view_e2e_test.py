@@ -222,6 +222,26 @@ class WebView(unittest.TestCase):
         self.wait("the skip dialog closed", lambda:
                   not d.find_element(By.ID, "skip-dialog").is_displayed())
 
+        # Abort asks for confirmation: cancelled, nothing changes; confirmed, the set shows
+        # aborted; a resume ends the abort.
+        abort = SET + ' button[data-action="abort"]'
+        self.click(abort)
+        self.wait("the abort dialog", lambda: d.find_element(By.ID, "abort-dialog").is_displayed())
+        self.assertIn("guestbook", d.find_element(By.ID, "abort-title").text)
+        self.click("#abort-cancel")
+        self.wait("the abort dialog closed", lambda:
+                  not d.find_element(By.ID, "abort-dialog").is_displayed())
+        self.assertNotEqual(self.attr(SET, "data-state"), "aborted")
+        self.click(abort)
+        self.wait("the abort dialog again", lambda:
+                  d.find_element(By.ID, "abort-dialog").is_displayed())
+        self.click("#abort-confirm")
+        self.wait("the set shown aborted", lambda: self.attr(SET, "data-state") == "aborted")
+        self.assertIn("aborted", self.text(SET + " .callout.aborted"))
+        self.click(SET + ' button[data-action="resume"]')
+        self.wait("the abort ended", lambda: self.attr(SET, "data-state") != "aborted"
+                  and self.count(abort) == 1)
+
         # Still at the gate (nothing was synced behind the page's back).
         self.assertEqual(self.current_step(), [2])
         self.assertEqual(self.env.applies("sim-1"), [])
