@@ -6,7 +6,9 @@
     same commit again, not after kill -9 and a restart (the abort is durable);
   - RolloutProgressing False / RolloutAborted names the step and the caller, `get appset`
     shows Aborted, the log names the caller;
-  - the next commit rolls out again, to every cluster.
+  - the next commit rolls out again, to every cluster;
+  - drift made by hand while the rollout is aborted (selfHeal on) is reported, not healed,
+    and does not end the abort; a resume heals it in step order and the rollout completes.
 """
 import os
 import subprocess
@@ -15,7 +17,7 @@ import unittest
 
 import yaml
 
-from daemon_harness import DaemonEnv, FLEETWAVE, appset_yaml, wait_for
+from daemon_harness import DaemonEnv, FLEETWAVE, appset_yaml, parse_time, wait_for
 
 NEXT_IMAGE = "gcr.io/heptio-images/ks-guestbook-demo:0.3"
 THIRD_IMAGE = "gcr.io/heptio-images/ks-guestbook-demo:0.4"
@@ -113,6 +115,61 @@ class Abort(unittest.TestCase):
         # third.
         qa_images = [a for a in env.applies("sim-1") if a["resource"] == "deployments"]
         self.assertEqual(len(qa_images), 2, qa_images)
+
+    def test_drift_while_aborted_is_reported_and_a_resume_heals_it(self):
+        env = DaemonEnv(clusters=2)
+        self.addCleanup(env.close)
+        doc = yaml.safe_load(appset_yaml("held", env.elements(["env-dev", "env-qa"]),
+                                         steps=[(["env-dev"], None), (["env-qa"], None)],
+                                         sync_policy={"automated": {"selfHeal": True}},
+                                         repo_url=env.repo_url))
+        doc["spec"]["strategy"]["rollingSync"]["steps"][0]["minSuccessTime"] = "%ds" % SOAK
+        env.write_appset("held.yaml", yaml.safe_dump(doc, sort_keys=False))
+        env.start()
+        env.wait_completed_at(env.head(), "held", timeout=90)
+
+        second = env.set_manifest(image=NEXT_IMAGE)
+        wait_for(lambda: rollout_of(env, "held").get("soakStep") == 1
+                 and self.image_on(env, "sim-0") == NEXT_IMAGE, timeout=60, interval=0.1,
+                 what=lambda: "step 1 soaking at the new revision: %s\n%s"
+                 % (rollout_of(env, "held"), env.log_tail()))
+        self.cli(env, "abort", "held")
+        wait_for(lambda: progressing_of(env, "held").get("reason") == "RolloutAborted",
+                 timeout=10, interval=0.1,
+                 what=lambda: "RolloutAborted: %s" % progressing_of(env, "held"))
+
+        # Another tool deletes dev's Deployment while the rollout is aborted.
+        deleted_at = time.time()
+        status, body = env.kubesim.request("DELETE", DEPLOYMENT, cluster="sim-0")
+        self.assertIn(status, (200, 202), body)
+
+        def out_of_sync():
+            app = env.application("sim-0-held") or {}
+            return ((app.get("status") or {}).get("sync") or {}).get("status") == "OutOfSync"
+        wait_for(out_of_sync, timeout=15, interval=0.1,
+                 what=lambda: "the drift reported (OutOfSync)\n" + env.log_tail())
+        # Reported, not healed, through the soak's end and several polls: no write to either
+        # cluster, and the abort stands.
+        wait_until(time.time() + SOAK + 3)
+        self.assertEqual(env.kubesim.request("GET", DEPLOYMENT, cluster="sim-0")[0], 404)
+        writes = [a for a in env.applies() if parse_time(a["time"]) >= deleted_at]
+        self.assertEqual(writes, [], "nothing is written while the rollout is aborted")
+        self.assertEqual(progressing_of(env, "held").get("reason"), "RolloutAborted",
+                         env.log_tail())
+
+        # A resume heals dev's Deployment first (at the held revision), then the rollout
+        # goes on to qa and completes.
+        resumed_at = time.time()
+        self.cli(env, "resume", "held")
+        env.wait_completed_at(second, "held", timeout=90)
+        self.assertEqual(self.image_on(env, "sim-0"), NEXT_IMAGE)
+        self.assertEqual(self.image_on(env, "sim-1"), NEXT_IMAGE)
+        dev = [parse_time(a["time"]) for a in env.applies("sim-0")
+               if a["resource"] == "deployments" and parse_time(a["time"]) >= resumed_at]
+        qa = [parse_time(a["time"]) for a in env.applies("sim-1")
+              if a["resource"] == "deployments" and parse_time(a["time"]) >= resumed_at]
+        self.assertTrue(dev and qa, (dev, qa))
+        self.assertLess(min(dev), min(qa), "the healed step before the next one")
 
 
 if __name__ == "__main__":
