@@ -342,6 +342,8 @@ void HashSecretData(const ObjectRef& ref, Json& object) {
   }
 }
 
+bool ChangedByNormalising(const ObjectRef& ref) { return IsSecret(ref); }
+
 Json NormaliseForComparison(const ObjectRef& ref, Json object) {
   if (!IsSecret(ref) || !object.is_object()) return object;
   auto string_data = object.find("stringData");

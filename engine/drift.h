@@ -37,6 +37,9 @@ std::optional<std::string> FirstDifference(const Json& desired, const Json& live
 // A Secret as the API server stores it, for comparison: stringData folded into data, then every
 // data value replaced by its hash. Other objects are returned unchanged.
 Json NormaliseForComparison(const ObjectRef& ref, Json object);
+// False where NormaliseForComparison changes nothing (every kind but a Secret): the caller
+// compares the object as it is, without a copy.
+bool ChangedByNormalising(const ObjectRef& ref);
 
 // Replaces the values of a Secret's `data` by their hashes (in place); other kinds untouched.
 void HashSecretData(const ObjectRef& ref, Json& object);

@@ -255,6 +255,9 @@ TEST(DriftTest, SecretsAreComparedByHash) {
   const ObjectRef config_map{"", "ConfigMap", "guestbook", "c"};
   const Json cm = Obj(R"({"data":{"a":"b"}})");
   EXPECT_EQ(NormaliseForComparison(config_map, cm), cm);
+  // Which is what lets the comparison skip normalising (and copying) them.
+  EXPECT_FALSE(ChangedByNormalising(config_map));
+  EXPECT_TRUE(ChangedByNormalising(secret));
 }
 
 TEST(DriftTest, Sha256KnownAnswers) {
