@@ -19,6 +19,8 @@
 // median CPU time (the observation's take and put included) and the ratio of the full
 // reconcile to it.
 // Usage: reconcile_bench [--cold] [--runs=K] [N...]  (default 100 1000 2000 20000)
+#include <valgrind/callgrind.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -287,14 +289,18 @@ double ThreadCpuMs() {
 
 // Median of `runs` calls, in milliseconds of this thread's CPU time (the bench machine is
 // shared: wall time there mostly measures the neighbours). `setup` runs before each call,
-// untimed.
-double MedianMs(int runs, const std::function<void()>& f, const std::function<void()>& setup) {
+// untimed. Under callgrind (`--collect-atstart=no`), `collect` counts the calls' instructions
+// alone: a count the neighbours' load does not move, to compare two builds by.
+double MedianMs(int runs, const std::function<void()>& f, const std::function<void()>& setup,
+                bool collect = false) {
   std::vector<double> ms;
   for (int r = 0; r < runs; ++r) {
     setup();
+    if (collect) CALLGRIND_TOGGLE_COLLECT;
     const double t0 = ThreadCpuMs();
     f();
     ms.push_back(ThreadCpuMs() - t0);
+    if (collect) CALLGRIND_TOGGLE_COLLECT;
   }
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
@@ -393,7 +399,9 @@ int main(int argc, char** argv) {
     for (int i = 0; i < n; ++i) {
       if (StepOf(i) == 3 && i % 3 == 1) finishing.push_back(Name(i));
     }
-    const int finish_runs = static_cast<int>(std::min<std::size_t>(finishing.size(), 201));
+    // --events: every finishing app, so a profile of the run has enough of these samples.
+    const int finish_runs = static_cast<int>(
+        events_only ? finishing.size() : std::min<std::size_t>(finishing.size(), 201));
     std::size_t finished = 0, starts = 0;
     std::vector<engine::LiveObject> next_live;
     decided = changed = 0;
@@ -404,7 +412,7 @@ int main(int argc, char** argv) {
           engine::OperationRecord op = *decider.stored_apps().at(app).operation;
           op.phase = engine::OperationPhase::kSucceeded;
           op.finished_at = kNow;
-          decider.SetOperation(app, op);
+          decider.SetOperation(app, std::move(op));  // the finished attempt's record
           engine::ObservedApp o = decider.TakeObserved(app);
           // The cluster shows the applied objects (projected untimed, as the cluster actor
           // projects them before it reports).
@@ -423,7 +431,8 @@ int main(int argc, char** argv) {
           for (const auto& r : RenderAt(app, "ui:2")) {
             next_live.push_back(LiveOf(r, std::atoi(app.c_str() + 4)));
           }
-        });
+        },
+        /*collect=*/true);
     std::printf(
         "%6d apps one event (a sync ends Healthy) through RollingSyncDecider median %9.4f ms = "
         "%8.2f us  (%d events, apps decided %.2f, entries changed %.2f, starts %.2f per event)\n",
