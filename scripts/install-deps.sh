@@ -18,6 +18,7 @@ packages=(
   nghttp2-proxy openssl
   systemd procps
   gnuplot-nox  # bench/fleet_bench's plot (docs/images)
+  valgrind  # bench/reconcile_bench marks its events for callgrind (valgrind/callgrind.h)
   tmux  # tests/daemon/get_watch_tty_e2e_test.py drives `get --watch` on a terminal
   libssh2-1-dev  # sources/git_remote_auth.cc checks ssh host keys with libssh2's known_hosts
   # The remote-repository tests serve git on loopback: git http-backend behind lighttpd over
