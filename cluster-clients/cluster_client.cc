@@ -314,6 +314,9 @@ Result ClusterClient::FromNetError(const HttpResponse& response) {
     case NetError::kTooLarge:
       return ErrorResult(Outcome::kPermanent, Problem::kOther,
                          "response from " + server + " too large" + detail);
+    case NetError::kNotSent:
+      return ErrorResult(Outcome::kPermanent, Problem::kRequest,
+                         "request to " + server + " not sent" + detail);
     default:
       return ErrorResult(Outcome::kTransient, Problem::kOther,
                          "request to " + server + " failed" + detail);
@@ -361,17 +364,21 @@ void ClusterClient::SendCall(std::shared_ptr<Call> call) {
 
 void ClusterClient::SendWithCredential(std::shared_ptr<Call> call,
                                        std::shared_ptr<const Credential> cred) {
-  // Asked here, the last step before the transport, so a write queued or retried from before
-  // the leadership ended is refused too (ClientOptions::write_refusal).
-  if (call->request.method != "GET" && options_.write_refusal) {
+  // Asked here, before the transport, so a write queued or retried from before the leadership
+  // ended is refused without a connection (ClientOptions::write_refusal); and asked again by the
+  // transport right before the request's first byte (HttpRequest::send_refusal), because the
+  // way from here to the socket may be long: a loop turn, a new connection's TCP and TLS
+  // handshakes. A process frozen on that way past its lease would otherwise send the write
+  // when it thaws, after its term ended.
+  const bool fenced = call->request.method != "GET" && options_.write_refusal;
+  if (fenced) {
     if (std::string why = options_.write_refusal(); !why.empty()) {
-      call->Complete(
-          ErrorResult(Outcome::kPermanent, Problem::kRequest,
-                      call->What() + " on cluster " + config_.name + " not sent: " + why));
+      call->Complete(NotSent(*call, why));
       return;
     }
   }
   HttpRequest req;
+  if (fenced) req.send_refusal = options_.write_refusal;
   req.endpoint = EndpointFor(cred.get());
   req.method = call->request.method;
   req.url = config_.server + call->request.path;
@@ -397,8 +404,17 @@ void ClusterClient::SendWithCredential(std::shared_ptr<Call> call,
   transport_->Start(std::move(req), std::move(handlers));
 }
 
+Result ClusterClient::NotSent(const Call& call, const std::string& why) const {
+  return ErrorResult(Outcome::kPermanent, Problem::kRequest,
+                     call.What() + " on cluster " + config_.name + " not sent: " + why);
+}
+
 void ClusterClient::FinishCall(std::shared_ptr<Call> call, std::shared_ptr<const Credential> cred,
                                HttpResponse response) {
+  if (response.error == NetError::kNotSent) {
+    call->Complete(NotSent(*call, response.error_message));
+    return;
+  }
   if (response.error == NetError::kTooLarge ||
       (response.error == NetError::kNone && response.body.size() > options_.max_response_bytes)) {
     // Checked here too for transports that collect without a cap. Permanent: asking again

@@ -88,8 +88,9 @@ struct ClientOptions {
   std::size_t max_watch_event_bytes = 16u << 20;
   std::size_t max_response_bytes = 512u << 20;
   // Asked on the loop thread before every attempt of a mutating request (any method but GET),
-  // as the last step before the request goes to the transport, retries included: a non-empty
-  // answer is why this process may not write now, and the attempt fails with it
+  // retries included, twice: before the request goes to the transport, and by the transport
+  // once the connection is up, right before the first byte (HttpRequest::send_refusal). A
+  // non-empty answer is why this process may not write now, and the attempt fails with it
   // (Outcome::kPermanent, Problem::kRequest) without being sent. The daemon's leadership fence
   // (issue 28): a former leader, or one thawed after a freeze past its lease, writes nothing.
   // Must be cheap and thread-safe; nullptr = always allowed.
@@ -231,6 +232,8 @@ class ClusterClient : public std::enable_shared_from_this<ClusterClient> {
   void StartCall(std::shared_ptr<Call> call);
   void SendCall(std::shared_ptr<Call> call);
   void SendWithCredential(std::shared_ptr<Call> call, std::shared_ptr<const Credential> cred);
+  // A write the write fence refused (ClientOptions::write_refusal): permanent, never sent.
+  Result NotSent(const Call& call, const std::string& why) const;
   void FinishCall(std::shared_ptr<Call> call, std::shared_ptr<const Credential> cred,
                   HttpResponse response);
   void NextPage(std::shared_ptr<ListState> state);

@@ -58,6 +58,7 @@ struct Req {
   SteadyTime last_progress{};  // start, then each response byte (HttpRequest::progress_timeout)
   TimerId progress_timer = 0;
   std::string handler_failure;  // set when one of its handlers threw
+  std::string not_sent;         // HttpRequest::send_refusal's answer: the request was not sent
   CurlTransport::Impl* owner = nullptr;
   char errbuf[CURL_ERROR_SIZE] = {0};
 };
@@ -295,6 +296,19 @@ struct CurlTransport::Impl {
     return CURLE_OK;
   }
 
+  // CURLOPT_PREREQFUNCTION: libcurl calls it once the connection is ready, right before it
+  // writes the request (HttpRequest::send_refusal).
+  // A refusal that throws is not an answer: the request is not sent either.
+  static int OnPrereq(void* user, char*, char*, int, int) {
+    Req* r = static_cast<Req*>(user);
+    std::string why;
+    if (!r->owner->Guarded("send_refusal", r, [&] { why = r->request.send_refusal(); }))
+      return CURL_PREREQFUNC_ABORT;
+    if (why.empty()) return CURL_PREREQFUNC_OK;
+    r->not_sent = std::move(why);
+    return CURL_PREREQFUNC_ABORT;
+  }
+
   static int OnCloseSocket(void* user, curl_socket_t s) {
     Impl* self = static_cast<Impl*>(user);
     --self->sockets_open;
@@ -318,6 +332,10 @@ struct CurlTransport::Impl {
     curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, this);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETFUNCTION, &Impl::OnCloseSocket);
     curl_easy_setopt(e, CURLOPT_CLOSESOCKETDATA, this);
+    if (q.send_refusal) {
+      curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, &Impl::OnPrereq);
+      curl_easy_setopt(e, CURLOPT_PREREQDATA, r);
+    }
     // Watches idle for minutes: keepalive probes find dead peers (see kKeepIdleS), and the
     // watch's own timeoutSeconds plus the client's stall detection bound the rest.
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
@@ -436,6 +454,9 @@ struct CurlTransport::Impl {
       if (!r->handler_failure.empty()) {
         resp.error = NetError::kHandlerFailed;
         resp.error_message = r->handler_failure;
+      } else if (!r->not_sent.empty()) {
+        resp.error = NetError::kNotSent;
+        resp.error_message = r->not_sent;
       } else if (r->too_large) {
         resp.error = NetError::kTooLarge;
         resp.error_message =

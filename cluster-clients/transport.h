@@ -53,6 +53,9 @@ enum class NetError {
   // No byte of the response arrived within HttpRequest::progress_timeout: the server (or the
   // path to it) accepted the request and went silent. The transfer was stopped.
   kNoProgress,
+  // HttpRequest::send_refusal answered, right before the request's first byte: nothing of it
+  // was sent. error_message is the refusal.
+  kNotSent,
 };
 
 struct HttpRequest {
@@ -71,6 +74,12 @@ struct HttpRequest {
   // The most body bytes collected (a stream's 2xx body is not collected); 0 = the
   // transport's own cap. Past it the request ends with NetError::kTooLarge.
   std::size_t max_body_bytes = 0;
+  // Asked on the loop thread at the last moment before the request's first byte is written
+  // (the connection, TLS included, is up; each attempt on a fresh connection asks again);
+  // a non-empty answer ends the request with NetError::kNotSent instead. The gap between a
+  // check and the socket is then one function call, never a connection set-up or a loop turn
+  // (the leadership write fence, docs/state-store.md). Empty = always sent.
+  std::function<std::string()> send_refusal;
 };
 
 struct HttpResponse {

@@ -39,6 +39,18 @@ class FakeTransport final : public Transport {
   }
   RequestId Start(HttpRequest request, HttpHandlers handlers) override {
     const RequestId id = next_id_++;
+    // "Sent" here, so asked here (HttpRequest::send_refusal); refused: ends unsent, later.
+    if (request.send_refusal) {
+      if (std::string why = request.send_refusal(); !why.empty()) {
+        HttpResponse r;
+        r.error = NetError::kNotSent;
+        r.error_message = std::move(why);
+        Post([done = std::move(handlers.on_done), r] {
+          if (done) done(r);
+        });
+        return id;
+      }
+    }
     pending_[id] = Pending{id, std::move(request), std::move(handlers), Now()};
     log_.push_back(pending_[id].request);
     return id;

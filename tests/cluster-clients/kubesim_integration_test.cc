@@ -4,6 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <condition_variable>
 #include <fstream>
 #include <future>
@@ -340,6 +341,33 @@ TEST_F(KubesimTest, ConnectionRefusedIsTransient) {
   Result r = Get(*c, NamespacesResource(), "", "default");
   EXPECT_EQ(r.outcome, Outcome::kTransient);
   EXPECT_EQ(r.problem, Problem::kConnectionRefused);
+}
+
+// The leadership write fence (issue 28) is asked again by the transport once the connection
+// is up, right before the first byte: a write that passed the client's check while the term
+// was valid is not sent when the term ends on the way to the socket (a process frozen in a
+// new connection's handshake, or between loop turns, past its lease, then thawed). Here the
+// fence ends right after the client's own check; kubesim must never see the write.
+TEST_F(KubesimTest, AWriteWhoseFenceEndsBeforeTheTransportSendsItIsNotSent) {
+  std::atomic<int> asked{0};
+  ClientOptions o;
+  o.write_refusal = [&asked]() -> std::string {
+    return ++asked == 1 ? "" : "this instance no longer leads (its term 7 ended)";
+  };
+  auto fenced = Client(Config(1), o);
+  const ResourceRef configmaps{"", "v1", "configmaps", "ConfigMap", true};
+  const Json cm = {{"apiVersion", "v1"},
+                   {"kind", "ConfigMap"},
+                   {"metadata", {{"name", "late-write"}, {"namespace", "default"}}},
+                   {"data", {{"k", "v"}}}};
+  Result r = Apply(*fenced, cm);
+  EXPECT_EQ(r.outcome, Outcome::kPermanent) << r.ToString();
+  EXPECT_EQ(r.problem, Problem::kRequest) << r.ToString();
+  EXPECT_THAT(r.message, HasSubstr("on cluster " + Config(1).name +
+                                   " not sent: this instance no longer leads (its term 7 ended)"));
+  EXPECT_EQ(asked.load(), 2);  // the client's check, then the transport's
+  auto reader = Client(Config(1));
+  EXPECT_EQ(Get(*reader, configmaps, "default", "late-write").outcome, Outcome::kNotFound);
 }
 
 TEST_F(KubesimTest, InformerCacheEqualsAFreshList) {

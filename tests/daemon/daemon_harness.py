@@ -275,14 +275,28 @@ class DaemonEnv:
                                  % (code, self.log_tail(120)))
 
     def close(self):
+        keep = os.environ.get("DAEMON_E2E_KEEP")
         try:
             self.stop()
         finally:
+            if keep:
+                self._save_kubesim_records()
             self.kubesim.stop()
-        if os.environ.get("DAEMON_E2E_KEEP"):
+        if keep:
             print("daemon e2e files kept in", self.dir)
         else:
             shutil.rmtree(self.dir, ignore_errors=True)
+
+    def _save_kubesim_records(self):
+        """Kept runs keep kubesim's audit and events too: they are what the judgements read."""
+        for name in ("audit", "events"):
+            try:
+                status, body = self.kubesim.admin("GET", "/kubesim/%s?cluster=" % name)
+            except OSError as e:
+                print("kubesim %s not kept: %s" % (name, e))
+                continue
+            with open(os.path.join(self.dir, "kubesim-%s.jsonl" % name), "w") as f:
+                f.write(body if isinstance(body, str) else json.dumps(body))
 
     def log(self):
         with open(self.log_path) as f:

@@ -50,8 +50,11 @@ class Etcd:
         except OSError:
             return False
 
-    def range(self, key, prefix=False):
+    def range(self, key, prefix=False, revision=None):
+        """`revision`: the keys as they were at that etcd revision (default: now)."""
         body = {"key": base64.b64encode(key.encode()).decode()}
+        if revision is not None:
+            body["revision"] = str(revision)
         if prefix:
             end = key[:-1] + chr(ord(key[-1]) + 1)
             body["range_end"] = base64.b64encode(end.encode()).decode()

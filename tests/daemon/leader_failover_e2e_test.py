@@ -14,8 +14,10 @@ started here), the guestbook rollout over five kubesim clusters in three steps: 
   User-Agent, which names the instance: "fleetwave/... (host-a)"),
   and still no write repeats content (its store batches are fenced, its cluster writes pass
   a fence that expired with its lease, and it stopped its coordinator)."""
+import base64
 import copy
 import os
+import re
 import signal
 import sys
 import time
@@ -126,6 +128,14 @@ class LeaderFailover(unittest.TestCase):
               % (took, LEASE), file=sys.stderr)
         self.assertLessEqual(took, TAKEOVER_BOUND, "takeover slower than the lease + 3 s")
 
+    def stored_before_term_of_leader(self):
+        """The stored values (text) as they were just before the current leader's term began:
+        its term is its leader key's create_revision (store/etcd_leader.h)."""
+        leader = self.etcd.range("/fleetwave/meta/leader")["kvs"][0]
+        at = int(leader["create_revision"]) - 1
+        kvs = self.etcd.range("/fleetwave/kv/", prefix=True, revision=at).get("kvs", [])
+        return [base64.b64decode(kv.get("value", "")).decode() for kv in kvs]
+
     def check_rollout(self):
         self.b.wait_completed_at(self.b.head(), "guestbook", timeout=180)
         applies = self.b.applies()
@@ -152,6 +162,7 @@ class LeaderFailover(unittest.TestCase):
     def test_a_frozen_leader_thaws_as_a_standby_and_writes_nothing(self):
         self.start_both()
         self.wait_qa_step_started()
+        frozen_at = time.time()
         self.a.proc.send_signal(signal.SIGSTOP)
         self.wait_takeover(time.monotonic())
         # Frozen past its lease (the takeover proves etcd expired it); now thawed.
@@ -160,15 +171,43 @@ class LeaderFailover(unittest.TestCase):
         # thaw on, seconds later, any write of host-a's would be one sent after it.
         thawed_at = time.time()
         self.a.proc.send_signal(signal.SIGCONT)
+        print("leader_failover: host-a frozen at %.3f, thawed at %.3f (wall clock)"
+              % (frozen_at, thawed_at), file=sys.stderr)
         wait_for(lambda: leader_view(self.a) == {"leader": "host-b", "self": "host-a",
                                                  "isLeader": False},
                  timeout=10, what=lambda: "host-a to report standby: %s\n%s"
                  % (leader_view(self.a), self.a.log_tail()))
         self.assertIn("leader: stepping down to standby", self.a.log())
-        # Thawed, it decided and applied nothing (its log says what it would have done).
-        acted = [line for line in self.a.log().splitlines()[before_thaw:]
-                 if any(w in line for w in ("applying", "sync started", "promoted", "deleting",
-                                            "step ", "Succeeded"))]
+        # Thawed, it decides nothing once its deciding work stopped (its log says what it would
+        # have done). Before that, it may still log the end of what it had in flight at the
+        # freeze: each decision is logged after etcd committed its batch, and a batch sent
+        # before the freeze commits within the term while its answer is read after the thaw
+        # (e.g. "sync ... Succeeded"). What it starts from there is fenced - its batches by
+        # etcd, its cluster writes by the write fence (judged from the audit below).
+        thawed = self.a.log().splitlines()[before_thaw:]
+        stopped = [i for i, line in enumerate(thawed)
+                   if "leader: standby; the coordinator of the ended term stopped" in line]
+        self.assertTrue(stopped, "host-a's deciding work stopped after the thaw:\n"
+                        + "\n".join(thawed))
+
+        def decisions(lines):
+            return [line for line in lines
+                    if any(w in line for w in ("applying", "sync started", "promoted",
+                                               "deleting", "step ", "Succeeded"))]
+        in_flight = decisions(thawed[:stopped[0]])
+        if in_flight:
+            print("leader_failover: host-a, thawed, reported work of its term:\n"
+                  + "\n".join(in_flight), file=sys.stderr)
+        # A sync's end it reports was in etcd before host-b's term began.
+        ended = [m.group(1) for m in (re.search(r" sync (\S+) Succeeded", line)
+                                      for line in in_flight) if m]
+        if ended:
+            before_b = self.stored_before_term_of_leader()
+            for op in ended:
+                self.assertTrue(any(op in v and "Succeeded" in v for v in before_b),
+                                "host-a reported sync %s Succeeded after its thaw, and it was not "
+                                "stored before host-b's term" % op)
+        acted = decisions(thawed[stopped[0]:])
         self.assertEqual(acted, [], "\n".join(acted))
         self.assertEqual(metric(self.a, "fleetwave_leader"), 0)
         self.assertEqual(metric(self.a, "fleetwave_leader_changes_total"), 2)

@@ -11,9 +11,13 @@
 // threads runs first, before the leadership thread has even noticed. The standby can only take
 // over after etcd expired the lease, which is no earlier than that point.
 //
-// What remains is the moment between the check and the request leaving the socket: a freeze
-// exactly there sends one write late. No client-side fence closes that window; it is as narrow
-// as this check is close to the transport.
+// The fence is asked twice per attempt: by the client before the request goes to the
+// transport, and by the transport once the connection (TCP, TLS) is up, right before the
+// request's first byte (clients::HttpRequest::send_refusal). The second ask matters: from the
+// first to the socket a write may wait a loop turn or a new connection's handshakes, and a
+// process frozen there past its lease would send it on waking, after its term. What remains is
+// the one function call between the second ask and the socket: a freeze exactly there sends
+// one write late. No client-side fence closes that window.
 //
 // Thread-safety: every method from any thread.
 #pragma once
