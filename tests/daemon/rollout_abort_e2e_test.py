@@ -58,25 +58,33 @@ class Abort(unittest.TestCase):
         self.assertEqual(status, 200, body)
         return body["spec"]["template"]["spec"]["containers"][0]["image"]
 
-    def test_abort_holds_the_revision_until_the_next_commit(self):
+    def completed_two_step_set(self, sync_policy=None):
+        """dev then qa, step 1 soaking SOAK seconds, rolled out at the first commit."""
         env = DaemonEnv(clusters=2)
         self.addCleanup(env.close)
         doc = yaml.safe_load(appset_yaml("held", env.elements(["env-dev", "env-qa"]),
                                          steps=[(["env-dev"], None), (["env-qa"], None)],
-                                         repo_url=env.repo_url))
+                                         sync_policy=sync_policy, repo_url=env.repo_url))
         doc["spec"]["strategy"]["rollingSync"]["steps"][0]["minSuccessTime"] = "%ds" % SOAK
         env.write_appset("held.yaml", yaml.safe_dump(doc, sort_keys=False))
         env.start()
         env.wait_completed_at(env.head(), "held", timeout=90)
+        return env
 
-        # A new revision: step 1 syncs it and soaks; the operator aborts during the soak.
-        second = env.set_manifest(image=NEXT_IMAGE)
+    def abort_while_step_1_soaks(self, env):
+        """A new revision: step 1 syncs it and soaks; the operator aborts during the soak.
+        Returns the revision and the CLI's answer."""
+        revision = env.set_manifest(image=NEXT_IMAGE)
         wait_for(lambda: rollout_of(env, "held").get("soakStep") == 1
                  and rollout_of(env, "held").get("soakStartedAt")
                  and self.image_on(env, "sim-0") == NEXT_IMAGE, timeout=60, interval=0.1,
                  what=lambda: "step 1 soaking at the new revision: %s\n%s"
                  % (rollout_of(env, "held"), env.log_tail()))
-        answer = self.cli(env, "abort", "held")
+        return revision, self.cli(env, "abort", "held")
+
+    def test_abort_holds_the_revision_until_the_next_commit(self):
+        env = self.completed_two_step_set()
+        second, answer = self.abort_while_step_1_soaks(env)
         self.assertIn("aborted at step 1", answer)
         aborted_at = time.time()
         wait_for(lambda: progressing_of(env, "held").get("reason") == "RolloutAborted",
@@ -117,23 +125,8 @@ class Abort(unittest.TestCase):
         self.assertEqual(len(qa_images), 2, qa_images)
 
     def test_drift_while_aborted_is_reported_and_a_resume_heals_it(self):
-        env = DaemonEnv(clusters=2)
-        self.addCleanup(env.close)
-        doc = yaml.safe_load(appset_yaml("held", env.elements(["env-dev", "env-qa"]),
-                                         steps=[(["env-dev"], None), (["env-qa"], None)],
-                                         sync_policy={"automated": {"selfHeal": True}},
-                                         repo_url=env.repo_url))
-        doc["spec"]["strategy"]["rollingSync"]["steps"][0]["minSuccessTime"] = "%ds" % SOAK
-        env.write_appset("held.yaml", yaml.safe_dump(doc, sort_keys=False))
-        env.start()
-        env.wait_completed_at(env.head(), "held", timeout=90)
-
-        second = env.set_manifest(image=NEXT_IMAGE)
-        wait_for(lambda: rollout_of(env, "held").get("soakStep") == 1
-                 and self.image_on(env, "sim-0") == NEXT_IMAGE, timeout=60, interval=0.1,
-                 what=lambda: "step 1 soaking at the new revision: %s\n%s"
-                 % (rollout_of(env, "held"), env.log_tail()))
-        self.cli(env, "abort", "held")
+        env = self.completed_two_step_set(sync_policy={"automated": {"selfHeal": True}})
+        second, _ = self.abort_while_step_1_soaks(env)
         wait_for(lambda: progressing_of(env, "held").get("reason") == "RolloutAborted",
                  timeout=10, interval=0.1,
                  what=lambda: "RolloutAborted: %s" % progressing_of(env, "held"))
