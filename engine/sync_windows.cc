@@ -77,19 +77,29 @@ std::optional<Time> NextWindowEdge(const SyncWindow& w, Time now) {
 
 SyncVerdict CanSync(const std::vector<SyncWindow>& windows, const WindowTarget& target, Time now,
                     bool manual) {
+  std::vector<bool> active;
+  active.reserve(windows.size());
+  for (const SyncWindow& w : windows) active.push_back(WindowActive(w, now));
+  return CanSyncWith(windows, active, target, manual);
+}
+
+SyncVerdict CanSyncWith(const std::vector<SyncWindow>& windows, const std::vector<bool>& active,
+                        const WindowTarget& target, bool manual) {
   const SyncWindow* active_deny = nullptr;
   const SyncWindow* first_allow = nullptr;
   bool deny_manual = true, allow_active = false, allow_manual = false;
-  for (const SyncWindow& w : windows) {
+  for (size_t i = 0; i < windows.size(); ++i) {
+    const SyncWindow& w = windows[i];
+    const bool on = i < active.size() && active[i];
     if (!WindowApplies(w, target)) continue;
     if (w.deny) {
-      if (!WindowActive(w, now)) continue;
+      if (!on) continue;
       if (!active_deny) active_deny = &w;
       deny_manual = deny_manual && w.manual_sync;
     } else {
       if (!first_allow) first_allow = &w;
       allow_manual = allow_manual || w.manual_sync;
-      allow_active = allow_active || WindowActive(w, now);
+      allow_active = allow_active || on;
     }
   }
   if (active_deny) {

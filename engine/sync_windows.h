@@ -69,6 +69,10 @@ struct SyncVerdict {
 // an operator's sync.
 SyncVerdict CanSync(const std::vector<SyncWindow>& windows, const WindowTarget& target, Time now,
                     bool manual);
+// The same with each window's activity already known (`active[i]` for `windows[i]`): a
+// decision over many apps computes it once.
+SyncVerdict CanSyncWith(const std::vector<SyncWindow>& windows, const std::vector<bool>& active,
+                        const WindowTarget& target, bool manual);
 
 // The hold's words, for a condition and a log line: "sync window deny '0 22 * * *' 1h (UTC)
 // of project 'prod' is active" or "no allow sync window of project 'prod' is active".
