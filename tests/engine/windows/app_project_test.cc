@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/app_project.h"
+#include "engine/validation.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -201,6 +202,21 @@ TEST(AppProjectTest, WindowsOfAnAppAreItsProjects) {
   EXPECT_EQ(t.server, "https://eu");
   EXPECT_EQ(t.cluster_name, "eu-ctx");
   EXPECT_EQ(t.namespace_, "web");
+}
+
+TEST(AppProjectTest, ValidateDocumentsReadsThemNextToTheSets) {
+  const LoadedDocuments docs = LoadYamlDocuments(
+      std::string(kProd) +
+          "---\napiVersion: argoproj.io/v1beta9\nkind: AppProject\nmetadata: {name: x}\n",
+      "dir/projects.yaml");
+  ASSERT_TRUE(docs.issues.empty());
+  const ValidatedDocuments v = ValidateDocuments(docs.documents, "dir/projects.yaml", {});
+  ASSERT_EQ(v.projects.size(), 1u);
+  EXPECT_EQ(v.projects[0].name, "prod");
+  EXPECT_EQ(v.projects[0].file, "dir/projects.yaml");
+  ASSERT_EQ(v.issues.size(), 1u);
+  EXPECT_EQ(FormatIssue(v.issues[0]),
+            "dir/projects.yaml:21:1: apiVersion: an AppProject is apiVersion argoproj.io/v1alpha1");
 }
 
 }  // namespace
