@@ -13,12 +13,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "engine/app_project.h"
 #include "engine/application.h"
 #include "engine/appset.h"
 #include "engine/generate.h"
@@ -105,6 +107,9 @@ class World {
     for (const auto& [name, d] : desired_) {
       if (Pick(0, 4) > 0) CreateLive(name);
     }
+    // Issue 29: a sync window on the apps' project, every few minutes for a minute or two, so
+    // that holds start and end while the events run (Step moves the clock by up to 20 s).
+    if (Pick(0, 2) == 0) AddSyncWindow();
   }
 
   DifferentialRun Run(int events) {
@@ -170,6 +175,27 @@ class World {
     a.reconciled_at = now_;
     live_[name] = std::move(a);
     changed_live_.insert(name);
+  }
+
+  void AddSyncWindow() {
+    SyncWindow w;
+    w.deny = Pick(0, 2) > 0;
+    w.schedule_text = Pick(0, 1) ? "*/3 * * * *" : "*/5 * * * *";
+    std::string why;
+    w.schedule = *ParseCron(w.schedule_text, &why);
+    w.duration_seconds = Pick(30, 150);
+    w.duration_text = std::to_string(w.duration_seconds) + "s";
+    if (Pick(0, 1)) {
+      w.applications = {"app-00*"};
+    } else {
+      w.namespaces = {"default"};
+    }
+    auto projects = std::make_shared<AppProjects>();
+    AppProject p;
+    p.name = "default";
+    p.sync_windows.push_back(std::move(w));
+    projects->projects.push_back(std::move(p));
+    set_.projects = std::move(projects);
   }
 
   std::string Commit() const { return "r" + std::to_string(commit_); }
