@@ -216,7 +216,7 @@ TEST(AppProjectTest, ValidateDocumentsReadsThemNextToTheSets) {
   EXPECT_EQ(v.projects[0].file, "dir/projects.yaml");
   ASSERT_EQ(v.issues.size(), 1u);
   EXPECT_EQ(FormatIssue(v.issues[0]),
-            "dir/projects.yaml:21:1: apiVersion: an AppProject is apiVersion argoproj.io/v1alpha1");
+            "dir/projects.yaml:19:1: apiVersion: an AppProject is apiVersion argoproj.io/v1alpha1");
 }
 
 }  // namespace
