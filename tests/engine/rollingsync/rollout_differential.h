@@ -28,6 +28,7 @@
 #include "engine/rollingsync/rollout_tracker.h"
 #include "engine/rollout_plan.h"
 #include "engine/rollout_safety.h"
+#include "engine/rollout_windows.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine::differential {
@@ -47,6 +48,10 @@ struct DifferentialRun {
   long long drift_held = 0;
   // ...and decisions that healed drift right after such a hold ended (a resume, a new commit).
   long long drift_healed_after_hold = 0;
+  // Issue 29: decisions after which a sync window held apps of the open step, and decisions
+  // that listed a sync right after such a hold ended (the window's edge passed).
+  long long window_held = 0;
+  long long window_released = 0;
 };
 
 class World {
@@ -175,6 +180,13 @@ class World {
     a.reconciled_at = now_;
     live_[name] = std::move(a);
     changed_live_.insert(name);
+  }
+
+  static bool HasWindowHold(const PlanResult& r) {
+    for (const auto& c : r.conditions) {
+      if (c.type == kSyncWindowHoldCondition) return true;
+    }
+    return false;
   }
 
   void AddSyncWindow() {
@@ -442,6 +454,9 @@ class World {
     if (oracle.rollout && oracle.rollout->failed_step != 0) ++run.halted;
     if (oracle.soak_ends_at) ++run.soaking;
     if (oracle.rollout && oracle.rollout->aborted) ++run.aborted;
+    const bool held = HasWindowHold(oracle);
+    if (held) ++run.window_held;
+    if (!held && HasWindowHold(last_) && !delta.syncs_to_start.empty()) ++run.window_released;
     if (RollingSyncHealsDrift(set_) && oracle.rollout && RolloutHeld(*oracle.rollout) &&
         !oracle.drifted.empty()) {
       ++run.drift_held;
