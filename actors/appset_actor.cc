@@ -10,6 +10,7 @@
 #include "actors/appset_deletion.h"
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
+#include "engine/app_project.h"
 #include "engine/appset/decision_gate.h"
 #include "engine/appset_reconcile.h"
 #include "engine/operator_command.h"
@@ -675,6 +676,28 @@ void ObserveRender(const Gathered& g, engine::ObservedApp& o) {
     o.rendered = render->second.objects;
     o.source_error.reset();
     o.repository_errors.clear();
+    // An app its AppProject refuses (issue 29) is reported as a source error is: never synced,
+    // its step held, the refusal in its condition.
+    const auto* projects = g.generation->spec ? g.generation->spec->appset.projects.get() : nullptr;
+    if (projects != nullptr) {
+      std::vector<engine::ObjectRef> refs;
+      refs.reserve(o.rendered ? o.rendered->size() : 0);
+      if (o.rendered) {
+        for (const auto& object : *o.rendered) refs.push_back(object.ref);
+      }
+      static const engine::Json kNoSpec = engine::Json::object();
+      auto spec = o.desired.object.find("spec");
+      engine::ProjectCheckInput in;
+      in.app = o.desired.name;
+      in.spec = spec != o.desired.object.end() ? &*spec : &kNoSpec;
+      in.cluster = o.desired.cluster;
+      in.objects = &refs;
+      if (std::string refusal = engine::ProjectRefusal(projects, in); !refusal.empty()) {
+        o.revisions.clear();
+        o.rendered = nullptr;
+        o.source_error = engine::InvalidInputError("", std::move(refusal));
+      }
+    }
   } else {
     o.revisions.clear();
     o.rendered = nullptr;
@@ -1609,7 +1632,8 @@ void ManualSync(Self* self, const std::string& app, const std::string& revision,
       entry != st.mirror->statuses.end() ? &entry->second : nullptr, observed.revisions);
   engine::ManualSyncDecision decision = engine::StartManualSync(
       observed, stored, pinned,
-      revision.empty() ? std::nullopt : std::optional<std::string>(revision), caller, Now(self));
+      revision.empty() ? std::nullopt : std::optional<std::string>(revision), caller, Now(self),
+      st.spec->appset.projects.get());
   if (!decision.start) {
     Answer(self, answer,
            {engine::CommandRefusalOf(decision.error->kind),

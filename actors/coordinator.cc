@@ -12,6 +12,7 @@
 #include "actors/blocking_pool.h"
 #include "actors/deletion_actor.h"
 #include "engine/operator_command.h"
+#include "engine/project_reload.h"
 #include "engine/reload_plan.h"
 #include "engine/sync/sync_slots.h"
 #include "engine/webhook.h"
@@ -47,6 +48,9 @@ struct CoordinatorState {
   // Per file its last good sets, the errors reported last, the files of the last load that
   // read the directory (engine::PlanReload moves it on).
   engine::ReloadState reload;
+  // [issue 29] The AppProjects of the files in force, and what every set's spec carries.
+  engine::GoodProjects good_projects;
+  engine::AppProjectsPtr projects;
   std::vector<std::string> config_errors;  // the same, of fleetwave.yaml
 
   ClusterMap clusters;  // context -> cluster actor
@@ -231,7 +235,9 @@ void Apply(Self* self, bool clusters_changed) {
   const ClusterMapPtr cluster_map = ClusterMapOf(self);
   for (const auto& [name, where] : wanted) {
     auto it = st.appsets.find(name);
-    AppSetSpecPtr spec = SpecOf(self, *where.set);
+    engine::ApplicationSet set = *where.set;
+    set.projects = st.projects;  // the projects in force, a failing file's last good ones kept
+    AppSetSpecPtr spec = SpecOf(self, set);
     if (it == st.appsets.end()) {
       st.appsets[name].spec = spec;
       st.appsets[name].file = where.file;
@@ -290,6 +296,8 @@ void Merge(Self* self, const DaemonInputs& fresh, bool first) {
   const bool had_sets = !st.reload.good_files.empty();
   engine::ReloadPlan plan = engine::PlanReload(st.reload, fresh.config_errors.empty(),
                                                fresh.directory_error, fresh.files);
+  st.good_projects = engine::NextGoodProjects(st.good_projects, fresh.directory_error, fresh.files);
+  st.projects = engine::ProjectsInForce(st.good_projects);
   st.trusted = plan.trusted;
   for (const engine::FileEvent& e : plan.events) {
     switch (e.kind) {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -129,6 +130,8 @@ struct Generator {
 // spec.syncPolicy.applicationsSync: which changes to generated Applications fleetwave makes.
 enum class ApplicationsSync { kSync, kCreateOnly, kCreateUpdate, kCreateDelete };
 
+struct AppProjects;  // app_project.h
+
 struct ApplicationSet {
   std::string file;  // where it was loaded from, for messages
   std::string name;
@@ -147,6 +150,9 @@ struct ApplicationSet {
   // drift policy, rollout_plan.h RollingSyncHealsDrift).
   std::string drift_policy;
   Json status = Json::object();  // status as given (applicationStatus, conditions, rollout)
+  // [issue 29] Every AppProject of the directory, shared by its sets (the loader attaches
+  // them); null while none is defined: nothing is enforced, no sync window holds.
+  std::shared_ptr<const AppProjects> projects;
 
   bool MissingKeyIsError() const;  // goTemplateOptions contains "missingkey=error"
 };

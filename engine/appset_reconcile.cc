@@ -6,12 +6,14 @@
 
 #include "engine/allatonce.h"
 #include "engine/app_health.h"
+#include "engine/app_project.h"
 #include "engine/app_sync_policy.h"
 #include "engine/apply_plan.h"
 #include "engine/appset_reconcile_parts.h"
 #include "engine/repository_condition.h"
 #include "engine/retry_policy.h"
 #include "engine/rollout_spec_diff.h"
+#include "engine/rollout_windows.h"
 #include "engine/sync_operation.h"
 #include "engine/tracking.h"
 
@@ -208,6 +210,9 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
         out.log.push_back("appset=" + set.name + " " + issue.path + ": " + issue.message);
       }
     }
+    // [issue 29] Sync windows hold automated syncs too (Argo CD's rule); the next edge wakes.
+    const WindowClock windows(set.projects.get(), now);
+    if (windows.next_edge()) KeepEarliest(out.wake_at, *windows.next_edge());
     for (size_t i = 0; out.plan.planned && i < views.size(); ++i) {
       const AppView& v = views[i];
       const ObservedApp& app = *v.observed;
@@ -230,6 +235,7 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
       const AutoSyncDecision d = DecideAutoSync(in, now);
       if (d.requeue_after) KeepEarliest(out.wake_at, now + *d.requeue_after);
       if (d.action != AutoSyncAction::kSync) continue;
+      if (!windows.HoldOf(desired[i]).empty()) continue;  // a sync window holds it
       start(v, SyncStartTrigger::kAutomated,
             BuildAutomatedSyncOperation(in.app_spec, app.revisions, IsMultiSourceSpec(in.app_spec)),
             app.revisions, now);
@@ -281,6 +287,7 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
   }
   if (out.plan.step_deadline) KeepEarliest(out.wake_at, *out.plan.step_deadline);
   if (out.plan.soak_ends_at) KeepEarliest(out.wake_at, *out.plan.soak_ends_at);
+  if (out.plan.window_edge_at) KeepEarliest(out.wake_at, *out.plan.window_edge_at);
   views.clear();  // they point into input.apps and desired
   for (size_t i = 0; i < n; ++i) {
     if (borrowed[i]) input.apps[i].desired = std::move(desired[i]);
@@ -313,9 +320,28 @@ SyncStartTrigger TriggerOfOperation(const OperationRecord& record) {
 ManualSyncDecision StartManualSync(const ObservedApp& app, const std::optional<StoredApp>& stored,
                                    const std::vector<std::string>& pinned,
                                    const std::optional<std::string>& revision,
-                                   const std::string& caller, Time now_in) {
+                                   const std::string& caller, Time now_in,
+                                   const AppProjects* projects) {
   const Time now = TruncateToSeconds(now_in);
   ManualSyncDecision out;
+  if (projects != nullptr) {
+    const Json& desired_spec = DesiredSpecOf(app.desired);
+    ProjectCheckInput in;
+    in.app = app.desired.name;
+    in.spec = &desired_spec;
+    in.cluster = app.desired.cluster;
+    if (std::string refusal = ProjectRefusal(projects, in); !refusal.empty()) {
+      out.error = InvalidInputError("", refusal);
+      return out;
+    }
+    if (const auto* windows = WindowsOf(projects, desired_spec)) {
+      const SyncVerdict v = CanSync(*windows, WindowTargetOf(app.desired), now, true);
+      if (!v.allowed) {
+        out.error = ConflictError("", HoldReason(v, ProjectOf(desired_spec)));
+        return out;
+      }
+    }
+  }
   if (stored && stored->operation && stored->operation->phase == OperationPhase::kRunning) {
     out.error =
         ConflictError("", "an operation is already running (" + stored->operation->id + ")");

@@ -183,10 +183,14 @@ std::vector<std::string> ManualSyncPin(const Json* entry, const std::vector<std:
 // (initiatedBy.automated), else an operator's.
 SyncStartTrigger TriggerOfOperation(const OperationRecord& record);
 
+// [issue 29] With `projects` (the set's AppProjects), an app its project refuses is refused
+// (kInvalidInput) and one a sync window denies a manual sync (no window with manualSync: true
+// lets it through) is refused (kConflict), naming the window.
 ManualSyncDecision StartManualSync(const ObservedApp& app, const std::optional<StoredApp>& stored,
                                    const std::vector<std::string>& pinned,
                                    const std::optional<std::string>& revision,
-                                   const std::string& caller, Time now);
+                                   const std::string& caller, Time now,
+                                   const AppProjects* projects = nullptr);
 
 // One attempt of a sync: what to send to the cluster. Objects whose live copy already carries
 // the desired applied hash and has no drift are not re-applied (a restart re-applies an app

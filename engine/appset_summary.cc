@@ -55,7 +55,7 @@ std::string RolloutStatusWord(const Json& appset, std::string* message) {
     auto it = o.find(key);
     return it != o.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  std::string word;
+  std::string word, held;
   if (conditions == nullptr) return "-";
   for (const Json& c : *conditions) {
     if (!c.is_object()) continue;
@@ -65,6 +65,7 @@ std::string RolloutStatusWord(const Json& appset, std::string* message) {
       *message = str(c, "message");
       return type == "ErrorOccurred" ? "Error" : "Invalid";
     }
+    if (type == "SyncWindowHold" && is_true) held = str(c, "message");  // issue 29
     if (type != "RolloutProgressing") continue;
     const std::string reason = str(c, "reason");
     *message = str(c, "message");
@@ -74,6 +75,11 @@ std::string RolloutStatusWord(const Json& appset, std::string* message) {
     if (reason == "ApplicationSetPaused") word = "Paused";
     if (reason == "RolloutFailed") word = "Failed";
     if (reason == "RolloutAborted") word = "Aborted";
+  }
+  // A rollout that would progress but for a sync window says so, naming the window.
+  if (word == "Progressing" && !held.empty()) {
+    *message = held;
+    return "Held by sync window";
   }
   return word.empty() ? "-" : word;
 }

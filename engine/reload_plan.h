@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/app_project.h"
 #include "engine/appset.h"
 
 namespace fleetwave::engine {
@@ -20,6 +21,7 @@ namespace fleetwave::engine {
 // One ApplicationSet file as a load read it.
 struct AppSetFile {
   std::vector<ApplicationSet> appsets;  // only when `errors` is empty
+  std::vector<AppProject> projects;     // [issue 29] likewise; zones resolved
   std::vector<std::string> errors;      // each "file:line:col: message"
 };
 

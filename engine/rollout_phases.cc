@@ -205,6 +205,7 @@ Eligibility PromoteApps(const Strategy& strategy, const StepAssignment& assignme
         const PlanRow& row = rows[i];
         AppRolloutStatus& entry = joined.entries[i];
         if (entry.status != RolloutAppState::kWaiting || row.skipped) continue;
+        if (!row.window_hold.empty()) continue;  // a sync window holds it (issue 29)
         if (budget && updating >= *budget) break;
         PromoteEntry(entry, *row.live, now);
         MarkFailedApp(entry, *row.live, false, &strategy.steps[s]);
@@ -245,7 +246,7 @@ SyncSelection SelectSyncs(const JoinedApps& joined, const Eligibility& open, boo
     const PlanRow& row = joined.rows[i];
     const AppRolloutStatus& entry = joined.entries[i];
     if (row.skipped || !open.StepOpen(row.step)) continue;
-    if (entry.status != RolloutAppState::kPending) continue;
+    if (entry.status != RolloutAppState::kPending || !row.window_hold.empty()) continue;
     out.apps.push_back(row.live->name);
     const Json& spec = row.desired ? DesiredSpecOf(*row.desired) : row.live->spec;
     out.operations.emplace_hint(out.operations.end(), row.live->name,

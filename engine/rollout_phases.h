@@ -35,6 +35,9 @@ struct PlanRow {
   const GeneratedApplication* desired = nullptr;  // null: no longer generated
   int step = -1;                                  // 0-based; -1: no step selects it
   bool skipped = false;                           // an operator skipped it
+  // [issue 29] Why a sync window holds its rollout sync now; "" when none does
+  // (rollout_windows.h): a held Waiting app is not promoted, a held Pending one not listed.
+  std::string window_hold;
 };
 
 struct JoinedApps {

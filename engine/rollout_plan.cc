@@ -5,8 +5,37 @@
 #include "engine/rollout_phases.h"
 #include "engine/rollout_safety.h"
 #include "engine/rollout_steps.h"
+#include "engine/rollout_windows.h"
 
 namespace fleetwave::engine {
+namespace {
+
+// Plan's side of rollout_windows.h: each stepped row's hold, and the held apps of the open step.
+void MarkWindowHolds(const WindowClock& windows, JoinedApps& joined) {
+  if (!windows.any_windows()) return;
+  for (PlanRow& row : joined.rows) {
+    if (row.desired != nullptr && row.step >= 0) row.window_hold = windows.HoldOf(*row.desired);
+  }
+}
+
+WindowHeldApps WindowHeldOf(const JoinedApps& joined, const Eligibility& open) {
+  WindowHeldApps held;
+  held.step = open.CurrentStep();
+  if (open.first_incomplete_step < 0) return held;
+  for (size_t i = 0; i < joined.rows.size(); ++i) {
+    const PlanRow& row = joined.rows[i];
+    const RolloutAppState s = joined.entries[i].status;
+    if (row.window_hold.empty() || row.skipped || row.step != open.first_incomplete_step) continue;
+    if (s != RolloutAppState::kWaiting && s != RolloutAppState::kPending) continue;
+    if (held.count++ == 0) {
+      held.first = row.live->name;
+      held.reason = row.window_hold;
+    }
+  }
+  return held;
+}
+
+}  // namespace
 
 std::vector<GeneratedApplication> DesiredFromLive(const std::vector<Application>& live) {
   std::vector<GeneratedApplication> out;
@@ -126,6 +155,8 @@ PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
                DriftHealedNow(RollingSyncHealsDrift(appset), state), strategy.steps);
   r.drifted = std::move(joined.drifted);
   r.healed = std::move(joined.healed);
+  const WindowClock windows(appset.projects.get(), now);
+  MarkWindowHolds(windows, joined);
   // A halted rollout (a step failed, issue 29) promotes and starts nothing, as a pause.
   const bool halted = HaltedBefore(state, joined.new_generation);
   const Eligibility open = PromoteApps(strategy, assignment, state.paused || halted, joined, now,
@@ -137,7 +168,9 @@ PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
       FinishRollout(strategy, std::move(state), stored.conditions, assignment.issues,
                     joined.new_generation, open, now, observation_complete);
   r.rollout = std::move(outcome.rollout);
-  r.conditions = std::move(outcome.conditions);
+  r.conditions =
+      WithSyncWindowCondition(std::move(outcome.conditions), WindowHeldOf(joined, open), now);
+  r.window_edge_at = windows.next_edge();
   r.step_deadline = outcome.step_deadline;
   r.soak_ends_at = outcome.soak_ends_at;
   r.application_status = std::move(joined.entries);

@@ -58,6 +58,9 @@ struct PlanResult {
   std::optional<Time> step_deadline;
   // When the current step's soak (minSuccessTime) ends, while it soaks: the daemon's timer.
   std::optional<Time> soak_ends_at;
+  // [issue 29] When a sync window of the set's projects may start or end a hold next: the
+  // daemon's timer (rollout_windows.h).
+  std::optional<Time> window_edge_at;
   // Apps found drifted this reconcile (Healthy entry, OutOfSync at the pin), sorted: `healed`
   // those sent back to Waiting to be synced again (RollingSyncHealsDrift), `drifted` those
   // left Healthy and only reported.

@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "engine/app_project.h"
 #include "engine/k8s_names.h"
 #include "engine/yaml_json.h"
 
@@ -26,7 +27,7 @@ std::string Foreign(const YAML::Node& doc) {
   const char* kNeither = "neither an ApplicationSet nor a fleetwave configuration";
   if (!doc.IsMap()) return std::string(kNeither) + " (not a mapping)";
   const YAML::Node kind = doc["kind"];
-  if (kind && kind.IsScalar() && kind.Scalar() != "ApplicationSet")
+  if (kind && kind.IsScalar() && kind.Scalar() != "ApplicationSet" && kind.Scalar() != "AppProject")
     return std::string(kNeither) + " (kind: " + kind.Scalar() + ")";
   if (!kind && doc["apiVersion"] && doc["apiVersion"].IsScalar())
     return std::string(kNeither) + " (apiVersion: " + doc["apiVersion"].Scalar() + ", no kind)";
@@ -105,6 +106,12 @@ ValidatedDocuments ValidateDocuments(const std::vector<YAML::Node>& docs, const 
       add(inputs.kubeconfig.issues);
       out.clusters = LabelClusters(inputs.kubeconfig.clusters, decoded.config, file, &out.issues);
       out.config = std::move(decoded.config);
+      continue;
+    }
+    if (IsAppProjectDocument(doc)) {
+      DecodedAppProject project = DecodeAppProject(doc, file);
+      add(project.issues);
+      if (project.project) out.projects.push_back(std::move(*project.project));
       continue;
     }
     DecodedApplicationSet decoded = DecodeApplicationSet(doc, file, inputs.limits);

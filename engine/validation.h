@@ -1,8 +1,9 @@
 // The one validation chain for fleetwave's input documents, shared by `fleetwave validate`
 // and the daemon so both accept and reject exactly the same input. A mapping with neither
 // `kind` nor `apiVersion` is a fleetwave.yaml: it is decoded and its cluster labels joined with
-// the clusters the kubeconfigs define. Every other document is an ApplicationSet: decoded,
-// its rollout config checked, and its Applications generated.
+// the clusters the kubeconfigs define. An AppProject is decoded (app_project.h). Every other
+// document is an ApplicationSet: decoded, its rollout config checked, and its Applications
+// generated.
 //
 // Pure: the caller reads the files, loads the kubeconfigs the config names (with the
 // cluster-clients loader, kubectl's merge rules) and hands the clusters over as plain values.
@@ -14,6 +15,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "engine/app_project.h"
 #include "engine/appset.h"
 #include "engine/config.h"
 #include "engine/generate.h"
@@ -45,7 +47,9 @@ struct ValidatedDocuments {
   std::optional<Config> config;         // the fleetwave.yaml document, when there is one
   std::vector<ClusterInfo> clusters;    // the kubeconfig clusters with the config's labels
   std::vector<ApplicationSet> appsets;  // every ApplicationSet that decoded without issues
-  Issues issues;                        // every problem of every document, in order
+  // Every AppProject that decoded without issues (issue 29); time zones not resolved yet.
+  std::vector<AppProject> projects;
+  Issues issues;  // every problem of every document, in order
 };
 
 // Runs the chain over the documents of one file (`file` names it in issues).

@@ -11,7 +11,7 @@ set -euo pipefail
 seconds=${1:-0}
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${FUZZ_BUILD_DIR:-$root/build-fuzz}
-targets=${FUZZ_TARGETS:-"appset appset_shape config kubeconfig template watch_decoder workload yaml_json"}
+targets=${FUZZ_TARGETS:-"app_project appset appset_shape config kubeconfig template watch_decoder workload yaml_json"}
 
 if [[ -z ${FUZZ_SKIP_BUILD:-} ]]; then  # FUZZ_SKIP_BUILD=1 reuses the binaries already built
   cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

@@ -62,6 +62,10 @@ std::optional<std::string> FirstPlanDifference(const PlanResult& expected,
     return "soak end: expected " + Describe(expected.soak_ends_at) + ", got " +
            Describe(actual.soak_ends_at);
   }
+  if (expected.window_edge_at != actual.window_edge_at) {
+    return "sync window edge: expected " + Describe(expected.window_edge_at) + ", got " +
+           Describe(actual.window_edge_at);
+  }
   if (expected.steps != actual.steps) {
     for (const auto& [app, step] : expected.steps) {
       auto it = actual.steps.find(app);

@@ -43,6 +43,7 @@ RolloutTracker::RolloutTracker(const ApplicationSet& appset, StoredRolloutStatus
     : strategy_(appset.strategy),
       ignore_application_differences_(appset.ignore_application_differences),
       heal_drift_(RollingSyncHealsDrift(appset)),
+      projects_(appset.projects),
       steps_(appset.strategy.steps.size()),
       state_(std::move(stored.rollout)),
       conditions_(std::move(stored.conditions)),
@@ -86,7 +87,24 @@ RolloutTracker::Records::iterator RolloutTracker::Find(const std::string& app) {
 
 bool RolloutTracker::Listed(const Record& r) const {
   return listing_ && open_step_ >= 0 && r.step == open_step_ && r.desired && r.live && r.entry &&
-         !r.skipped && r.entry->status == RolloutAppState::kPending;
+         !r.skipped && r.entry->status == RolloutAppState::kPending && r.window_hold.empty();
+}
+
+std::string RolloutTracker::WindowHoldOf(const Record& r) const {
+  if (!r.desired || r.step < 0) return "";
+  return window_clock_.HoldOf(*r.desired);
+}
+
+void RolloutTracker::AdvanceWindowClock(Time now) {
+  const bool first = !window_clock_set_;
+  if (!first && !(window_clock_.next_edge() && now >= *window_clock_.next_edge())) return;
+  window_clock_ = WindowClock(projects_.get(), now);
+  window_clock_set_ = true;
+  if (first) return;  // every record is re-decided at the first decision
+  for (auto it = records_.begin(); it != records_.end(); ++it) {
+    const Record& r = it->second;
+    if (!r.dirty && r.live && WindowHoldOf(r) != r.window_hold) MarkDirty(it);
+  }
 }
 
 void RolloutTracker::Touch(Records::iterator it) {
@@ -125,6 +143,18 @@ void RolloutTracker::Index(const std::string& name, const Record& r, int sign) {
   }
   if (Updating(r.entry->status)) s.updating += sign;
   if (r.skipped) return;
+  if (!r.window_hold.empty()) {
+    // Held by a sync window (issue 29): neither promoted nor listed, but shown.
+    if (r.entry->status == RolloutAppState::kWaiting ||
+        r.entry->status == RolloutAppState::kPending) {
+      if (sign > 0) {
+        s.window_held.insert(name);
+      } else {
+        s.window_held.erase(name);
+      }
+    }
+    return;
+  }
   std::set<std::string_view>* queue = r.entry->status == RolloutAppState::kWaiting   ? &s.waiting
                                       : r.entry->status == RolloutAppState::kPending ? &s.pending
                                                                                      : nullptr;
@@ -243,6 +273,7 @@ void RolloutTracker::Redecide(Records::iterator it, Time now, RolloutDelta& delt
     r.drift_reported = false;
     drifted_.erase(name);
   }
+  r.window_hold = r.live ? WindowHoldOf(r) : std::string();
   r.dirty = false;
   Index(name, r, +1);
 }
@@ -291,6 +322,7 @@ RolloutDelta RolloutTracker::Decide(Time now_in, bool observation_complete) {
     for (std::string_view name : drifted_) MarkDirty(records_.find(name));
   }
   heals_drift_now_ = heals_drift;
+  AdvanceWindowClock(now);
   std::sort(touched_.begin(), touched_.end(), by_name);
   for (const Touched& t : touched_) {
     if (t.record->second.dirty) Redecide(t.record, now, delta);
@@ -311,6 +343,15 @@ RolloutDelta RolloutTracker::Decide(Time now_in, bool observation_complete) {
       FinishRollout(strategy_, state_, conditions_, config_issues_, delta.new_generation,
                     eligibility, now, observation_complete);
   delta.rollout_changed = !(outcome.rollout == state_);
+  WindowHeldApps held;
+  held.step = open + 1;
+  if (open >= 0 && !steps_[open].window_held.empty()) {
+    const auto& in_step = steps_[open].window_held;
+    held.count = static_cast<long long>(in_step.size());
+    held.first = std::string(*in_step.begin());
+    held.reason = records_.find(*in_step.begin())->second.window_hold;
+  }
+  outcome.conditions = WithSyncWindowCondition(std::move(outcome.conditions), held, now);
   delta.conditions_changed = !SameConditions(outcome.conditions, conditions_);
   state_ = std::move(outcome.rollout);
   conditions_ = std::move(outcome.conditions);
@@ -318,6 +359,7 @@ RolloutDelta RolloutTracker::Decide(Time now_in, bool observation_complete) {
   delta.step_deadline = step_deadline_;
   soak_ends_at_ = outcome.soak_ends_at;
   delta.soak_ends_at = soak_ends_at_;
+  delta.window_edge_at = window_clock_.next_edge();
   healed_ = delta.healed;
   open_step_ = open;
   // Plan's SelectSyncs: nothing is listed while paused, halted by a failed step or aborted.
@@ -374,6 +416,7 @@ PlanResult RolloutTracker::Snapshot() const {
   }
   r.step_deadline = step_deadline_;
   r.soak_ends_at = soak_ends_at_;
+  r.window_edge_at = window_clock_.next_edge();
   r.drifted.assign(drifted_.begin(), drifted_.end());
   r.healed = healed_;
   return r;

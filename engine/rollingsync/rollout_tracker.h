@@ -38,6 +38,7 @@
 #include "engine/rollout_state.h"
 #include "engine/rollout_status.h"
 #include "engine/rollout_steps.h"
+#include "engine/rollout_windows.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine {
@@ -59,8 +60,9 @@ struct RolloutDelta {
   // Re-decided apps found drifted: `healed` sent back to Waiting, `drifted` only reported.
   std::vector<std::string> drifted;
   std::vector<std::string> healed;
-  std::optional<Time> step_deadline;  // the next wake-up this rollout needs, if any
-  std::optional<Time> soak_ends_at;   // when the current step's soak ends, while it soaks
+  std::optional<Time> step_deadline;   // the next wake-up this rollout needs, if any
+  std::optional<Time> soak_ends_at;    // when the current step's soak ends, while it soaks
+  std::optional<Time> window_edge_at;  // when a sync window may start or end a hold next
   // The cost: apps whose entry was re-derived (changed inputs) or promoted.
   size_t apps_decided = 0;
 };
@@ -127,6 +129,9 @@ class RolloutTracker {
     bool dirty = false;           // to be re-decided; not indexed meanwhile
     bool touched = false;         // in touched_ (this decision reports it)
     bool listed_before = false;   // was in the sync list when first touched
+    // [issue 29] Why a sync window holds its rollout sync ("" none), as of the window clock
+    // it was last decided with: a held app is in neither promotion nor sync queue.
+    std::string window_hold;
   };
   using Records = std::map<std::string, Record, std::less<>>;
 
@@ -139,6 +144,8 @@ class RolloutTracker {
     std::set<std::string_view> pending;
     // Incomplete members that count as failed (FailureOf), for maxFailures (issue 29).
     std::set<std::string_view> failed;
+    // Unskipped Waiting or Pending members a sync window holds (issue 29).
+    std::set<std::string_view> window_held;
   };
 
   // A record this decision re-decides or promotes, with its entry before: for the delta.
@@ -159,6 +166,10 @@ class RolloutTracker {
   };
   Hold FirstHold(const std::vector<StepGate>& gates) const;
   void Redecide(Records::iterator it, Time now, RolloutDelta& delta);
+  // The window clock at `now`: recomputed at its edge (or first), when every record whose hold
+  // changed is marked for re-decision. O(apps) only then; O(1) otherwise.
+  void AdvanceWindowClock(Time now);
+  std::string WindowHoldOf(const Record& record) const;
   void Promote(Time now, const std::vector<StepGate>& gates, bool halted);
 
   Strategy strategy_;
@@ -167,6 +178,9 @@ class RolloutTracker {
   // DriftHealedNow of the last decision: while false, drift is only reported (drifted_).
   bool heals_drift_now_ = false;
   RolloutConfigIssues config_issues_;
+  std::shared_ptr<const AppProjects> projects_;  // the set's (issue 29)
+  WindowClock window_clock_;
+  bool window_clock_set_ = false;
 
   Records records_;
   std::vector<StepIndex> steps_;

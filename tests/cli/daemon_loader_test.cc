@@ -238,3 +238,59 @@ TEST_F(DaemonLoaderTest, TheConfiguredLimitsHoldGenerationAndTheParse) {
 
 }  // namespace
 }  // namespace fleetwave::cli
+
+// Issue 29: AppProject documents of the directory.
+namespace fleetwave::cli {
+namespace {
+
+std::string Project(const std::string& name, const std::string& window_extra = "") {
+  return "apiVersion: argoproj.io/v1alpha1\nkind: AppProject\nmetadata: {name: " + name +
+         "}\nspec:\n  sourceRepos: ['*']\n  destinations: [{server: '*', namespace: '*'}]\n"
+         "  syncWindows:\n  - {kind: deny, schedule: '0 22 * * *', duration: 1h, "
+         "applications: ['*']" +
+         window_extra + "}\n";
+}
+
+TEST_F(DaemonLoaderTest, AppProjectsOfAnyFileGoWithEverySetTheirZonesRead) {
+  Write("appsets/good.yaml", Good("good"));
+  Write("appsets/projects.yaml",
+        Project("prod", ", timeZone: Europe/Berlin") + "---\n" + Project("stage"));
+  const actors::DaemonInputs in = Load();
+  ASSERT_EQ(AllErrors(in), "");
+  const auto& set = in.files.at(Path("appsets/good.yaml")).appsets.at(0);
+  ASSERT_NE(set.projects, nullptr);
+  ASSERT_EQ(set.projects->projects.size(), 2u);
+  const engine::AppProject* prod = set.projects->Find("prod");
+  ASSERT_NE(prod, nullptr);
+  ASSERT_NE(prod->sync_windows.at(0).zone, nullptr) << "read from the tz database";
+  // Berlin is an hour or two east of UTC, never zero.
+  EXPECT_GE(prod->sync_windows[0].zone->OffsetAt(1774000000), 3600);
+}
+
+TEST_F(DaemonLoaderTest, WithoutAppProjectsNothingIsAttached) {
+  Write("appsets/good.yaml", Good("good"));
+  const actors::DaemonInputs in = Load();
+  ASSERT_EQ(AllErrors(in), "");
+  EXPECT_EQ(in.files.at(Path("appsets/good.yaml")).appsets.at(0).projects, nullptr);
+}
+
+TEST_F(DaemonLoaderTest, AnUnknownZoneOrATwiceDefinedProjectIsAnErrorNamingTheFile) {
+  Write("appsets/a.yaml", Project("prod"));
+  Write("appsets/b.yaml", Project("prod"));
+  Write("appsets/c.yaml", Project("other", ", timeZone: Mars/Olympus_Mons"));
+  const actors::DaemonInputs in = Load();
+  const std::string errors = AllErrors(in);
+  EXPECT_NE(errors.find(Path("appsets/b.yaml") + ": AppProject prod is also defined in " +
+                        Path("appsets/a.yaml")),
+            std::string::npos)
+      << errors;
+  EXPECT_NE(errors.find(Path("appsets/c.yaml") +
+                        ": spec.syncWindows[0].timeZone: AppProject other: unknown time zone "
+                        "\"Mars/Olympus_Mons\""),
+            std::string::npos)
+      << errors;
+  EXPECT_TRUE(in.files.at(Path("appsets/a.yaml")).errors.empty());
+}
+
+}  // namespace
+}  // namespace fleetwave::cli

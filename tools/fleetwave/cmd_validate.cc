@@ -15,8 +15,14 @@ namespace {
 // The one-line summary of a valid file.
 std::string Summary(const engine::ValidatedDocuments& v) {
   const std::size_t appsets = v.appsets.size();
+  const std::size_t projects = v.projects.size();
+  std::string sets, projs;
   if (appsets > 0)
-    return std::to_string(appsets) + (appsets == 1 ? " ApplicationSet" : " ApplicationSets");
+    sets = std::to_string(appsets) + (appsets == 1 ? " ApplicationSet" : " ApplicationSets");
+  if (projects > 0)
+    projs = std::to_string(projects) + (projects == 1 ? " AppProject" : " AppProjects");
+  if (!sets.empty() || !projs.empty())
+    return sets + (!sets.empty() && !projs.empty() ? ", " : "") + projs;
   if (v.config)
     return "fleetwave configuration, " + std::to_string(v.clusters.size()) + " clusters";
   return "";

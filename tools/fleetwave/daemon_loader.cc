@@ -11,6 +11,7 @@
 #include "engine/validation.h"
 #include "tools/fleetwave/input.h"
 #include "tools/fleetwave/loaders.h"
+#include "tools/fleetwave/zone_files.h"
 
 namespace fleetwave::cli {
 namespace {
@@ -93,7 +94,12 @@ actors::AppSetFile LoadAppSetFile(const std::string& path, const std::string& re
                          ": a fleetwave configuration does not belong in the "
                          "ApplicationSet directory");
   }
-  if (out.errors.empty()) out.appsets = std::move(validated.appsets);
+  const engine::Issues zones = ResolveZones(validated.projects);
+  for (const auto& issue : zones) out.errors.push_back(engine::FormatIssue(issue));
+  if (out.errors.empty()) {
+    out.appsets = std::move(validated.appsets);
+    out.projects = std::move(validated.projects);
+  }
   return out;
 }
 
@@ -113,6 +119,33 @@ actors::AppSetFile LoadAppSetFileGuarded(const std::string& path, const std::str
   actors::AppSetFile failed;
   failed.errors.push_back(path + ": internal error while loading the file: " + what);
   return failed;
+}
+
+// Every AppProject of the directory goes with every set (issue 29): an app's project may be
+// defined in any file. A name defined twice is an error on the later file (path order), whose
+// definition is not used.
+void AttachProjects(std::map<std::string, actors::AppSetFile>& files) {
+  auto projects = std::make_shared<engine::AppProjects>();
+  std::map<std::string, std::string> defined_in;
+  for (auto& [path, file] : files) {
+    for (engine::AppProject& p : file.projects) {
+      auto [it, fresh] = defined_in.emplace(p.name, path);
+      if (!fresh) {
+        file.errors.push_back(path + ": AppProject " + p.name + " is also defined in " +
+                              it->second + "; the first one is used");
+        continue;
+      }
+      projects->projects.push_back(p);
+    }
+  }
+  if (projects->projects.empty()) return;
+  std::sort(
+      projects->projects.begin(), projects->projects.end(),
+      [](const engine::AppProject& a, const engine::AppProject& b) { return a.name < b.name; });
+  std::shared_ptr<const engine::AppProjects> shared = std::move(projects);
+  for (auto& [path, file] : files) {
+    for (engine::ApplicationSet& set : file.appsets) set.projects = shared;
+  }
 }
 
 void LoadConfiguration(const std::string& config_path, actors::DaemonInputs& out) {
@@ -211,6 +244,7 @@ actors::DaemonInputs LoadDaemonInputs(const std::string& config_path) {
     out.files[path] =
         LoadAppSetFileGuarded(path, source.read_from, out.clusters, out.config.limits);
   }
+  AttachProjects(out.files);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include "cluster-clients/kubeconfig.h"
 #include "engine/yaml_json.h"
 #include "tools/fleetwave/input.h"
+#include "tools/fleetwave/zone_files.h"
 
 namespace fleetwave::cli {
 
@@ -62,6 +63,8 @@ ValidatedFile ValidateLoaded(const std::vector<YAML::Node>& docs, const std::str
     inputs.kubeconfig = LoadClusterValues(KubeconfigPaths(config, path), &out.warnings);
   }
   out.result = engine::ValidateDocuments(docs, InputName(path), inputs);
+  const engine::Issues zones = ResolveZones(out.result.projects);
+  out.result.issues.insert(out.result.issues.end(), zones.begin(), zones.end());
   return out;
 }
 

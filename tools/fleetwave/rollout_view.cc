@@ -162,11 +162,12 @@ SetInfo Describe(const std::string& key, const Json& set) {
   const bool exceeded = Bool(set, {"status", "rollout", "stepDeadlineExceeded"});
   for (Step& s : info.steps) {
     if (s.number == info.current) {
-      s.state = info.status == "Aborted"  ? "Aborted"
-                : info.status == "Failed" ? "Failed"
-                : paused                  ? "Paused"
-                : exceeded                ? "Deadline exceeded"
-                                          : "Progressing";
+      s.state = info.status == "Aborted"               ? "Aborted"
+                : info.status == "Failed"              ? "Failed"
+                : info.status == "Held by sync window" ? "Held by sync window"
+                : paused                               ? "Paused"
+                : exceeded                             ? "Deadline exceeded"
+                                                       : "Progressing";
     } else if (s.complete == s.total || (info.current == 0 && info.status == "Complete")) {
       s.state = "Complete";
     } else {

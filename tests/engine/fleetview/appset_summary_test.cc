@@ -159,3 +159,31 @@ TEST(AppSetSummaryTest, JsonCarriesEveryStatusCountAndTheRolloutWord) {
 
 }  // namespace
 }  // namespace fleetwave::engine
+
+// Issue 29: a rollout a sync window holds says so, with SyncWindowHold's message; once the
+// hold is gone (or the rollout is not progressing anyway) the usual word stands.
+namespace fleetwave::engine {
+namespace {
+
+TEST(RolloutStatusWordTest, HeldBySyncWindowWhileItWouldProgress) {
+  const Json progressing = {{"type", "RolloutProgressing"},
+                            {"status", "True"},
+                            {"reason", "ApplicationSetModified"},
+                            {"message", "ApplicationSet is performing rollout of step 2"}};
+  const Json held = {{"type", "SyncWindowHold"},
+                     {"status", "True"},
+                     {"reason", "SyncWindowDenied"},
+                     {"message", "ApplicationSet rollout step 2: 1 application held (x: ...)"}};
+  std::string message;
+  EXPECT_EQ(RolloutStatusWord({{"status", {{"conditions", {progressing, held}}}}}, &message),
+            "Held by sync window");
+  EXPECT_EQ(message, "ApplicationSet rollout step 2: 1 application held (x: ...)");
+  EXPECT_EQ(RolloutStatusWord({{"status", {{"conditions", {progressing}}}}}, &message),
+            "Progressing");
+  Json paused = progressing;
+  paused["reason"] = "ApplicationSetPaused";
+  EXPECT_EQ(RolloutStatusWord({{"status", {{"conditions", {paused, held}}}}}, &message), "Paused");
+}
+
+}  // namespace
+}  // namespace fleetwave::engine

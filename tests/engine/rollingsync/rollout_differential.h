@@ -13,12 +13,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <random>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "engine/app_project.h"
 #include "engine/application.h"
 #include "engine/appset.h"
 #include "engine/generate.h"
@@ -26,6 +28,7 @@
 #include "engine/rollingsync/rollout_tracker.h"
 #include "engine/rollout_plan.h"
 #include "engine/rollout_safety.h"
+#include "engine/rollout_windows.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine::differential {
@@ -45,6 +48,10 @@ struct DifferentialRun {
   long long drift_held = 0;
   // ...and decisions that healed drift right after such a hold ended (a resume, a new commit).
   long long drift_healed_after_hold = 0;
+  // Issue 29: decisions after which a sync window held apps of the open step, and decisions
+  // that listed a sync right after such a hold ended (the window's edge passed).
+  long long window_held = 0;
+  long long window_released = 0;
 };
 
 class World {
@@ -105,6 +112,9 @@ class World {
     for (const auto& [name, d] : desired_) {
       if (Pick(0, 4) > 0) CreateLive(name);
     }
+    // Issue 29: a sync window on the apps' project, every few minutes for a minute or two, so
+    // that holds start and end while the events run (Step moves the clock by up to 20 s).
+    if (Pick(0, 2) == 0) AddSyncWindow();
   }
 
   DifferentialRun Run(int events) {
@@ -170,6 +180,34 @@ class World {
     a.reconciled_at = now_;
     live_[name] = std::move(a);
     changed_live_.insert(name);
+  }
+
+  static bool HasWindowHold(const PlanResult& r) {
+    for (const auto& c : r.conditions) {
+      if (c.type == kSyncWindowHoldCondition) return true;
+    }
+    return false;
+  }
+
+  void AddSyncWindow() {
+    SyncWindow w;
+    w.deny = Pick(0, 2) > 0;
+    w.schedule_text = Pick(0, 1) ? "*/3 * * * *" : "*/5 * * * *";
+    std::string why;
+    w.schedule = *ParseCron(w.schedule_text, &why);
+    w.duration_seconds = Pick(30, 150);
+    w.duration_text = std::to_string(w.duration_seconds) + "s";
+    if (Pick(0, 1)) {
+      w.applications = {"app-00*"};
+    } else {
+      w.namespaces = {"default"};
+    }
+    auto projects = std::make_shared<AppProjects>();
+    AppProject p;
+    p.name = "default";
+    p.sync_windows.push_back(std::move(w));
+    projects->projects.push_back(std::move(p));
+    set_.projects = std::move(projects);
   }
 
   std::string Commit() const { return "r" + std::to_string(commit_); }
@@ -416,6 +454,9 @@ class World {
     if (oracle.rollout && oracle.rollout->failed_step != 0) ++run.halted;
     if (oracle.soak_ends_at) ++run.soaking;
     if (oracle.rollout && oracle.rollout->aborted) ++run.aborted;
+    const bool held = HasWindowHold(oracle);
+    if (held) ++run.window_held;
+    if (!held && HasWindowHold(last_) && !delta.syncs_to_start.empty()) ++run.window_released;
     if (RollingSyncHealsDrift(set_) && oracle.rollout && RolloutHeld(*oracle.rollout) &&
         !oracle.drifted.empty()) {
       ++run.drift_held;

@@ -10,7 +10,8 @@ namespace {
 
 TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
   long long decisions = 0, promotions = 0, completions = 0, halted = 0, soaking = 0,
-            resumed_halts = 0, aborts = 0, aborted = 0, drift_held = 0, drift_healed_after_hold = 0;
+            resumed_halts = 0, aborts = 0, aborted = 0, drift_held = 0, drift_healed_after_hold = 0,
+            window_held = 0, window_released = 0;
   for (uint64_t seed = 1; seed <= 150; ++seed) {
     const DifferentialRun run = RunDifferential(seed, 150);
     ASSERT_FALSE(run.divergence) << "seed " << seed << ": " << *run.divergence;
@@ -24,6 +25,8 @@ TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
     aborted += run.aborted;
     drift_held += run.drift_held;
     drift_healed_after_hold += run.drift_healed_after_hold;
+    window_held += run.window_held;
+    window_released += run.window_released;
   }
   // The sequences must reach what they are meant to check: promotions and completed rollouts.
   EXPECT_GT(decisions, 150 * 150);
@@ -41,6 +44,9 @@ TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
   // and healed once a resume or a new commit ends the hold.
   EXPECT_GT(drift_held, 100);
   EXPECT_GT(drift_healed_after_hold, 0);
+  // ...and sync windows (issue 29) that hold the open step's apps and release them at an edge.
+  EXPECT_GT(window_held, 150);
+  EXPECT_GT(window_released, 10);
 }
 
 }  // namespace
