@@ -140,6 +140,7 @@ PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
   r.conditions = std::move(outcome.conditions);
   r.step_deadline = outcome.step_deadline;
   r.soak_ends_at = outcome.soak_ends_at;
+  r.analysis_due = std::move(outcome.analysis_due);
   r.application_status = std::move(joined.entries);
   return r;
 }

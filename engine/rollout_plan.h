@@ -58,6 +58,9 @@ struct PlanResult {
   std::optional<Time> step_deadline;
   // When the current step's soak (minSuccessTime) ends, while it soaks: the daemon's timer.
   std::optional<Time> soak_ends_at;
+  // [issue 29] While the current step's analysis runs: the next measurement the daemon takes
+  // (query Prometheus at `due`, then RecordAnalysisMeasurement and decide again).
+  std::optional<AnalysisRequest> analysis_due;
   // Apps found drifted this reconcile (Healthy entry, OutOfSync at the pin), sorted: `healed`
   // those sent back to Waiting to be synced again (RollingSyncHealsDrift), `drifted` those
   // left Healthy and only reported.

@@ -46,6 +46,9 @@ struct AppSetDelta {
   // The Applications that changed, name order (the decider's applications() holds all).
   std::vector<std::shared_ptr<const Json>> applications;
   std::optional<Time> wake_at;
+  // [issue 29] The next analysis measurement, while the current step's analysis runs
+  // (PlanResult::analysis_due); its due time is in wake_at.
+  std::optional<AnalysisRequest> analysis_due;
   std::vector<std::string> log;
   std::vector<std::string> drifted;  // reported, not healed (all of the set's, as PlanResult)
   std::size_t healed = 0;
