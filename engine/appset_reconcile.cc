@@ -281,7 +281,6 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
   }
   if (out.plan.step_deadline) KeepEarliest(out.wake_at, *out.plan.step_deadline);
   if (out.plan.soak_ends_at) KeepEarliest(out.wake_at, *out.plan.soak_ends_at);
-  if (out.plan.analysis_due) KeepEarliest(out.wake_at, out.plan.analysis_due->due);
   views.clear();  // they point into input.apps and desired
   for (size_t i = 0; i < n; ++i) {
     if (borrowed[i]) input.apps[i].desired = std::move(desired[i]);

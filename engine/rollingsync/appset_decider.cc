@@ -258,7 +258,6 @@ AppSetDelta RollingSyncDecider::Decide(Time now_in) {
   if (!retry_at_.empty()) KeepEarliest(out.wake_at, retry_at_.begin()->first);
   if (d.step_deadline) KeepEarliest(out.wake_at, *d.step_deadline);
   if (d.soak_ends_at) KeepEarliest(out.wake_at, *d.soak_ends_at);  // a timer, never a poll
-  if (d.analysis_due) KeepEarliest(out.wake_at, d.analysis_due->due);
   out.analysis_due = std::move(d.analysis_due);
 
   // The set's status, patched per changed entry.
