@@ -423,6 +423,48 @@ View WorkloadsView(const FleetState& state, const std::string& name, const ViewO
   return Table(headers, keys, rows, options);
 }
 
+namespace {
+
+// [issue 29] The current step's analysis measurements (status.rollout.analysis) under the
+// step's query and condition; nothing when none were taken.
+void AnalysisSection(const Json& set, View& view, bool color) {
+  const Json* analysis = At(set, {"status", "rollout", "analysis"});
+  if (analysis == nullptr) return;
+  const Json& list = Array(*analysis, {"measurements"});
+  const Json* step = At(*analysis, {"step"});
+  if (list.empty() || step == nullptr || !step->is_number_integer()) return;
+  const long long n = step->get<long long>();
+  const Json& steps = Array(set, {"spec", "strategy", "rollingSync", "steps"});
+  const Json* spec = n >= 1 && static_cast<size_t>(n) <= steps.size()
+                         ? At(steps[static_cast<size_t>(n - 1)], {"analysis"})
+                         : nullptr;
+  const std::string query = spec ? Str(*spec, {"query"}) : "";
+  const std::string condition = spec ? Str(*spec, {"successCondition"}) : "";
+  const std::string count = spec ? Scalar(At(*spec, {"count"})) : "";
+  long long passed = 0;
+  std::vector<Row> rows;
+  for (const Json& m : list) {
+    const bool ok = Bool(m, {"passed"});
+    if (ok) ++passed;
+    const Json* value = At(m, {"value"});
+    const std::string shown = value && value->is_number() ? value->dump() : "-";
+    const std::string error = Str(m, {"error"});
+    rows.push_back(Row{Cell{Str(m, {"time"})}, Cell{shown},
+                       Cell{ok ? "Passed" : "Failed", ok ? kGreen : kRed}, Cell{Or(error, "")}});
+    view.lines.emplace_back("analysis/" + Str(m, {"time"}),
+                            "step " + std::to_string(n) + " analysis at " + Str(m, {"time"}) +
+                                ": " + shown + (ok ? " passed" : " failed") +
+                                (error.empty() ? "" : " (" + error + ")"));
+  }
+  view.text += "\nStep " + std::to_string(n) + " analysis: " + std::to_string(passed) + "/" +
+               Or(count, "?") + " passed, " +
+               std::to_string(static_cast<long long>(list.size()) - passed) + " failed; " +
+               Or(query, "?") + " " + Or(condition, "?") + "\n";
+  view.text += RenderTable({"TIME", "VALUE", "RESULT", "ERROR"}, rows, color);
+}
+
+}  // namespace
+
 View SetNotFoundView(const std::string& name) {
   View view;
   view.text = "applicationset \"" + name + "\" not found\n";
@@ -496,6 +538,7 @@ View AppSetStepView(const FleetState& state, const std::string& name, const View
     view.text +=
         RenderTable({"APPLICATION", "HEALTH", "SYNC", "CLUSTER", "ROLLOUT"}, rows, options.color);
   }
+  AnalysisSection(it->second, view, options.color);
   if (!info.message.empty()) view.text += "\n" + info.message + "\n";
   return view;
 }
