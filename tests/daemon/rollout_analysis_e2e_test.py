@@ -9,7 +9,9 @@ value the test sets), and the daemon (`fleetwave run` against kubesim) queries t
   - a failing value: the rollout halts with RolloutProgressing False/RolloutFailed naming the
     step, the value and the condition; step 2 is never written, not even once the value
     recovers; the measurement shows in the API's status.rollout.analysis, in `fleetwave get
-    appset` (the condition's message) and in `fleetwave get appset --all` (the measurements).
+    appset` (the condition's message) and in `fleetwave get appset --all` (the measurements);
+  - measurements are durable: a daemon killed (-9) after two of four measurements goes on with
+    them after its restart and takes only the rest.
 
 Without /usr/bin/prometheus it fails and says so: never skipped.
 """
@@ -60,13 +62,13 @@ class Exporter:
         self.server.server_close()
 
 
-def analysed_set(env, name, failure_limit, prometheus=None):
+def analysed_set(env, name, failure_limit, prometheus=None, count=COUNT):
     """sim-0 in step 1 (env-dev) with the analysis, sim-1 in step 2 (env-qa)."""
     doc = yaml.safe_load(appset_yaml(name, env.elements(["env-dev", "env-qa"]),
                                      steps=[(["env-dev"], None), (["env-qa"], None)],
                                      repo_url=env.repo_url))
     analysis = {"query": METRIC, "successCondition": "< 0.5", "interval": "%ds" % INTERVAL,
-                "count": COUNT, "failureLimit": failure_limit}
+                "count": count, "failureLimit": failure_limit}
     if prometheus:
         analysis["prometheus"] = prometheus
     doc["spec"]["strategy"]["rollingSync"]["steps"][0]["analysis"] = analysis
@@ -99,7 +101,7 @@ def measurements_counted(env, name, result):
 
 
 class AnalysisBetweenWaves(unittest.TestCase):
-    def start(self, value, failure_limit, default_prometheus):
+    def start(self, value, failure_limit, default_prometheus, count=COUNT):
         """The exporter at `value`, Prometheus scraping it (and holding a sample), the daemon
         with the set. `default_prometheus`: the URL comes from fleetwave.yaml's
         analysis.prometheus, else from the step."""
@@ -115,7 +117,7 @@ class AnalysisBetweenWaves(unittest.TestCase):
         env = DaemonEnv(clusters=2, extra_config=extra)
         self.addCleanup(env.close)
         env.write_appset("analysed.yaml", analysed_set(
-            env, "analysed", failure_limit, None if default_prometheus else url))
+            env, "analysed", failure_limit, None if default_prometheus else url, count))
         env.start()
         return env
 
@@ -194,6 +196,23 @@ class AnalysisBetweenWaves(unittest.TestCase):
         self.assertIsNone(first_deployment_write(env, "sim-1"), "step 2 was written")
         self.assertEqual(measurements_counted(env, "analysed", "pass"), 0,
                          "a halted analysis takes no more measurements")
+
+    def test_measurements_taken_survive_a_kill9(self):
+        # count 4, 2 s apart: killed once two measurements were stored, the restarted daemon
+        # goes on with them and takes only the rest.
+        env = self.start(0.1, failure_limit=0, default_prometheus=True, count=4)
+        line = re.compile(r"appset=analysed step=1 analysis measurement 0\.1 passed")
+        wait_for(lambda: len(line.findall(env.log())) >= 2, timeout=90, interval=0.1,
+                 what=lambda: "two measurements stored\n" + env.log_tail())
+        env.kill9()
+        before = len(line.findall(env.log()))
+        env.start()
+        env.wait_completed("analysed", timeout=90)
+        after = len(line.findall(env.log().split("=== start 2 ===")[1]))
+        print("%d measurements before the kill, %d after the restart" % (before, after))
+        self.assertGreaterEqual(before + after, 4)
+        self.assertLessEqual(after, 4 - before, "the restart analysed from scratch")
+        self.assertIsNotNone(first_deployment_write(env, "sim-1"))
 
 
 if __name__ == "__main__":
