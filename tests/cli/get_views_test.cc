@@ -224,7 +224,7 @@ TEST(GetViewsTest, StepViewShowsTheAnalysisMeasurements) {
   const View view = AppSetStepView(s, "guestbook", Plain());
   EXPECT_NE(view.text.find("\nStep 2 analysis: 1/3 passed, 1 failed; sum(errors) < 0.5\n"
                            "TIME                   VALUE   RESULT   ERROR\n"
-                           "2026-03-01T12:00:00Z   0.25    Passed   \n"
+                           "2026-03-01T12:00:00Z   0.25    Passed\n"
                            "2026-03-01T12:00:30Z   -       Failed   Prometheus did not answer: "
                            "connection refused\n"),
             std::string::npos)
