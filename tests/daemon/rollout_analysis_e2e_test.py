@@ -8,8 +8,8 @@ value the test sets), and the daemon (`fleetwave run` against kubesim) queries t
     each logged and counted in fleetwave_analysis_measurements_total{appset,step,result};
   - a failing value: the rollout halts with RolloutProgressing False/RolloutFailed naming the
     step, the value and the condition; step 2 is never written, not even once the value
-    recovers; the measurement shows in the API's status.rollout.analysis, in `fleetwave get
-    appset` (the condition's message) and in `fleetwave get appset --all` (the measurements);
+    recovers; the measurement shows in the API's status.rollout.analysis and under the step
+    table of `fleetwave get appset` (the summary) and `fleetwave get appset --all`;
   - measurements are durable: a daemon killed (-9) after two of four measurements goes on with
     them after its restart and takes only the rest.
 
@@ -177,14 +177,15 @@ class AnalysisBetweenWaves(unittest.TestCase):
         self.assertEqual([(m.get("value"), m.get("passed")) for m in measured["measurements"]],
                          [(0.9, False)])
         self.assertEqual(rollout_of(env, "analysed").get("failedStep"), 1)
-        # `get appset` names the failed value in the condition's message; `--all` lists the
-        # measurements under the step table.
+        # `get appset` (the summary) and `get appset --all` (every step) list the measurements
+        # under the step table; the summary's condition message names the failed value.
         summary = self.cli(env, "get", "appset", "analysed")
         self.assertIn("step 1 failed: analysis failed", summary)
         self.assertIn("0.9 at", summary)
-        steps = self.cli(env, "get", "appset", "analysed", "--all")
-        self.assertIn("Step 1 analysis: 0/%d passed, 1 failed; %s < 0.5" % (COUNT, METRIC), steps)
-        self.assertRegex(steps, r"\n\S+Z\s+0\.9\s+Failed")
+        for view in (summary, self.cli(env, "get", "appset", "analysed", "--all")):
+            self.assertIn("Step 1 analysis: 0/%d passed, 1 failed; %s < 0.5" % (COUNT, METRIC),
+                          view)
+            self.assertRegex(view, r"\n\S+Z\s+0\.9\s+Failed")
         self.assertEqual(measurements_counted(env, "analysed", "fail"), 1)
 
         # The value recovers (Prometheus scraped it, a second or more later, over which the

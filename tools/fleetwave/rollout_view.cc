@@ -423,24 +423,12 @@ View WorkloadsView(const FleetState& state, const std::string& name, const ViewO
   return Table(headers, keys, rows, options);
 }
 
-namespace {
-
-// [issue 29] The current step's analysis measurements (status.rollout.analysis) under the
-// step's query and condition; nothing when none were taken.
-void AnalysisSection(const Json& set, View& view, bool color) {
-  const Json* analysis = At(set, {"status", "rollout", "analysis"});
-  if (analysis == nullptr) return;
-  const Json& list = Array(*analysis, {"measurements"});
-  const Json* step = At(*analysis, {"step"});
+void AppendAnalysis(const Json& analysis, View& view, bool color) {
+  if (!analysis.is_object()) return;
+  const Json& list = Array(analysis, {"measurements"});
+  const Json* step = At(analysis, {"step"});
   if (list.empty() || step == nullptr || !step->is_number_integer()) return;
   const long long n = step->get<long long>();
-  const Json& steps = Array(set, {"spec", "strategy", "rollingSync", "steps"});
-  const Json* spec = n >= 1 && static_cast<size_t>(n) <= steps.size()
-                         ? At(steps[static_cast<size_t>(n - 1)], {"analysis"})
-                         : nullptr;
-  const std::string query = spec ? Str(*spec, {"query"}) : "";
-  const std::string condition = spec ? Str(*spec, {"successCondition"}) : "";
-  const std::string count = spec ? Scalar(At(*spec, {"count"})) : "";
   long long passed = 0;
   std::vector<Row> rows;
   for (const Json& m : list) {
@@ -457,13 +445,12 @@ void AnalysisSection(const Json& set, View& view, bool color) {
                                 (error.empty() ? "" : " (" + error + ")"));
   }
   view.text += "\nStep " + std::to_string(n) + " analysis: " + std::to_string(passed) + "/" +
-               Or(count, "?") + " passed, " +
+               Or(Scalar(At(analysis, {"count"})), "?") + " passed, " +
                std::to_string(static_cast<long long>(list.size()) - passed) + " failed; " +
-               Or(query, "?") + " " + Or(condition, "?") + "\n";
+               Or(Str(analysis, {"query"}), "?") + " " +
+               Or(Str(analysis, {"successCondition"}), "?") + "\n";
   view.text += RenderTable({"TIME", "VALUE", "RESULT", "ERROR"}, rows, color);
 }
-
-}  // namespace
 
 View SetNotFoundView(const std::string& name) {
   View view;
@@ -538,7 +525,7 @@ View AppSetStepView(const FleetState& state, const std::string& name, const View
     view.text +=
         RenderTable({"APPLICATION", "HEALTH", "SYNC", "CLUSTER", "ROLLOUT"}, rows, options.color);
   }
-  AnalysisSection(it->second, view, options.color);
+  AppendAnalysis(engine::AnalysisOf(it->second), view, options.color);
   if (!info.message.empty()) view.text += "\n" + info.message + "\n";
   return view;
 }
