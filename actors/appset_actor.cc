@@ -10,6 +10,7 @@
 #include "actors/appset_deletion.h"
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
+#include "cluster-clients/prometheus_query.h"
 #include "engine/app_project.h"
 #include "engine/appset/decision_gate.h"
 #include "engine/appset_reconcile.h"
@@ -99,6 +100,8 @@ struct Persisted {
   // failed (kUnavailable with the store's error).
   std::optional<caf::response_promise> answer;
   engine::CommandAnswer accepted;
+  // An analysis measurement this batch stores (step, passed): counted once it landed.
+  std::optional<std::pair<int, bool>> measured;
 };
 using PersistedPtr = std::shared_ptr<Persisted>;
 
@@ -111,6 +114,14 @@ struct AttemptDone {
   bool used_slot = false;
 };
 using AttemptDonePtr = std::shared_ptr<const AttemptDone>;
+
+// An analysis measurement taken on the blocking pool for a decision's request (issue 29).
+struct Measured {
+  engine::AnalysisRequest request;
+  engine::AnalysisMeasurement measurement;
+  std::string url;  // what was queried, for the log
+};
+using MeasuredPtr = std::shared_ptr<const Measured>;
 
 // An attempt whose desired objects were rendered at the operation's revisions.
 struct AttemptRender {
@@ -127,6 +138,7 @@ CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::GatheredPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::PersistedPtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::AttemptDonePtr)
 CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::AttemptRenderPtr)
+CAF_ALLOW_UNSAFE_MESSAGE_TYPE(fleetwave::actors::MeasuredPtr)
 
 namespace fleetwave::actors {
 namespace {
@@ -136,6 +148,7 @@ using rendered_atom = caf::atom_constant<caf::atom("rendered")>;
 using finished_atom = caf::atom_constant<caf::atom("finished")>;
 using wake_atom = caf::atom_constant<caf::atom("wake")>;
 using marked_atom = caf::atom_constant<caf::atom("marked")>;
+using measured_atom = caf::atom_constant<caf::atom("measured")>;
 
 struct ClusterView {
   bool reachable = false;
@@ -229,6 +242,10 @@ struct AppSetState {
   std::map<std::pair<std::string, std::string>, std::string> decider_labels;
   std::map<std::string, std::vector<std::string>> decider_clusters;
   std::set<std::string> clusters_changed;  // reachability or listing changed since the decision
+  // [issue 29] The measurement the last decision asked for (its analysis_due), and whether a
+  // query for one is on the pool: one at a time per set.
+  std::optional<engine::AnalysisRequest> analysis_due;
+  bool measuring = false;
   // The set's summary as published, its status lent by the decider while it is published.
   Json summary;
   // app -> cluster for the publisher, per generation (not rebuilt at every publish).
@@ -243,7 +260,8 @@ struct AppSetState {
 using AppSetActorImpl = AppSetActor::extend<
     caf::reacts_to<wake_atom, uint64_t>, caf::reacts_to<gathered_atom, GatheredPtr>,
     caf::reacts_to<persisted_atom, PersistedPtr>, caf::reacts_to<rendered_atom, AttemptRenderPtr>,
-    caf::reacts_to<finished_atom, AttemptDonePtr>, caf::reacts_to<marked_atom, PersistedPtr>>;
+    caf::reacts_to<finished_atom, AttemptDonePtr>, caf::reacts_to<marked_atom, PersistedPtr>,
+    caf::reacts_to<measured_atom, MeasuredPtr>>;
 using Self = AppSetActorImpl::stateful_base<AppSetState>;
 
 void Log(Self* self, const std::string& line) {
@@ -386,6 +404,7 @@ void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous,
             bool same_inputs = false);
 void ManualSync(Self* self, const std::string& app, const std::string& revision,
                 const std::string& caller, caf::response_promise answer);
+void MaybeMeasure(Self* self);
 
 // The accepted operator commands waiting for a publication get their answer (they are stored
 // whatever became of the decision after them).
@@ -1307,7 +1326,9 @@ void OnPersisted(Self* self, PersistedPtr p) {
   st.engine_wake_at = result.wake_at;
   st.unchanged = true;  // events that came in meanwhile set `dirty`: AfterDecision decides again
   ArmWake(self, wake);
+  st.analysis_due = result.plan.analysis_due;
   SeedDecider(self, result);
+  MaybeMeasure(self);
   AfterDecision(self);
 }
 
@@ -1351,6 +1372,8 @@ void OnDeltaPersisted(Self* self, PersistedPtr p) {
   st.engine_wake_at = d.wake_at;
   st.unchanged = true;
   ArmWake(self, wake);
+  st.analysis_due = d.analysis_due;
+  MaybeMeasure(self);
   AfterDecision(self);
 }
 
@@ -1703,6 +1726,86 @@ void RolloutAction(Self* self, engine::RolloutCommand command, const std::string
   CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, persisted_atom::value);
 }
 
+// ---- analysis measurements (issue 29) ----
+
+// Queries Prometheus on the pool for the measurement the last decision asked for, once it is
+// due (the decision's wake-up brings the actor back then); one query at a time per set.
+void MaybeMeasure(Self* self) {
+  auto& st = self->state;
+  if (!st.analysis_due || st.measuring || st.deleting) return;
+  if (st.analysis_due->due > st.services->now()) {
+    ArmWake(self, st.analysis_due->due);  // the wake-up comes back here
+    return;
+  }
+  st.measuring = true;
+  auto job = std::make_shared<Measured>();
+  job->request = *st.analysis_due;
+  const std::string prometheus = job->request.spec.prometheus.empty()
+                                     ? st.spec->analysis_prometheus
+                                     : job->request.spec.prometheus;
+  job->url = clients::PrometheusQueryUrl(prometheus, job->request.spec.query);
+  AppSetActorImpl me = caf::actor_cast<AppSetActorImpl>(self);
+  auto now = st.services->now;
+  st.services->pool->Post(
+      "appset " + st.spec->appset.name + " analysis",
+      [me, job, prometheus, now] {
+        const engine::PrometheusAnswer answer = clients::PrometheusInstantQuery(
+            prometheus, job->request.spec.query, std::chrono::seconds(10));
+        job->measurement = engine::Measure(job->request.spec, answer, now());
+        caf::anon_send(me, measured_atom::value, MeasuredPtr(job));
+      },
+      [me, job, now](const std::string& error) {
+        // The query job threw: a failed measurement, never a pass.
+        job->measurement = engine::Measure(job->request.spec, {std::nullopt, error}, now());
+        caf::anon_send(me, measured_atom::value, MeasuredPtr(job));
+      });
+}
+
+std::string DescribeMeasurement(const engine::AnalysisMeasurement& m) {
+  std::string value = m.value ? engine::Json(*m.value).dump() : "no value (" + m.error + ")";
+  return value + (m.passed ? " passed" : " failed");
+}
+
+// A measurement came back: stored in status.rollout.analysis (write-ahead) before the next
+// decision acts on it; one the rollout no longer wants (another step or generation, a halt) is
+// dropped.
+void OnMeasured(Self* self, MeasuredPtr m) {
+  auto& st = self->state;
+  st.measuring = false;
+  if (st.busy || !st.mirror) {
+    st.deferred.push_back([self, m] {
+      self->state.measuring = true;
+      OnMeasured(self, m);
+    });
+    st.measuring = true;  // still to be stored: no second query meanwhile
+    return;
+  }
+  const engine::AnalysisRequest& request = m->request;
+  const std::string line = "step=" + std::to_string(request.step) + " analysis measurement " +
+                           DescribeMeasurement(m->measurement) + " \"" +
+                           request.spec.success.written + "\" (GET " + m->url + ")";
+  engine::Issues issues;
+  engine::RolloutState state =
+      engine::DecodeRolloutState(st.mirror->rollout.value_or(Json::object()), issues);
+  if (!issues.empty() || !engine::RecordAnalysisMeasurement(state, request, m->measurement)) {
+    Log(self, line + " dropped: the rollout moved on since it was asked for");
+    Reconcile(self, false);
+    return;
+  }
+  auto persisted = std::make_shared<Persisted>();
+  const Json rollout = engine::EncodeRolloutState(state);
+  persisted->change.rollout = rollout;
+  persisted->result.log.push_back(line);
+  persisted->measured = std::make_pair(request.step, m->measurement.passed);
+  store::StateBatch batch;
+  batch.PutRollout(st.spec->appset.name, rollout);
+  ReleaseDecider(self);  // the rollout state changed under it: the next decision is from scratch
+  st.analysis_due.reset();
+  st.busy = true;
+  st.dirty = true;  // the next reconcile judges the step with the measurement
+  CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, persisted_atom::value);
+}
+
 // ---- live data ----
 
 void OnClusterUpdate(Self* self, const ClusterUpdatePtr& update) {
@@ -1753,6 +1856,7 @@ AppSetActorImpl::behavior_type AppSetBehavior(Self* self, SetParent coordinator,
       [=](wake_atom, uint64_t generation) {
         if (generation != self->state.wake_generation) return;
         self->state.wake_at.reset();
+        MaybeMeasure(self);  // a measurement due now needs no decision first
         // The poll gathers; an earlier wake-up (a retry, a deadline) decides on the last gather
         // (a gather asked for meanwhile, e.g. after a failure, still happens: st.regather).
         if (PollDue(self)) {
@@ -1781,6 +1885,10 @@ AppSetActorImpl::behavior_type AppSetBehavior(Self* self, SetParent coordinator,
             }
           } else {
             ApplyChange(self, std::move(p->change));
+            if (p->measured && self->state.services->publish.analysis_measured) {
+              self->state.services->publish.analysis_measured(
+                  self->state.spec->appset.name, p->measured->first, p->measured->second);
+            }
             for (const auto& line : p->result.log) Log(self, line);
             // Answered once the decision that follows (st.dirty) is published: a caller told
             // 202 finds the operation (or the paused rollout) in the API at once.
@@ -1802,6 +1910,7 @@ AppSetActorImpl::behavior_type AppSetBehavior(Self* self, SetParent coordinator,
         Reconcile(self, true);
       },
       [=](marked_atom, PersistedPtr p) { OnSetMarkPersisted(self, std::move(p)); },
+      [=](measured_atom, MeasuredPtr m) { OnMeasured(self, std::move(m)); },
       [=](sync_atom, const std::string& app, const std::string& revision,
           const std::string& caller) -> caf::result<engine::CommandAnswer> {
         auto promise = self->make_response_promise();

@@ -46,6 +46,9 @@ struct AppSetSpec {
   std::chrono::seconds deletion_grace{600};
   // fleetwave.yaml's `limits:`: what generating and rendering this set may cost.
   engine::InputLimits limits;
+  // fleetwave.yaml's `analysis.prometheus`: the Prometheus a step's analysis queries when the
+  // step names none (issue 29).
+  std::string analysis_prometheus;
 };
 using AppSetSpecPtr = std::shared_ptr<const AppSetSpec>;
 

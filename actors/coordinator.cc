@@ -159,6 +159,7 @@ AppSetSpecPtr SpecOf(Self* self, const engine::ApplicationSet& appset) {
   spec->clusters = self->state.inputs.clusters;
   spec->limits = self->state.inputs.config.limits;
   spec->progressive_syncs = self->state.inputs.config.progressive_syncs;
+  spec->analysis_prometheus = self->state.inputs.config.analysis_prometheus;
   spec->poll_interval = std::chrono::seconds(
       std::max<long long>(1, self->state.inputs.config.git_poll_interval_seconds));
   spec->inputs_trusted = self->state.trusted;

@@ -66,6 +66,8 @@ struct Publisher {
   std::function<void(const std::string& appset, const std::string& trigger,
                      const std::string& result)>
       sync_finished;
+  // [issue 29] An analysis measurement of step `step` (1-based) stored: passed or not.
+  std::function<void(const std::string& appset, int step, bool passed)> analysis_measured;
   // How long one reconcile took, from wake-up to its decision committed.
   std::function<void(const std::string& actor, double seconds)> reconcile_seconds;
   // An incremental decision differed from the from-scratch one at a resync (a bug, logged with

@@ -6,6 +6,7 @@
 
 #include "actors/status_board.h"
 #include "engine/appset_summary.h"
+#include "engine/workload.h"
 
 namespace fleetwave::actors {
 namespace {
@@ -29,6 +30,10 @@ size_t SummaryBytes(const engine::AppSetSummary& s) {
          row.sync.size() + row.rollout.size() + row.operation.size() + row.message.size();
     for (const auto& [k, v] : row.labels) n += k.size() + v.size() + 6;
   }
+  // The analysis' measurements (issue 29): about 80 bytes each, plus the query.
+  if (const engine::Json* m = engine::FieldAt(s.analysis, {"measurements"})) n += 80 * m->size();
+  if (const engine::Json* q = engine::FieldAt(s.analysis, {"query"}))
+    n += q->is_string() ? q->get<std::string>().size() : 0;
   return n;
 }
 

@@ -19,12 +19,14 @@ int main(int argc, char** argv) {
     if (arg.rfind("--first=", 0) == 0) first = std::atoll(arg.c_str() + 8);
     if (arg.rfind("--events=", 0) == 0) events = std::atoi(arg.c_str() + 9);
   }
-  long long decisions = 0, promotions = 0, completions = 0;
+  long long decisions = 0, promotions = 0, completions = 0, measurements = 0, analysis_failed = 0;
   for (long long seed = first; seed < first + seeds; ++seed) {
     const auto run = fleetwave::engine::differential::RunDifferential(seed, events);
     decisions += run.decisions;
     promotions += run.promotions;
     completions += run.completions;
+    measurements += run.measurements;
+    analysis_failed += run.analysis_failed;
     if (run.divergence) {
       std::printf("seed %lld diverged: %s\n", seed, run.divergence->c_str());
       return 1;
@@ -32,7 +34,9 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "seeds %lld..%lld, %d events each: %lld decisions, %lld promotions, %lld decisions with "
-      "the rollout complete; no divergence\n",
-      first, first + seeds - 1, events, decisions, promotions, completions);
+      "the rollout complete, %lld analysis measurements, %lld decisions halted by a failed "
+      "analysis; no divergence\n",
+      first, first + seeds - 1, events, decisions, promotions, completions, measurements,
+      analysis_failed);
   return 0;
 }

@@ -3,7 +3,8 @@
 // measurement judged from Prometheus' answer to an instant query (/api/v1/query), the step's
 // verdict from the measurements taken so far, and those measurements as stored in
 // status.rollout.analysis so that a restart goes on with them. Nothing here queries Prometheus:
-// the daemon's wiring (not there yet; validation still refuses `analysis`) hands the answer in.
+// a decision asks for a measurement (AnalysisRequest), the daemon queries and hands the answer
+// in. The step's gate is in rollout_safety.h (StepAnalysisState, AnalysisDue).
 #pragma once
 
 #include <optional>
@@ -89,6 +90,19 @@ struct AnalysisVerdict {
 // interval after the last.
 AnalysisVerdict JudgeAnalysis(const AnalysisSpec& spec,
                               const std::vector<AnalysisMeasurement>& measurements, Time now);
+
+// What a decision asks of the daemon while a step's analysis runs: one measurement of `spec`'s
+// query, due at `due`, for step `step` (1-based) of rollout generation `generation`. The daemon
+// queries Prometheus then and hands the measurement back (RecordAnalysisMeasurement,
+// rollout_state.h), which refuses it when the rollout moved on meanwhile.
+struct AnalysisRequest {
+  long long generation = 0;
+  int step = 0;
+  Time due;
+  AnalysisSpec spec;
+
+  bool operator==(const AnalysisRequest&) const = default;
+};
 
 // status.rollout.analysis: the step (1-based) the measurements belong to and the measurements
 // in time order.

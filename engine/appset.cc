@@ -235,9 +235,16 @@ void DecodeSafetyFields(Decoder& d, const YAML::Node& n, const std::string& path
     }
   }
   if (const YAML::Node a = n["analysis"]) {
-    d.Add(a, Field(path, "analysis"),
-          "analysis is not supported yet: fleetwave does not query Prometheus between steps; "
-          "remove it (use minSuccessTime to soak a step)");
+    // The pure rules decode it (engine/analysis.h); each issue points at its field's node.
+    const std::string p = Field(path, "analysis");
+    Issues issues;
+    step.analysis = DecodeAnalysis(YamlToJson(a), p, issues);
+    for (Issue& issue : issues) {
+      const std::string key =
+          issue.path.size() > p.size() + 1 ? issue.path.substr(p.size() + 1) : "";
+      const YAML::Node at = a.IsMap() && !key.empty() && a[key] ? a[key] : a;
+      d.Add(at, issue.path, std::move(issue.message));
+    }
   }
 }
 

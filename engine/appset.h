@@ -14,6 +14,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "engine/analysis.h"
 #include "engine/input_limits.h"
 #include "engine/issue.h"
 #include "engine/yaml_json.h"
@@ -51,6 +52,9 @@ struct RolloutStep {
   // [fleetwave] soak (issue 29): every counted app of the step stays Healthy this long
   // without interruption before the step completes. Decoded from a duration ("10m").
   std::optional<long long> min_success_seconds;
+  // [fleetwave] Prometheus analysis (issue 29, engine/analysis.h): queried while the step soaks
+  // (or once its apps are complete without a soak); the next step waits for it to pass.
+  std::optional<AnalysisSpec> analysis;
   SourcePos pos;
   SourcePos max_update_pos;
 };

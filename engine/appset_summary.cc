@@ -84,10 +84,33 @@ std::string RolloutStatusWord(const Json& appset, std::string* message) {
   return word.empty() ? "-" : word;
 }
 
+Json AnalysisOf(const Json& appset) {
+  const Json* analysis = FieldAt(appset, {"status", "rollout", "analysis"});
+  if (analysis == nullptr || !analysis->is_object()) return Json();
+  const Json* step = FieldAt(*analysis, {"step"});
+  const Json* measurements = FieldAt(*analysis, {"measurements"});
+  if (step == nullptr || !step->is_number_integer() || measurements == nullptr ||
+      !measurements->is_array() || measurements->empty()) {
+    return Json();
+  }
+  Json out = {{"step", *step}, {"measurements", *measurements}};
+  const Json* steps = FieldAt(appset, {"spec", "strategy", "rollingSync", "steps"});
+  const long long n = step->get<long long>();
+  if (steps != nullptr && steps->is_array() && n >= 1 && static_cast<size_t>(n) <= steps->size()) {
+    if (const Json* spec = FieldAt((*steps)[static_cast<size_t>(n - 1)], {"analysis"})) {
+      for (const char* key : {"query", "successCondition", "count"}) {
+        if (const Json* v = FieldAt(*spec, {key})) out[key] = *v;
+      }
+    }
+  }
+  return out;
+}
+
 AppSetSummary Summarize(const Json& appset, const std::vector<AppRow>& rows,
                         size_t attention_limit) {
   AppSetSummary s;
   s.name = NameOf(appset);
+  s.analysis = AnalysisOf(appset);
   s.rollout_status = RolloutStatusWord(appset, &s.rollout_message);
   s.current_step = CurrentStep(appset);
   const Json& declared_steps = DeclaredSteps(appset);
@@ -217,6 +240,7 @@ Json SummaryJson(const AppSetSummary& s) {
   for (const AppRow& row : s.attention) attention.push_back(AppRowJson(row));
   j["attention"] = std::move(attention);
   j["attentionTotal"] = s.attention_total;
+  if (!s.analysis.is_null()) j["analysis"] = s.analysis;
   return j;
 }
 

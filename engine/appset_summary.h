@@ -46,12 +46,19 @@ struct AppSetSummary {
   std::vector<StepSummary> steps;  // every declared step in order (empty ones too), then step 0
   std::vector<AppRow> attention;   // NeedsAttention rows, most urgent first, at most the limit
   size_t attention_total = 0;
+  // [issue 29] The current step's analysis so far (AnalysisOf); null when none was measured.
+  Json analysis;
 
   bool operator==(const AppSetSummary&) const = default;
 };
 
 // The set's rollout in one word and its message (see AppSetSummary::rollout_status).
 std::string RolloutStatusWord(const Json& appset, std::string* message);
+
+// [issue 29] status.rollout.analysis with its step's query, condition and count, as the views
+// show it: {"step", "query", "successCondition", "count", "measurements": [{"time", "value"?,
+// "passed", "error"?}]}; null when the set has no measurement.
+Json AnalysisOf(const Json& appset);
 
 // `rows` as AppRowsOf(appset, ...) returned them.
 AppSetSummary Summarize(const Json& appset, const std::vector<AppRow>& rows,
@@ -61,7 +68,7 @@ AppSetSummary Summarize(const Json& appset, const std::vector<AppRow>& rows,
 //  "strategy", "rollout": {"status", "message"}, "currentStep", "total",
 //  "counts": {"Healthy": n, ...},
 //  "steps": [{"step", "matchExpressions", "maxUpdate"?, "total", "counts", "strip"}],
-//  "attention": [AppRowJson...], "attentionTotal"}.
+//  "attention": [AppRowJson...], "attentionTotal", "analysis"? (AnalysisOf)}.
 // Counts list every status, zeros too (a stable shape).
 Json SummaryJson(const AppSetSummary& summary);
 // One row as lists and the attention list show it: {"name", "appset", "cluster", "step",

@@ -347,10 +347,11 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
   Config& c = out.config;
   if (!doc || doc.IsNull()) return out;  // an empty file: every default
   if (!r.Is(doc, "", "object")) return out;
-  r.Keys(doc, "",
-         {"kubeconfig", "clusters", "applicationSets", "progressiveSyncs", "state", "listen",
-          "apiTokenFile", "apiReadTokenFile", "tls", "git", "repositories", "webhook", "deletion",
-          "workloads", "liveness", "limits", "etcd", "cacheDir", "leaderElection"});
+  r.Keys(doc, "", {"kubeconfig", "clusters", "applicationSets", "progressiveSyncs",
+                   "state",      "listen",   "apiTokenFile",    "apiReadTokenFile",
+                   "tls",        "git",      "repositories",    "webhook",
+                   "deletion",   "analysis", "workloads",       "liveness",
+                   "limits",     "etcd",     "cacheDir",        "leaderElection"});
   if (const YAML::Node k = doc["kubeconfig"]) {
     if (k.IsSequence()) {
       c.kubeconfig = r.StrList(k, "kubeconfig");
@@ -487,6 +488,20 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
     if (!w["secretFile"] || c.webhook_secret_file.empty()) {
       r.Add(w, "webhook.secretFile",
             "required (the file holding the secret push webhooks are signed with)");
+    }
+  }
+  if (const YAML::Node a = doc["analysis"]; a && r.Is(a, "analysis", "object")) {
+    r.Keys(a, "analysis", {"prometheus"});
+    std::string url;
+    r.Str(a["prometheus"], "analysis.prometheus", url);
+    if (!a["prometheus"] || url.empty()) {
+      r.Add(a, "analysis.prometheus",
+            "required (the Prometheus base URL analyses query, e.g. http://prometheus:9090)");
+    } else if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0) {
+      r.Add(a["prometheus"], "analysis.prometheus",
+            "\"" + url + "\" is not an http:// or https:// URL (e.g. http://prometheus:9090)");
+    } else {
+      c.analysis_prometheus = url;
     }
   }
   if (const YAML::Node d = doc["deletion"]; d && r.Is(d, "deletion", "object")) {

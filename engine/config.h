@@ -89,6 +89,9 @@ struct Config {
   // `webhook: {secretFile}`: POST /api/v1/webhook checks pushes against this file's secret
   // (re-read when it changes). Empty: the endpoint refuses every request.
   std::string webhook_secret_file;
+  // `analysis: {prometheus}` (issue 29): the Prometheus a RollingSync step's analysis queries
+  // when the step names none (http:// or https://). Empty: a step must name its own.
+  std::string analysis_prometheus;
   long long deletion_grace_period_seconds = 600;
   std::vector<std::string> workload_kinds = {"CloneSet", "Deployment", "StatefulSet", "DaemonSet"};
   std::vector<std::string> workload_namespaces;  // empty = all

@@ -20,8 +20,23 @@ StepHold HoldOfStep(const StepGate& gate, long long live, long long failed,
   if (budget && failed > *budget) return StepHold::kFailed;
   // Without a budget a failed app holds the step as any incomplete one does (Argo CD's rule).
   if (incomplete_not_failed > 0 || (!budget && failed > 0)) return StepHold::kIncomplete;
+  using Analysis = AnalysisVerdict::State;
+  if (gate.analysis == Analysis::kFailed) return StepHold::kAnalysisFailed;
   if (!gate.soaked) return StepHold::kSoaking;
+  if (gate.analysis == Analysis::kRunning) return StepHold::kAnalysing;
   return StepHold::kNone;
+}
+
+Eligibility EligibilityOfHold(int step, StepHold why, const StepGate& gate) {
+  Eligibility out(step);
+  if (step < 0) return out;
+  out.soaking = why == StepHold::kSoaking;
+  out.analysis_failed = why == StepHold::kAnalysisFailed;
+  out.failed = why == StepHold::kFailed || out.analysis_failed;
+  out.awaiting_analysis = why == StepHold::kAnalysing;
+  out.analysis_running =
+      (out.soaking && gate.analysis == AnalysisVerdict::State::kRunning) || out.awaiting_analysis;
+  return out;
 }
 
 Eligibility ComputeEligibility(const std::vector<std::vector<AppGateFacts>>& steps,
@@ -38,13 +53,11 @@ Eligibility ComputeEligibility(const std::vector<std::vector<AppGateFacts>>& ste
         ++incomplete;
       }
     }
-    const StepHold hold =
-        HoldOfStep(s < gates.size() ? gates[s] : StepGate{}, live, failed, incomplete);
+    const StepGate gate = s < gates.size() ? gates[s] : StepGate{};
+    const StepHold hold = HoldOfStep(gate, live, failed, incomplete);
     if (hold == StepHold::kNone) continue;
-    out.first_incomplete_step = static_cast<int>(s);
-    out.soaking = hold == StepHold::kSoaking;
-    out.failed = hold == StepHold::kFailed;
-    if (out.failed) {
+    out = EligibilityOfHold(static_cast<int>(s), hold, gate);
+    if (hold == StepHold::kFailed) {
       for (const auto& app : steps[s]) {
         if (app.failed && !AppCompletesStep(app) && app.name) out.failed_apps.push_back(*app.name);
       }

@@ -4,13 +4,15 @@
 // [fleetwave], so a Healthy app whose cluster died or whose pods crash holds later steps.
 // [fleetwave, issue 29] A step with maxFailures completes with up to that many failed apps (the
 // rest complete), and fails with one more; a step with minSuccessTime completes only once it has
-// soaked (rollout_safety.h).
+// soaked (rollout_safety.h); a step with analysis completes only once its analysis passed, and
+// fails when it failed (engine/analysis.h).
 #pragma once
 
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/analysis.h"
 #include "engine/appset.h"
 
 namespace fleetwave::engine {
@@ -29,6 +31,8 @@ struct AppGateFacts {
 struct StepGate {
   std::optional<IntOrString> max_failures;  // the step's, as decoded
   bool soaked = true;                       // StepSoaked (rollout_safety.h)
+  // The step's analysis verdict (StepAnalysisState, rollout_safety.h): kPassed without one.
+  AnalysisVerdict::State analysis = AnalysisVerdict::State::kPassed;
 };
 
 // Live health that does not hold a step: anything but Degraded, Missing and Unknown.
@@ -48,6 +52,13 @@ struct Eligibility {
   std::vector<std::string> failed_apps;
   // The first incomplete step is complete but for its soak (minSuccessTime).
   bool soaking = false;
+  // [issue 29] The first incomplete step's apps are complete (within its budget) and its
+  // analysis runs: measurements are wanted, while it soaks and after. `awaiting_analysis`: its
+  // soak is done (or it has none) and only the analysis holds it. `analysis_failed`: its
+  // analysis failed, which fails the step (`failed` is set too; `failed_apps` stays empty).
+  bool analysis_running = false;
+  bool awaiting_analysis = false;
+  bool analysis_failed = false;
 
   // Steps up to and including the first incomplete one are open. Unmatched apps (-1) never are.
   bool StepOpen(int step) const {
@@ -59,9 +70,16 @@ struct Eligibility {
 
 // What holds one step, from its counts: the step's live apps (`live`, maxFailures' total), its
 // failed ones and those that hold it otherwise (incomplete and not failed).
-enum class StepHold { kNone, kIncomplete, kFailed, kSoaking };
+// Checked in this order: too many failed apps, incomplete apps, a failed analysis, the soak,
+// an analysis still running.
+enum class StepHold { kNone, kIncomplete, kFailed, kAnalysisFailed, kSoaking, kAnalysing };
 StepHold HoldOfStep(const StepGate& gate, long long live, long long failed,
                     long long incomplete_not_failed);
+
+// The Eligibility of a rollout whose first holding step is `step` (0-based, -1: none) for `why`,
+// under that step's `gate`: its flags but failed_apps, which the caller fills for kFailed.
+// Plan's ComputeEligibility and the tracker's Decide both build it here.
+Eligibility EligibilityOfHold(int step, StepHold why, const StepGate& gate);
 
 // `steps[s]` holds the facts of every app of step s, `gates[s]` its gate (absent: none). An
 // empty step is complete.

@@ -276,6 +276,7 @@ RolloutOutcome FinishRollout(const Strategy& strategy, RolloutState state,
         StepDeadline(out.rollout, strategy.steps[current - 1].progress_deadline_seconds, now);
   }
   out.soak_ends_at = UpdateSafetyState(strategy, out.rollout, open, observation_complete, now);
+  out.analysis_due = AnalysisDue(strategy, out.rollout, open, now);
   RolloutProgress progress;
   progress.current_step = current;
   progress.paused = out.rollout.paused;

@@ -113,9 +113,10 @@ SyncSelection SelectSyncs(const JoinedApps& joined, const Eligibility& open, boo
 
 struct RolloutOutcome {
   RolloutState rollout;
-  std::vector<AppSetCondition> conditions;  // sorted by type
-  std::optional<Time> step_deadline;        // the current step's, while it runs
-  std::optional<Time> soak_ends_at;         // the current step's soak, while it soaks
+  std::vector<AppSetCondition> conditions;      // sorted by type
+  std::optional<Time> step_deadline;            // the current step's, while it runs
+  std::optional<Time> soak_ends_at;             // the current step's soak, while it soaks
+  std::optional<AnalysisRequest> analysis_due;  // the next measurement, while analysis runs
 };
 
 // Phase 4. `state` is the stored rollout state after JoinApps pruned its skips;

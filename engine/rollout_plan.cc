@@ -173,6 +173,7 @@ PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
   r.window_edge_at = windows.next_edge();
   r.step_deadline = outcome.step_deadline;
   r.soak_ends_at = outcome.soak_ends_at;
+  r.analysis_due = std::move(outcome.analysis_due);
   r.application_status = std::move(joined.entries);
   return r;
 }

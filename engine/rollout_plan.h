@@ -61,6 +61,9 @@ struct PlanResult {
   // [issue 29] When a sync window of the set's projects may start or end a hold next: the
   // daemon's timer (rollout_windows.h).
   std::optional<Time> window_edge_at;
+  // [issue 29] While the current step's analysis runs: the next measurement the daemon takes
+  // (query Prometheus at `due`, then RecordAnalysisMeasurement and decide again).
+  std::optional<AnalysisRequest> analysis_due;
   // Apps found drifted this reconcile (Healthy entry, OutOfSync at the pin), sorted: `healed`
   // those sent back to Waiting to be synced again (RollingSyncHealsDrift), `drifted` those
   // left Healthy and only reported.

@@ -27,12 +27,28 @@ bool StepSoaked(const Strategy& strategy, int s, const RolloutState& stored, boo
          now >= SoakEnd(*stored.soak_started_at, *secs);
 }
 
+AnalysisVerdict::State StepAnalysisState(const Strategy& strategy, int s,
+                                         const RolloutState& stored, bool new_generation,
+                                         Time now) {
+  using State = AnalysisVerdict::State;
+  const auto& spec = strategy.steps[s].analysis;
+  if (!spec) return State::kPassed;
+  if (new_generation || stored.generation == 0) return State::kRunning;
+  if (stored.step == 0 || stored.step > s + 1) return State::kPassed;
+  if (stored.analysis && stored.analysis->step == s + 1) {
+    return JudgeAnalysis(*spec, stored.analysis->measurements, now).state;
+  }
+  return State::kRunning;
+}
+
 std::vector<StepGate> StepGates(const Strategy& strategy, const RolloutState& stored,
                                 bool new_generation, Time now) {
   std::vector<StepGate> gates(strategy.steps.size());
   for (size_t s = 0; s < gates.size(); ++s) {
     gates[s].max_failures = strategy.steps[s].max_failures;
     gates[s].soaked = StepSoaked(strategy, static_cast<int>(s), stored, new_generation, now);
+    gates[s].analysis =
+        StepAnalysisState(strategy, static_cast<int>(s), stored, new_generation, now);
   }
   return gates;
 }
@@ -74,6 +90,9 @@ std::optional<Time> UpdateSafetyState(const Strategy& strategy, RolloutState& st
     }
     return SoakEnd(*state.soak_started_at, *strategy.steps[current - 1].min_success_seconds);
   }
+  // Soaked, and only its analysis holds the step: the clock stays, or the next decision would
+  // find the step unsoaked and soak it again.
+  if (open.awaiting_analysis) return std::nullopt;
   if (observation_complete) {
     state.soak_step = 0;
     state.soak_started_at.reset();
@@ -81,7 +100,47 @@ std::optional<Time> UpdateSafetyState(const Strategy& strategy, RolloutState& st
   return std::nullopt;
 }
 
+std::optional<AnalysisRequest> AnalysisDue(const Strategy& strategy, const RolloutState& state,
+                                           const Eligibility& open, Time now) {
+  if (!open.analysis_running || open.CurrentStep() != state.step || state.paused ||
+      RolloutHeld(state)) {
+    return std::nullopt;
+  }
+  const auto& spec = strategy.steps[state.step - 1].analysis;
+  if (!spec) return std::nullopt;
+  static const std::vector<AnalysisMeasurement> kNone;
+  const auto& taken =
+      state.analysis && state.analysis->step == state.step ? state.analysis->measurements : kNone;
+  const AnalysisVerdict verdict = JudgeAnalysis(*spec, taken, now);
+  if (verdict.state != AnalysisVerdict::State::kRunning || !verdict.next_at) return std::nullopt;
+  return AnalysisRequest{state.generation, state.step, *verdict.next_at, *spec};
+}
+
+namespace {
+
+// The halt of a step whose analysis failed: a budget failure always names at least one app.
+std::optional<std::string> AnalysisFailureOf(const Strategy& strategy, const RolloutState& state) {
+  if (!state.failed_apps.empty() || state.failed_step < 1 ||
+      state.failed_step > static_cast<int>(strategy.steps.size())) {
+    return std::nullopt;
+  }
+  const auto& spec = strategy.steps[state.failed_step - 1].analysis;
+  if (!spec) return std::nullopt;
+  std::string why = "its analysis failed";
+  if (state.analysis && state.analysis->step == state.failed_step) {
+    const AnalysisVerdict v = JudgeAnalysis(*spec, state.analysis->measurements, Time{});
+    if (v.state == AnalysisVerdict::State::kFailed) why = v.message;
+  }
+  return why + " (query: " + spec->query + ")";
+}
+
+}  // namespace
+
 std::string RolloutFailedMessage(const Strategy& strategy, const RolloutState& state) {
+  if (auto analysis = AnalysisFailureOf(strategy, state)) {
+    return "ApplicationSet rollout step " + std::to_string(state.failed_step) +
+           " failed: " + *analysis + "; promotion is halted until a new revision or a resume";
+  }
   std::string apps;
   for (const auto& a : state.failed_apps) apps += (apps.empty() ? "" : ", ") + a;
   std::string budget = "?";

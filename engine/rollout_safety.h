@@ -26,6 +26,13 @@ namespace fleetwave::engine {
 bool StepSoaked(const Strategy& strategy, int s, const RolloutState& stored, bool new_generation,
                 Time now);
 
+// [issue 29] Step `s`'s (0-based) analysis verdict at `now`, from the rollout state stored
+// before this decision: passed without analysis and for a step the rollout already went past in
+// this generation; otherwise JudgeAnalysis of the stored measurements when they are this step's,
+// running when there are none yet (a new generation analyses every step again).
+AnalysisVerdict::State StepAnalysisState(const Strategy& strategy, int s,
+                                         const RolloutState& stored, bool new_generation, Time now);
+
 // Every step's gate for ComputeEligibility.
 std::vector<StepGate> StepGates(const Strategy& strategy, const RolloutState& stored,
                                 bool new_generation, Time now);
@@ -61,7 +68,15 @@ void MarkFailedApp(AppRolloutStatus& entry, const Application& live, bool skippe
 std::optional<Time> UpdateSafetyState(const Strategy& strategy, RolloutState& state,
                                       const Eligibility& open, bool observation_complete, Time now);
 
-// RolloutProgressing's message of a halted rollout: the step, its budget and the failed apps.
+// [issue 29] The measurement a decision asks for: while the current step's analysis runs
+// (`open.analysis_running`, at the step `state` — the decision's — is at) and the rollout is
+// neither paused nor held, the next one, due at once when none was taken yet, else one
+// interval after the last. nullopt otherwise.
+std::optional<AnalysisRequest> AnalysisDue(const Strategy& strategy, const RolloutState& state,
+                                           const Eligibility& open, Time now);
+
+// RolloutProgressing's message of a halted rollout: the step, its budget and the failed apps;
+// for a step whose analysis failed (no failed apps), the analysis' query, condition and values.
 std::string RolloutFailedMessage(const Strategy& strategy, const RolloutState& state);
 
 // RolloutProgressing's message of an aborted rollout: the step, who aborted it and when.

@@ -122,6 +122,7 @@ void PauseRollout(RolloutState& state, Time now) {
 void ResumeRollout(RolloutState& state, Time now) {
   // The operator acknowledged the failure: the step is judged again by the next decision
   // rather than held until a new commit (rollout_state.h says what that decides).
+  if (state.failed_step != 0) state.analysis.reset();  // a failed analysis runs again
   state.failed_step = 0;
   state.failed_apps.clear();
   // An abort held the revision; the operator now wants it rolled out after all.
@@ -139,6 +140,22 @@ void AbortRollout(RolloutState& state, Time now, const std::string& caller) {
   state.aborted = true;
   state.aborted_at = TruncateToSeconds(now);
   state.aborted_by = caller;
+}
+
+bool RecordAnalysisMeasurement(RolloutState& state, const AnalysisRequest& request,
+                               const AnalysisMeasurement& measurement) {
+  if (state.generation != request.generation || state.step != request.step ||
+      state.failed_step != 0 || state.aborted) {
+    return false;
+  }
+  if (!state.analysis || state.analysis->step != request.step) {
+    state.analysis = StepAnalysisRecord{request.step, {}};
+  }
+  auto& list = state.analysis->measurements;
+  auto at = std::upper_bound(list.begin(), list.end(), measurement.at,
+                             [](Time t, const AnalysisMeasurement& m) { return t < m.at; });
+  list.insert(at, measurement);
+  return true;
 }
 
 void SkipApplication(RolloutState& state, const std::string& app, const std::string& reason) {

@@ -44,8 +44,8 @@ struct RolloutState {
   std::optional<Time> aborted_at;
   std::string aborted_by;  // the caller, as logged
   // [issue 29] The current step's Prometheus analysis so far (engine/analysis.h), stored so
-  // that a restart goes on with the measurements already taken. Nothing sets it until the
-  // daemon queries Prometheus; a new generation or another step drops it.
+  // that a restart goes on with the measurements already taken (RecordAnalysisMeasurement); a
+  // new generation, another step or a resume of a halted rollout drops it.
   std::optional<StepAnalysisRecord> analysis;
 
   bool operator==(const RolloutState&) const = default;
@@ -62,7 +62,8 @@ Json EncodeRolloutState(const RolloutState& state);
 // running rollout changes nothing.
 void PauseRollout(RolloutState& state, Time now);
 // Ends a pause and an abort, and [issue 29] acknowledges a failed step's halt (failedStep,
-// failedApps): the next decision evaluates that step again as it is now, so its failed apps count
+// failedApps) and drops the step's analysis measurements, so that its analysis runs again: the
+// next decision evaluates that step again as it is now, so its failed apps count
 // once they are Healthy, the budget is checked against those still failed (one more than
 // maxFailures halts again at once), and a step that completes goes on to its soak and the next
 // step. An operator who wants to go on without an app still failed skips it. Pinned by
@@ -74,6 +75,12 @@ inline bool RolloutHalted(const RolloutState& state) { return state.failed_step 
 // [issue 29] Halts the rollout now and holds its revision, for `caller`; a resume or a new
 // generation undoes it. Aborting an aborted rollout changes nothing.
 void AbortRollout(RolloutState& state, Time now, const std::string& caller);
+// [issue 29] Adds a measurement the daemon took for `request` (a decision's analysis_due) to
+// state.analysis, in time order. False, and nothing changes, when the rollout moved on since the
+// request (another generation or step) or is held (a halt or an abort): a stale answer never
+// counts for a step it was not taken for.
+bool RecordAnalysisMeasurement(RolloutState& state, const AnalysisRequest& request,
+                               const AnalysisMeasurement& measurement);
 void SkipApplication(RolloutState& state, const std::string& app, const std::string& reason);
 
 // Seconds of the current step spent paused, up to `now`.

@@ -31,6 +31,16 @@ Json StrategyJson(const Strategy& strategy) {
     if (step.min_success_seconds) {
       s["minSuccessTime"] = std::to_string(*step.min_success_seconds) + "s";
     }
+    if (step.analysis) {
+      const AnalysisSpec& a = *step.analysis;
+      Json analysis = {{"query", a.query},
+                       {"successCondition", a.success.written},
+                       {"interval", std::to_string(a.interval_seconds) + "s"},
+                       {"count", a.count},
+                       {"failureLimit", a.failure_limit}};
+      if (!a.prometheus.empty()) analysis["prometheus"] = a.prometheus;
+      s["analysis"] = std::move(analysis);
+    }
     steps.push_back(std::move(s));
   }
   out["rollingSync"] = {{"steps", std::move(steps)}};

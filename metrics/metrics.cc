@@ -135,6 +135,12 @@ Metrics::Metrics(BuildInfo build, std::string proc)
           HistogramFamily(*registry_, "fleetwave_cluster_request_duration_seconds",
                           "Duration of HTTP requests to clusters (each attempt)."),
           {"verb"}),
+      analysis_measurements_(
+          CounterFamily(*registry_, "fleetwave_analysis_measurements_total",
+                        "Prometheus analysis measurements of a RollingSync step (issue 29), by "
+                        "result: pass, or fail (the condition not met, no single value, an "
+                        "unreachable Prometheus or a query error)."),
+          {"appset", "step", "result"}),
       cluster_requests_(CounterFamily(*registry_, "fleetwave_cluster_requests_total",
                                       "HTTP requests to clusters by verb and code class (each "
                                       "attempt)."),
@@ -330,6 +336,7 @@ void Metrics::EraseAppSetLocked(const std::string& appset) {
   rollout_duration_.Erase({appset});
   rollout_step_duration_.Erase({appset});
   step_failures_.EraseWhere(0, appset);
+  analysis_measurements_.EraseWhere(0, appset);
   syncs_.EraseWhere(0, appset);
   if (drifted_.erase(appset) > 0) app_drifted_.EraseWhere(0, appset);
   drift_corrections_.Erase({appset});
@@ -372,6 +379,11 @@ void Metrics::SyncFinished(const std::string& appset, const std::string& trigger
   std::lock_guard<std::mutex> lock(mu_);
   syncs_.Get({appset, OneOf(trigger, kTriggers, "other"), OneOf(result, kResults, "other")})
       .Increment();
+}
+
+void Metrics::AnalysisMeasured(const std::string& appset, int step, bool passed) {
+  std::lock_guard<std::mutex> lock(mu_);
+  analysis_measurements_.Get({appset, std::to_string(step), passed ? "pass" : "fail"}).Increment();
 }
 
 void Metrics::WorkloadCondition(const WorkloadId& w, const std::string& reason, bool exceeded) {

@@ -3,6 +3,7 @@
 // the series of each app, workload and cluster within budget, and renders them for /metrics.
 //
 // The metrics, in one sorted block:
+//   fleetwave_analysis_measurements_total{appset,step,result}                counter, pass|fail
 //   fleetwave_app_drifted{appset,application}                                gauge 1, reported
 //   drift fleetwave_application_health{appset,application,cluster,health}          state set
 //   fleetwave_application_rollout_status{appset,application,status}          state set
@@ -129,6 +130,9 @@ class Metrics {
   // A sync operation ended. trigger: rollout|manual|automated; result: Succeeded|Failed|Error.
   void SyncFinished(const std::string& appset, const std::string& trigger,
                     const std::string& result);
+  // [issue 29] One analysis measurement of step `step` (1-based) recorded: passed or not (an
+  // unreachable Prometheus and a query error count as failed).
+  void AnalysisMeasured(const std::string& appset, int step, bool passed);
 
   // ---- Workloads (the cluster actor, from its informers) ----
   // The workload's Progressing condition reason ("" reads as "Unknown") and whether its
@@ -199,6 +203,7 @@ class Metrics {
   Series<prometheus::Gauge> appset_last_progress_;
   Series<prometheus::Gauge> appset_rollout_step_;
   Series<prometheus::Histogram> cluster_request_duration_;
+  Series<prometheus::Counter> analysis_measurements_;
   Series<prometheus::Counter> cluster_requests_;
   Series<prometheus::Gauge> cluster_up_;
   Series<prometheus::Gauge> config_reload_success_;

@@ -269,6 +269,7 @@ AppSetDelta RollingSyncDecider::Decide(Time now_in) {
   if (d.step_deadline) KeepEarliest(out.wake_at, *d.step_deadline);
   if (d.soak_ends_at) KeepEarliest(out.wake_at, *d.soak_ends_at);  // a timer, never a poll
   if (d.window_edge_at) KeepEarliest(out.wake_at, *d.window_edge_at);
+  out.analysis_due = std::move(d.analysis_due);
 
   // The set's status, patched per changed entry.
   out.changed_entries = std::move(d.changed_entries);

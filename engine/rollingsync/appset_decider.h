@@ -46,6 +46,11 @@ struct AppSetDelta {
   // The Applications that changed, name order (the decider's applications() holds all).
   std::vector<std::shared_ptr<const Json>> applications;
   std::optional<Time> wake_at;
+  // [issue 29] The next analysis measurement, while the current step's analysis runs
+  // (PlanResult::analysis_due). Its due time is not in wake_at: the caller takes a due
+  // measurement at once (a wake-up at a past time would decide again and again meanwhile) and
+  // arms its own timer for a later one.
+  std::optional<AnalysisRequest> analysis_due;
   std::vector<std::string> log;
   std::vector<std::string> drifted;  // reported, not healed (all of the set's, as PlanResult)
   std::size_t healed = 0;

@@ -66,6 +66,15 @@ std::optional<std::string> FirstPlanDifference(const PlanResult& expected,
     return "sync window edge: expected " + Describe(expected.window_edge_at) + ", got " +
            Describe(actual.window_edge_at);
   }
+  if (expected.analysis_due != actual.analysis_due) {
+    auto text = [](const std::optional<AnalysisRequest>& r) {
+      return r ? "step " + std::to_string(r->step) + " of generation " +
+                     std::to_string(r->generation) + " due " + FormatRfc3339(r->due)
+               : std::string("none");
+    };
+    return "analysis due: expected " + text(expected.analysis_due) + ", got " +
+           text(actual.analysis_due);
+  }
   if (expected.steps != actual.steps) {
     for (const auto& [app, step] : expected.steps) {
       auto it = actual.steps.find(app);

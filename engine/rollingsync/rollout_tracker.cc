@@ -223,6 +223,11 @@ void RolloutTracker::Abort(Time now, const std::string& caller) {
   AbortRollout(state_, now, caller);
 }
 
+bool RolloutTracker::RecordMeasurement(const AnalysisRequest& request,
+                                       const AnalysisMeasurement& measurement) {
+  return RecordAnalysisMeasurement(state_, request, measurement);
+}
+
 void RolloutTracker::Skip(const std::string& app, const std::string& reason) {
   auto it = records_.find(app);
   if (it == records_.end() || !it->second.live) return;  // Plan drops a skip of no live app
@@ -285,7 +290,7 @@ void RolloutTracker::Promote(Time now, const std::vector<StepGate>& gates, bool 
   for (int round = 0; round <= step_count; ++round) {
     const Hold hold = FirstHold(gates);
     const int f = hold.step;
-    if (f < 0 || hold.why == StepHold::kFailed) return;
+    if (f < 0 || hold.why == StepHold::kFailed || hold.why == StepHold::kAnalysisFailed) return;
     StepIndex& s = steps_[f];
     const auto budget = MaxUpdateLimit(strategy_.steps[f].max_update, s.live);
     long long updating = s.updating;
@@ -333,10 +338,8 @@ RolloutDelta RolloutTracker::Decide(Time now_in, bool observation_complete) {
 
   const Hold hold = FirstHold(gates);
   const int open = hold.step;
-  Eligibility eligibility(open);
-  eligibility.soaking = hold.why == StepHold::kSoaking;
-  eligibility.failed = hold.why == StepHold::kFailed;
-  if (eligibility.failed) {
+  Eligibility eligibility = EligibilityOfHold(open, hold.why, open >= 0 ? gates[open] : StepGate{});
+  if (hold.why == StepHold::kFailed) {
     for (std::string_view name : steps_[open].failed) eligibility.failed_apps.emplace_back(name);
   }
   RolloutOutcome outcome =
@@ -360,6 +363,8 @@ RolloutDelta RolloutTracker::Decide(Time now_in, bool observation_complete) {
   soak_ends_at_ = outcome.soak_ends_at;
   delta.soak_ends_at = soak_ends_at_;
   delta.window_edge_at = window_clock_.next_edge();
+  analysis_due_ = outcome.analysis_due;
+  delta.analysis_due = analysis_due_;
   healed_ = delta.healed;
   open_step_ = open;
   // Plan's SelectSyncs: nothing is listed while paused, halted by a failed step or aborted.
@@ -417,6 +422,7 @@ PlanResult RolloutTracker::Snapshot() const {
   r.step_deadline = step_deadline_;
   r.soak_ends_at = soak_ends_at_;
   r.window_edge_at = window_clock_.next_edge();
+  r.analysis_due = analysis_due_;
   r.drifted.assign(drifted_.begin(), drifted_.end());
   r.healed = healed_;
   return r;

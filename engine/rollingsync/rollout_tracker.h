@@ -60,9 +60,10 @@ struct RolloutDelta {
   // Re-decided apps found drifted: `healed` sent back to Waiting, `drifted` only reported.
   std::vector<std::string> drifted;
   std::vector<std::string> healed;
-  std::optional<Time> step_deadline;   // the next wake-up this rollout needs, if any
-  std::optional<Time> soak_ends_at;    // when the current step's soak ends, while it soaks
-  std::optional<Time> window_edge_at;  // when a sync window may start or end a hold next
+  std::optional<Time> step_deadline;            // the next wake-up this rollout needs, if any
+  std::optional<Time> soak_ends_at;             // when the current step's soak ends, while it soaks
+  std::optional<Time> window_edge_at;           // when a sync window may start or end a hold next
+  std::optional<AnalysisRequest> analysis_due;  // the next analysis measurement, while it runs
   // The cost: apps whose entry was re-derived (changed inputs) or promoted.
   size_t apps_decided = 0;
 };
@@ -100,6 +101,9 @@ class RolloutTracker {
   void Resume(Time now);
   void Abort(Time now, const std::string& caller);
   void Skip(const std::string& app, const std::string& reason);
+  // [issue 29] A measurement taken for a decision's analysis_due (RecordAnalysisMeasurement):
+  // false when the rollout moved on since. The next Decide judges the step with it.
+  bool RecordMeasurement(const AnalysisRequest& request, const AnalysisMeasurement& measurement);
 
   // Decides on what changed since the last decision, at `now` (truncated to seconds).
   // `observation_complete` as for Plan.
@@ -190,11 +194,12 @@ class RolloutTracker {
   RolloutState state_;
   std::vector<AppSetCondition> conditions_;
   Json other_status_ = Json::object();
-  std::vector<std::string> healed_;    // by the last decision
-  std::optional<Time> step_deadline_;  // of the last decision
-  std::optional<Time> soak_ends_at_;   // of the last decision
-  int open_step_ = -1;                 // the last decision's first incomplete step
-  bool listing_ = false;               // the last decision had a sync list (not paused)
+  std::vector<std::string> healed_;              // by the last decision
+  std::optional<Time> step_deadline_;            // of the last decision
+  std::optional<Time> soak_ends_at_;             // of the last decision
+  std::optional<AnalysisRequest> analysis_due_;  // of the last decision
+  int open_step_ = -1;                           // the last decision's first incomplete step
+  bool listing_ = false;                         // the last decision had a sync list (not paused)
 };
 
 }  // namespace fleetwave::engine

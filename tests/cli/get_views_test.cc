@@ -207,6 +207,36 @@ TEST(GetViewsTest, StepView) {
             "ApplicationSet is performing rollout of step 2\n");
 }
 
+// Issue 29: the current step's analysis measurements under its query and condition, each with
+// its value (or error) and result.
+TEST(GetViewsTest, StepViewShowsTheAnalysisMeasurements) {
+  FleetState s = Guestbook();
+  Json& set = s.collections["applicationsets"]["guestbook"];
+  set["spec"]["strategy"]["rollingSync"]["steps"][1]["analysis"] = {
+      {"query", "sum(errors)"}, {"successCondition", "< 0.5"}, {"count", 3}};
+  set["status"]["rollout"]["analysis"] = {
+      {"step", 2},
+      {"measurements",
+       Json::array({{{"time", "2026-03-01T12:00:00Z"}, {"value", 0.25}, {"passed", true}},
+                    {{"time", "2026-03-01T12:00:30Z"},
+                     {"passed", false},
+                     {"error", "Prometheus did not answer: connection refused"}}})}};
+  const View view = AppSetStepView(s, "guestbook", Plain());
+  EXPECT_NE(view.text.find("\nStep 2 analysis: 1/3 passed, 1 failed; sum(errors) < 0.5\n"
+                           "TIME                   VALUE   RESULT   ERROR\n"
+                           "2026-03-01T12:00:00Z   0.25    Passed\n"
+                           "2026-03-01T12:00:30Z   -       Failed   Prometheus did not answer: "
+                           "connection refused\n"),
+            std::string::npos)
+      << view.text;
+  bool line = false;
+  for (const auto& [key, text] : view.lines) {
+    line = line || (key == "analysis/2026-03-01T12:00:00Z" &&
+                    text == "step 2 analysis at 2026-03-01T12:00:00Z: 0.25 passed");
+  }
+  EXPECT_TRUE(line);
+}
+
 // The current step's state follows the rollout: paused, past its deadline, or (once the
 // rollout completed) no current step and every step Complete.
 TEST(GetViewsTest, StepStates) {

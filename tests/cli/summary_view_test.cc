@@ -36,7 +36,7 @@ struct FleetApp {
 
 // The state `get appset NAME` reads: the set's summary and its rows, derived from `apps`.
 FleetState StateOf(const std::string& set_name, const std::vector<Json>& steps, int current,
-                   const std::vector<FleetApp>& apps) {
+                   const std::vector<FleetApp>& apps, const Json& analysis = Json()) {
   Json set = {
       {"metadata", {{"name", set_name}}},
       {"spec", {{"strategy", {{"type", "RollingSync"}, {"rollingSync", {{"steps", steps}}}}}}},
@@ -48,6 +48,7 @@ FleetState StateOf(const std::string& set_name, const std::vector<Json>& steps, 
            {"reason", "ApplicationSetModified"},
            {"message",
             "ApplicationSet is performing rollout of step " + std::to_string(current)}}}}}}};
+  if (!analysis.is_null()) set["status"]["rollout"]["analysis"] = analysis;
   std::vector<Json> objects;
   for (const FleetApp& a : apps) {
     set["status"]["applicationStatus"].push_back(
@@ -105,6 +106,26 @@ TEST(SummaryViewTest, ASmallSetShowsItsStepsCountsAndCurrentApps) {
   EXPECT_EQ(view.lines[0].second, "appset guestbook: step 2/3 Progressing, 1/4 apps complete");
   EXPECT_EQ(view.lines[2].second, "step 2 (env in (qa)): 0/2 [----------] maxUpdate 1 Progressing");
   EXPECT_EQ(view.lines[4].second, "app dev-eu (step 1): Healthy Synced on dev-eu, Healthy");
+}
+
+// Issue 29: the current step's analysis measurements, from the summary, under the step table.
+TEST(SummaryViewTest, TheCurrentStepsAnalysisIsListed) {
+  Json qa = StepOf("qa");
+  qa["analysis"] = {{"query", "sum(errors)"}, {"successCondition", "< 0.5"}, {"count", 2}};
+  const FleetState state = StateOf(
+      "guestbook", {StepOf("dev"), qa}, 2, {{"qa-eu", "qa-eu", 2, "Healthy", "Healthy", ""}},
+      {{"step", 2},
+       {"measurements",
+        Json::array({{{"time", "2026-03-01T12:00:00Z"}, {"value", 0.25}, {"passed", true}}})}});
+  const View view = AppSetSummaryView(state, "guestbook", Plain());
+  EXPECT_NE(view.text.find("\nStep 2 analysis: 1/2 passed, 0 failed; sum(errors) < 0.5\n"
+                           "TIME                   VALUE   RESULT   ERROR\n"
+                           "2026-03-01T12:00:00Z   0.25    Passed\n"),
+            std::string::npos)
+      << view.text;
+  const FleetState none = StateOf("guestbook", {StepOf("dev"), qa}, 2,
+                                  {{"qa-eu", "qa-eu", 2, "Healthy", "Healthy", ""}});
+  EXPECT_EQ(AppSetSummaryView(none, "guestbook", Plain()).text.find("analysis"), std::string::npos);
 }
 
 TEST(SummaryViewTest, TwoThousandAppsFitInFortyLinesWithTheFailuresFirst) {

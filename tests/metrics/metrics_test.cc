@@ -168,6 +168,28 @@ TEST(MetricsTest, StepFailuresCountTheFailedAppsOfEachStep) {
   EXPECT_TRUE(Find(Scrape(m), "fleetwave_step_failures").empty());
 }
 
+// Issue 29: every analysis measurement counted by set, step and result; the set's removal takes
+// its series.
+TEST(MetricsTest, AnalysisMeasurementsAreCountedByStepAndResult) {
+  Metrics m;
+  m.AnalysisMeasured("web", 1, true);
+  m.AnalysisMeasured("web", 1, true);
+  m.AnalysisMeasured("web", 1, false);
+  m.AnalysisMeasured("web", 2, false);
+  auto all = Scrape(m);
+  const auto series = [&](const char* step, const char* result) {
+    return Find(all, "fleetwave_analysis_measurements_total",
+                {{"appset", "web"}, {"step", step}, {"result", result}});
+  };
+  ASSERT_EQ(series("1", "pass").size(), 1u);
+  EXPECT_EQ(series("1", "pass")[0].value, 2);
+  EXPECT_EQ(series("1", "fail").at(0).value, 1);
+  EXPECT_EQ(series("2", "fail").at(0).value, 1);
+  EXPECT_TRUE(series("2", "pass").empty());
+  m.AppSetRemoved("web");
+  EXPECT_TRUE(Find(Scrape(m), "fleetwave_analysis_measurements_total").empty());
+}
+
 // The per-app series after any sequence of results equal those of a Metrics that saw only the
 // last result: remembering each app's labels between calls (so an unchanged app costs no
 // prometheus call) never leaves a stale series or misses a change. And observing the same

@@ -23,7 +23,7 @@ EXAMPLES = os.path.join(REPO, "examples", "prometheus")
 ALERTS = ["FleetwaveProgressDeadlineExceeded", "FleetwaveRolloutStalled", "FleetwaveClusterDown",
           "FleetwaveConfigReloadFailed", "FleetwaveApplicationOutOfSync",
           "FleetwavePendingDeletion", "FleetwaveApplicationDrifted", "FleetwaveDecisionDiverged",
-          "FleetwaveGitRepositoryStale"]
+          "FleetwaveGitRepositoryStale", "FleetwaveRolloutFailed", "FleetwaveAnalysisFailing"]
 
 
 def promtool(*args, cwd=EXAMPLES):

@@ -388,6 +388,10 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
         source.SetRepositories(repositories);
       };
   services.publish.progress_evaluated = [&metrics] { metrics.ProgressEvaluated(); };
+  services.publish.analysis_measured = [&metrics](const std::string& appset, int step,
+                                                  bool passed) {
+    metrics.AnalysisMeasured(appset, step, passed);
+  };
   services.publish.sync_finished = [&metrics](const std::string& appset, const std::string& trigger,
                                               const std::string& result) {
     metrics.SyncFinished(appset, trigger, result);

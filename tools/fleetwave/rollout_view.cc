@@ -424,6 +424,35 @@ View WorkloadsView(const FleetState& state, const std::string& name, const ViewO
   return Table(headers, keys, rows, options);
 }
 
+void AppendAnalysis(const Json& analysis, View& view, bool color) {
+  if (!analysis.is_object()) return;
+  const Json& list = Array(analysis, {"measurements"});
+  const Json* step = At(analysis, {"step"});
+  if (list.empty() || step == nullptr || !step->is_number_integer()) return;
+  const long long n = step->get<long long>();
+  long long passed = 0;
+  std::vector<Row> rows;
+  for (const Json& m : list) {
+    const bool ok = Bool(m, {"passed"});
+    if (ok) ++passed;
+    const Json* value = At(m, {"value"});
+    const std::string shown = value && value->is_number() ? value->dump() : "-";
+    const std::string error = Str(m, {"error"});
+    rows.push_back(Row{Cell{Str(m, {"time"})}, Cell{shown},
+                       Cell{ok ? "Passed" : "Failed", ok ? kGreen : kRed}, Cell{Or(error, "")}});
+    view.lines.emplace_back("analysis/" + Str(m, {"time"}),
+                            "step " + std::to_string(n) + " analysis at " + Str(m, {"time"}) +
+                                ": " + shown + (ok ? " passed" : " failed") +
+                                (error.empty() ? "" : " (" + error + ")"));
+  }
+  view.text += "\nStep " + std::to_string(n) + " analysis: " + std::to_string(passed) + "/" +
+               Or(Scalar(At(analysis, {"count"})), "?") + " passed, " +
+               std::to_string(static_cast<long long>(list.size()) - passed) + " failed; " +
+               Or(Str(analysis, {"query"}), "?") + " " +
+               Or(Str(analysis, {"successCondition"}), "?") + "\n";
+  view.text += RenderTable({"TIME", "VALUE", "RESULT", "ERROR"}, rows, color);
+}
+
 View SetNotFoundView(const std::string& name) {
   View view;
   view.text = "applicationset \"" + name + "\" not found\n";
@@ -497,6 +526,7 @@ View AppSetStepView(const FleetState& state, const std::string& name, const View
     view.text +=
         RenderTable({"APPLICATION", "HEALTH", "SYNC", "CLUSTER", "ROLLOUT"}, rows, options.color);
   }
+  AppendAnalysis(engine::AnalysisOf(it->second), view, options.color);
   if (!info.message.empty()) view.text += "\n" + info.message + "\n";
   return view;
 }

@@ -56,6 +56,11 @@ View AppsView(const FleetState& state, const std::string& name, const ViewOption
 View ClustersView(const FleetState& state, const std::string& name, const ViewOptions& options);
 View WorkloadsView(const FleetState& state, const std::string& name, const ViewOptions& options);
 
+// [issue 29] Appends a set's analysis (engine::AnalysisOf, or a summary's "analysis") to a
+// view: the passed/needed count with the query and condition, then a table of the measurements
+// (time, value, result, error), one watch line each. Nothing for null.
+void AppendAnalysis(const engine::Json& analysis, View& view, bool color);
+
 // The one-object view of a set that is not (yet) in the state (View::found false).
 View SetNotFoundView(const std::string& name);
 

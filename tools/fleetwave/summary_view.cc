@@ -162,6 +162,10 @@ View AppSetSummaryView(const FleetState& state, const std::string& name,
                                     steps, options.color);
   }
 
+  if (const Json* analysis = engine::FieldAt(s, {"analysis"})) {
+    AppendAnalysis(*analysis, view, options.color);
+  }
+
   // The set's rows: the current step's apps when few, and every row for a watch's pipe lines.
   std::vector<const Json*> rows;
   for (const auto& [_, row] : state.Of("rows")) {

@@ -27,6 +27,13 @@ TEST(Config, EmptyFileGivesEveryDefault) {
   EXPECT_EQ(r.config.liveness.probe_timeout_seconds, 10);
   EXPECT_EQ(r.config.liveness.progress_timeout_seconds, 30);
   EXPECT_EQ(r.config.liveness.max_probe_backoff_seconds, 30);
+  EXPECT_EQ(r.config.analysis_prometheus, "");
+}
+
+TEST(Config, AnalysisPrometheusIsTheStepsDefault) {
+  auto r = Decode("analysis: {prometheus: 'http://prometheus.monitoring:9090'}\n");
+  EXPECT_TRUE(r.issues.empty());
+  EXPECT_EQ(r.config.analysis_prometheus, "http://prometheus.monitoring:9090");
 }
 
 TEST(Config, AnEtcdStateWithItsTlsFilesAndCacheDir) {
@@ -238,6 +245,14 @@ INSTANTIATE_TEST_SUITE_P(
                   "file's path)"},
         ErrorCase{"RepositoryUnknownKey", "repositories: [{url: 'https://h/', password: x}]\n",
                   "fleetwave.yaml:1:36: repositories[0].password: unknown field \"password\""},
+        ErrorCase{"AnalysisPrometheusNotAUrl", "analysis: {prometheus: prometheus:9090}\n",
+                  "fleetwave.yaml:1:24: analysis.prometheus: \"prometheus:9090\" is not an "
+                  "http:// or https:// URL (e.g. http://prometheus:9090)"},
+        ErrorCase{"AnalysisWithoutPrometheus", "analysis: {}\n",
+                  "fleetwave.yaml:1:11: analysis.prometheus: required (the Prometheus base URL "
+                  "analyses query, e.g. http://prometheus:9090)"},
+        ErrorCase{"AnalysisUnknownKey", "analysis: {prometheus: 'http://p:9090', url: x}\n",
+                  "fleetwave.yaml:1:41: analysis.url: unknown field \"url\""},
         ErrorCase{"WebhookWithoutSecret", "webhook: {}\n",
                   "fleetwave.yaml:1:10: webhook.secretFile: required (the file holding the "
                   "secret push webhooks are signed with)"},

@@ -93,6 +93,33 @@ TEST(RolloutSafetyDecode, TheApiShowsTheFields) {
   EXPECT_EQ(step["minSuccessTime"], "600s");
 }
 
+TEST(RolloutSafetyDecode, AnalysisIsDecodedAndShown) {
+  auto r =
+      Decode(Set("          analysis:\n"
+                 "            prometheus: http://prometheus:9090\n"
+                 "            query: 'sum(rate(errors[5m]))'\n"
+                 "            successCondition: '< 0.5'\n"
+                 "            interval: 1m\n"
+                 "            count: 5\n"
+                 "            failureLimit: 1\n"));
+  ASSERT_TRUE(r.issues.empty()) << Messages(r.issues)[0];
+  const auto& a = r.appset->strategy.steps.at(0).analysis;
+  ASSERT_TRUE(a);
+  EXPECT_EQ(a->prometheus, "http://prometheus:9090");
+  EXPECT_EQ(a->query, "sum(rate(errors[5m]))");
+  EXPECT_EQ(a->success.written, "< 0.5");
+  EXPECT_EQ(a->interval_seconds, 60);
+  EXPECT_EQ(a->count, 5);
+  EXPECT_EQ(a->failure_limit, 1);
+  EXPECT_EQ(StrategyJson(r.appset->strategy)["rollingSync"]["steps"][0]["analysis"],
+            Json({{"prometheus", "http://prometheus:9090"},
+                  {"query", "sum(rate(errors[5m]))"},
+                  {"successCondition", "< 0.5"},
+                  {"interval", "60s"},
+                  {"count", 5},
+                  {"failureLimit", 1}}));
+}
+
 TEST(RolloutSafetyDecode, WrongValuesRefuseTheSetNamingTheField) {
   const std::string at = "set.yaml:22:";
   const std::string field = "spec.strategy.rollingSync.steps[0].";
@@ -129,10 +156,14 @@ TEST(RolloutSafetyDecode, WrongValuesRefuseTheSetNamingTheField) {
            "cannot roll a failed step back yet"},
       {"UnknownOnFailure", "          onFailure: Retry\n",
        at + "22: " + field + "onFailure: unsupported value \"Retry\" (supported: Halt)"},
-      {"AnalysisIsNotBuiltYet", "          analysis: {query: 'up', successCondition: '> 0'}\n",
-       at + "21: " + field +
-           "analysis: analysis is not supported yet: fleetwave does not query Prometheus "
-           "between steps; remove it (use minSuccessTime to soak a step)"},
+      {"AnalysisWithoutQuery", "          analysis: {successCondition: '> 0'}\n",
+       at + "21: " + field + "analysis.query: required field is missing"},
+      {"AnalysisBadCondition", "          analysis: {query: up, successCondition: 'about 1'}\n",
+       at + "51: " + field +
+           "analysis.successCondition: invalid \"about 1\": expected an operator (<, <=, >, >=, "
+           "==) and a number, e.g. \"< 0.5\""},
+      {"AnalysisNotAnObject", "          analysis: up\n",
+       at + "21: " + field + "analysis: wrong type: expected an object"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -55,6 +55,14 @@ class KeptDeciders {
     tracker_->Abort(now, caller);
   }
 
+  // A measurement the daemon took for `request` (issue 29), in the stored status and the tracker.
+  void Measure(const AnalysisRequest& request, const AnalysisMeasurement& m) {
+    RolloutState st = Stored();
+    EXPECT_TRUE(RecordAnalysisMeasurement(st, request, m));
+    s_.Rollout(st);
+    EXPECT_TRUE(tracker_->RecordMeasurement(request, m));
+  }
+
  private:
   RolloutState Stored() const {
     Issues issues;

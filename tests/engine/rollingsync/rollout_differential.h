@@ -6,7 +6,8 @@
 // incomplete) is fed to a RolloutTracker one event at a time, and after every event its decision
 // must equal Plan's over the same apps with Plan's previous decision as the stored status. The
 // delta must say exactly what changed (entries, removals, new syncs). Steps get failure budgets
-// and soaks (issue 29) at random, so halts and soak clocks are compared too.
+// and soaks (issue 29) at random, so halts and soak clocks are compared too, and Prometheus
+// analyses whose measurements (passing or failing) the world takes when a decision asks for one.
 // Used by rollout_tracker_differential_test.cc (fixed seeds, in CI) and
 // bench/rollout_differential.cc (many seeds).
 #pragma once
@@ -36,13 +37,16 @@ namespace fleetwave::engine::differential {
 struct DifferentialRun {
   std::optional<std::string> divergence;  // the first one, with the events that led to it
   long long decisions = 0;
-  long long promotions = 0;     // entries that became Pending: the run exercised the rollout
-  long long completions = 0;    // decisions after which every step was complete
-  long long halted = 0;         // decisions after which a failed step halted the rollout
-  long long soaking = 0;        // decisions after which a step soaked
-  long long resumed_halts = 0;  // resumes of a rollout a failed step had halted
-  long long aborts = 0;         // operator aborts of a rollout not aborted yet
-  long long aborted = 0;        // decisions after which the rollout was aborted
+  long long promotions = 0;       // entries that became Pending: the run exercised the rollout
+  long long completions = 0;      // decisions after which every step was complete
+  long long halted = 0;           // decisions after which a failed step halted the rollout
+  long long soaking = 0;          // decisions after which a step soaked
+  long long resumed_halts = 0;    // resumes of a rollout a failed step had halted
+  long long aborts = 0;           // operator aborts of a rollout not aborted yet
+  long long aborted = 0;          // decisions after which the rollout was aborted
+  long long analysing = 0;        // decisions that asked for an analysis measurement
+  long long measurements = 0;     // measurements taken and recorded
+  long long analysis_failed = 0;  // decisions after which a failed analysis halted
   // Decisions after which a set that heals drift had drift only reported because an abort or a
   // failed step's halt held its revision (DriftHealedNow)...
   long long drift_held = 0;
@@ -103,6 +107,15 @@ class World {
           break;  // no budget
       }
       if (Pick(0, 2) == 0) step.min_success_seconds = Pick(5, 120);
+      if (Pick(0, 3) == 0) {
+        AnalysisSpec a;
+        a.query = "q" + std::to_string(s);
+        a.success.written = "< 0.5";
+        a.interval_seconds = Pick(5, 60);
+        a.count = Pick(1, 3);
+        a.failure_limit = Pick(0, 2);
+        step.analysis = a;
+      }
       set_.strategy.steps.push_back(std::move(step));
     }
     const int policy = Pick(0, 2);
@@ -234,6 +247,13 @@ class World {
   void Step(DifferentialRun& run) {
     now_ += std::chrono::seconds(Pick(0, 3) == 0 ? 0 : Pick(1, 20));
     std::string what;
+    // The daemon takes the measurement a decision asked for, once it is due (issue 29): often,
+    // so that analyses pass and fail as steps complete.
+    if (last_.analysis_due && last_.analysis_due->due <= now_ && Pick(0, 3) > 0) {
+      Measure(run);
+      if (!run.divergence) Decide(run, last_measurement_);
+      return;
+    }
     switch (Pick(0, 18)) {
       case 0:
       case 1: {  // health or sync of one app flaps
@@ -417,6 +437,26 @@ class World {
     Decide(run, what);
   }
 
+  void Measure(DifferentialRun& run) {
+    AnalysisMeasurement m;
+    m.at = now_;
+    if (Pick(0, 9) == 0) {
+      m.error = "Prometheus did not answer";  // never a pass
+    } else {
+      const bool passes = Pick(0, 5) > 0;
+      m.value = passes ? 0.1 : 0.9;
+      m.passed = passes;
+    }
+    const bool stored = RecordAnalysisMeasurement(stored_.rollout, *last_.analysis_due, m);
+    const bool tracked = tracker_->RecordMeasurement(*last_.analysis_due, m);
+    if (stored != tracked) {
+      run.divergence = "a measurement was recorded by one decider only";
+      return;
+    }
+    if (stored) ++run.measurements;
+    last_measurement_ = std::string("measured ") + (m.passed ? "pass" : "fail");
+  }
+
   // Hands the changed facts to the tracker (not after a restart: the load took them).
   void Flush() {
     if (desired_changed_) tracker_->SetDesired(DesiredVector());
@@ -453,6 +493,9 @@ class World {
     if (oracle.rollout && oracle.rollout->step == 0) ++run.completions;
     if (oracle.rollout && oracle.rollout->failed_step != 0) ++run.halted;
     if (oracle.soak_ends_at) ++run.soaking;
+    if (oracle.analysis_due) ++run.analysing;
+    if (oracle.rollout && oracle.rollout->failed_step != 0 && oracle.rollout->failed_apps.empty())
+      ++run.analysis_failed;
     if (oracle.rollout && oracle.rollout->aborted) ++run.aborted;
     const bool held = HasWindowHold(oracle);
     if (held) ++run.window_held;
@@ -524,6 +567,7 @@ class World {
   bool just_loaded_ = true;
   int next_app_ = 0, commit_ = 1, version_ = 1, unobserved_decisions_ = 0;
   std::vector<std::string> history_;
+  std::string last_measurement_;
 };
 
 inline DifferentialRun RunDifferential(uint64_t seed, int events) {
