@@ -3,6 +3,8 @@
 // so CI is deterministic; bench/rollout_differential runs many more.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+
 #include "tests/engine/rollingsync/rollout_differential.h"
 
 namespace fleetwave::engine::differential {
@@ -13,8 +15,12 @@ TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
             resumed_halts = 0, aborts = 0, aborted = 0, drift_held = 0, drift_healed_after_hold = 0,
             window_held = 0, window_released = 0, analysing = 0, measurements = 0,
             analysis_failed = 0;
+  // 200 events a sequence: with both issue 29's sync windows and analyses in the generator,
+  // 150 events left too few sequences reaching a rollout's end (140 completions over these
+  // seeds, against the 150 required below).
+  constexpr int kEvents = 200;
   for (uint64_t seed = 1; seed <= 150; ++seed) {
-    const DifferentialRun run = RunDifferential(seed, 150);
+    const DifferentialRun run = RunDifferential(seed, kEvents);
     ASSERT_FALSE(run.divergence) << "seed " << seed << ": " << *run.divergence;
     decisions += run.decisions;
     promotions += run.promotions;
@@ -46,10 +52,15 @@ TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
   EXPECT_GT(aborted, 1500);
   // ...and drift a set heals found while an abort or a halt holds the revision: only reported,
   // and healed once a resume or a new commit ends the hold.
-  // (Analysis gates hold rollouts longer, so fewer sequences reach a heal-drift hold than
-  // before them: 68 over these seeds.)
-  EXPECT_GT(drift_held, 50);
+  EXPECT_GT(drift_held, 100);
   EXPECT_GT(drift_healed_after_hold, 0);
+  std::printf(
+      "decisions %lld promotions %lld completions %lld halted %lld soaking %lld resumed %lld "
+      "aborts %lld aborted %lld drift_held %lld healed %lld window_held %lld released %lld "
+      "analysing %lld measurements %lld analysis_failed %lld\n",
+      decisions, promotions, completions, halted, soaking, resumed_halts, aborts, aborted,
+      drift_held, drift_healed_after_hold, window_held, window_released, analysing, measurements,
+      analysis_failed);
   // ...and sync windows (issue 29) that hold the open step's apps and release them at an edge.
   EXPECT_GT(window_held, 150);
   EXPECT_GT(window_released, 10);
