@@ -226,11 +226,9 @@ void DecodeSafetyFields(Decoder& d, const YAML::Node& n, const std::string& path
     const std::string p = Field(path, "onFailure");
     if (auto v = d.String(of, p)) {
       if (*v == "Rollback") {
-        d.Add(of, p,
-              "onFailure: Rollback is not supported yet (supported: Halt): fleetwave cannot "
-              "roll a failed step back yet");
+        step.on_failure = RolloutStep::OnFailure::kRollback;
       } else if (*v != "Halt") {
-        d.Add(of, p, "unsupported value \"" + *v + "\" (supported: Halt)");
+        d.Add(of, p, "unsupported value \"" + *v + "\" (supported: Halt, Rollback)");
       }
     }
   }

@@ -55,6 +55,11 @@ struct RolloutStep {
   // [fleetwave] Prometheus analysis (issue 29, engine/analysis.h): queried while the step soaks
   // (or once its apps are complete without a soak); the next step waits for it to pass.
   std::optional<AnalysisSpec> analysis;
+  // [fleetwave] What a failure of this step does (issue 29): Halt stops promotion; Rollback
+  // also returns every app the rollout already synced to its last healthy revisions, last step
+  // first (engine/rollback.h).
+  enum class OnFailure { kHalt, kRollback };
+  OnFailure on_failure = OnFailure::kHalt;
   SourcePos pos;
   SourcePos max_update_pos;
 };

@@ -67,6 +67,8 @@ std::string RolloutCommandName(RolloutCommand command) {
       return "abort";
     case RolloutCommand::kSkip:
       return "skip";
+    case RolloutCommand::kRollback:
+      return "rollback";
   }
   return "rollout command";
 }
@@ -82,6 +84,10 @@ std::string RolloutCommandLogLine(RolloutCommand command, const std::string& app
       return "rollout aborted by " + caller + ": its revision is held";
     case RolloutCommand::kSkip:
       return "app=" + app + " skipped (" + reason + ") by " + caller;
+    case RolloutCommand::kRollback:
+      return "rollback requested by " + caller + " to " +
+             (reason.empty() ? "each app's last healthy revisions" : "revision " + reason) +
+             ": its revision is held";
   }
   return RolloutCommandName(command) + " by " + caller;
 }
@@ -97,6 +103,12 @@ CommandAnswer ApplyRolloutCommand(RolloutState& state, RolloutCommand command,
       PauseRollout(state, now);
       return {CommandOutcome::kAccepted, "the rollout of " + appset + " is paused"};
     case RolloutCommand::kResume: {
+      if (state.rollback || state.rollback_requested) {
+        return {CommandOutcome::kConflict,
+                "the rollout of " + appset +
+                    " was rolled back: its revision stays held until a new commit (resume "
+                    "cannot roll it out again)"};
+      }
       if (!state.paused && !RolloutHalted(state) && !state.aborted) {
         return {CommandOutcome::kUnchanged,
                 "the rollout of " + appset + " is neither paused, halted nor aborted"};
@@ -133,6 +145,20 @@ CommandAnswer ApplyRolloutCommand(RolloutState& state, RolloutCommand command,
       return {CommandOutcome::kAccepted,
               app + " is skipped (" + reason + "): the rollout no longer waits for it"};
     }
+    case RolloutCommand::kRollback:
+      if (state.generation == 0) {
+        return {CommandOutcome::kUnchanged,
+                "the rollout of " + appset + " has not started: there is nothing to roll back"};
+      }
+      if (RollbackInProgress(state)) {
+        return {CommandOutcome::kConflict,
+                "the rollout of " + appset + " is already being rolled back"};
+      }
+      RequestRollback(state, now, caller, reason);
+      return {CommandOutcome::kAccepted,
+              "the rollout of " + appset + " is rolled back: every app it synced returns to " +
+                  (reason.empty() ? "its last healthy revisions" : "revision " + reason) +
+                  ", last step first, and its revision is held until a new commit"};
   }
   return {CommandOutcome::kInvalid, "unknown rollout command"};
 }

@@ -50,9 +50,9 @@ struct SetCommandContext {
 std::optional<CommandAnswer> RefuseSetCommand(const SetCommandContext& set, const std::string& what,
                                               const std::string& app, bool app_generated);
 
-enum class RolloutCommand { kPause, kResume, kAbort, kSkip };
+enum class RolloutCommand { kPause, kResume, kAbort, kSkip, kRollback };
 
-// "pause", "resume", "abort", "skip": for the answer and the log.
+// "pause", "resume", "abort", "skip", "rollback": for the answer and the log.
 std::string RolloutCommandName(RolloutCommand command);
 // The log line of a command carried out, naming the caller.
 std::string RolloutCommandLogLine(RolloutCommand command, const std::string& app,
@@ -61,6 +61,10 @@ std::string RolloutCommandLogLine(RolloutCommand command, const std::string& app
 // Applies a pause, resume, abort (by `caller`, issue 29) or skip (with `reason`) of `app` to the
 // stored rollout state: kAccepted when the state changed (the caller stores it), kUnchanged
 // when it already was so (an abort of a completed rollout has nothing to hold).
+// [issue 29] A rollback (by `caller`) reads `reason` as its target revision ("" = each app's
+// last healthy revisions): it is requested (RequestRollback) and the next decision starts it;
+// refused while one runs. A resume is refused once the rollout was rolled back: the revision
+// stays held until a new commit.
 CommandAnswer ApplyRolloutCommand(RolloutState& state, RolloutCommand command,
                                   const std::string& appset, const std::string& app,
                                   const std::string& reason, Time now,

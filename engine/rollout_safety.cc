@@ -53,7 +53,9 @@ std::vector<StepGate> StepGates(const Strategy& strategy, const RolloutState& st
   return gates;
 }
 
-bool RolloutHeld(const RolloutState& state) { return RolloutHalted(state) || state.aborted; }
+bool RolloutHeld(const RolloutState& state) {
+  return RolloutHalted(state) || state.aborted || state.rollback || state.rollback_requested;
+}
 
 bool HaltedBefore(const RolloutState& stored, bool new_generation) {
   return RolloutHeld(stored) && !new_generation;

@@ -37,7 +37,8 @@ AnalysisVerdict::State StepAnalysisState(const Strategy& strategy, int s,
 std::vector<StepGate> StepGates(const Strategy& strategy, const RolloutState& stored,
                                 bool new_generation, Time now);
 
-// The rollout's revision is held: by a failed step's halt or by an operator's abort. Only a new
+// The rollout's revision is held: by a failed step's halt, an operator's abort or a rollback
+// (requested, running or finished). Only a new
 // revision (a new generation of the apps' revisions or specs) or an operator's resume
 // (ResumeRollout) clears it; drift never does (DriftHealedNow).
 bool RolloutHeld(const RolloutState& state);

@@ -72,6 +72,12 @@ RolloutState DecodeRolloutState(const Json& r, Issues& issues) {
   s.aborted = BoolAt(r, "aborted", issues);
   s.aborted_at = TimeAt(r, "abortedAt", issues);
   s.aborted_by = stored::String(r, "abortedBy", "status.rollout", issues).value_or("");
+  if (auto it = r.find("rollbackRequested"); it != r.end() && !it->is_null()) {
+    s.rollback_requested = DecodeRollbackRequest(*it, "status.rollout.rollbackRequested", issues);
+  }
+  if (auto it = r.find("rollback"); it != r.end() && !it->is_null()) {
+    s.rollback = DecodeRollbackState(*it, "status.rollout.rollback", issues);
+  }
   if (auto it = r.find("analysis"); it != r.end() && !it->is_null()) {
     s.analysis = DecodeStepAnalysisRecord(*it, issues);
   }
@@ -110,6 +116,8 @@ Json EncodeRolloutState(const RolloutState& s) {
   if (s.aborted_at) j["abortedAt"] = FormatRfc3339(*s.aborted_at);
   if (!s.aborted_by.empty()) j["abortedBy"] = s.aborted_by;
   if (s.analysis) j["analysis"] = EncodeStepAnalysisRecord(*s.analysis);
+  if (s.rollback_requested) j["rollbackRequested"] = EncodeRollbackRequest(*s.rollback_requested);
+  if (s.rollback) j["rollback"] = EncodeRollbackState(*s.rollback);
   return j;
 }
 
@@ -179,6 +187,16 @@ std::optional<Time> StepDeadline(const RolloutState& state, const std::optional<
   return *state.step_started_at + seconds(*secs + PausedSecondsInStep(state, now));
 }
 
+void RequestRollback(RolloutState& state, Time now, const std::string& caller,
+                     const std::string& to) {
+  state.rollback_requested = RollbackRequest{caller, to, TruncateToSeconds(now)};
+}
+
+bool RollbackInProgress(const RolloutState& state) {
+  if (state.rollback_requested) return true;
+  return state.rollback && !state.rollback->finished_at;
+}
+
 RolloutState AdvanceRolloutState(const RolloutState& previous, const Strategy& strategy,
                                  bool new_generation, int current_step, Time now) {
   RolloutState s = previous;
@@ -194,6 +212,9 @@ RolloutState AdvanceRolloutState(const RolloutState& previous, const Strategy& s
     s.aborted = false;
     s.aborted_at.reset();
     s.aborted_by.clear();
+    // A rollback returned the old generation's apps; the next commit is a rollout again.
+    s.rollback.reset();
+    s.rollback_requested.reset();
   }
   // Measurements belong to one step of one rollout.
   if (s.analysis && (new_generation || s.analysis->step != current_step)) s.analysis.reset();

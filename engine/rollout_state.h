@@ -14,6 +14,7 @@
 #include "engine/analysis.h"
 #include "engine/appset.h"
 #include "engine/issue.h"
+#include "engine/rollback_state.h"
 #include "engine/time.h"
 #include "engine/yaml_json.h"
 
@@ -47,6 +48,13 @@ struct RolloutState {
   // that a restart goes on with the measurements already taken (RecordAnalysisMeasurement); a
   // new generation, another step or a resume of a halted rollout drops it.
   std::optional<StepAnalysisRecord> analysis;
+  // [issue 29] An operator's rollback, accepted and not yet started: the next decision starts it
+  // (StartRollback, engine/rollback.h), which needs every app's entry.
+  std::optional<RollbackRequest> rollback_requested;
+  // [issue 29] The rollback of this generation, running or finished: while it is set the
+  // generation's revision is held (RolloutHeld) and nothing is promoted; a new generation (the
+  // next commit) clears it.
+  std::optional<RollbackState> rollback;
 
   bool operator==(const RolloutState&) const = default;
 };
@@ -75,6 +83,12 @@ inline bool RolloutHalted(const RolloutState& state) { return state.failed_step 
 // [issue 29] Halts the rollout now and holds its revision, for `caller`; a resume or a new
 // generation undoes it. Aborting an aborted rollout changes nothing.
 void AbortRollout(RolloutState& state, Time now, const std::string& caller);
+// [issue 29] Asks the next decision to roll the rollout back, for `caller`, to `to` ("" = each
+// app's last healthy revisions). A request already waiting is replaced.
+void RequestRollback(RolloutState& state, Time now, const std::string& caller,
+                     const std::string& to);
+// A rollback is requested, or one runs (it has apps not yet rolled back or failed).
+bool RollbackInProgress(const RolloutState& state);
 // [issue 29] Adds a measurement the daemon took for `request` (a decision's analysis_due) to
 // state.analysis, in time order. False, and nothing changes, when the rollout moved on since the
 // request (another generation or step) or is held (a halt or an abort): a stale answer never

@@ -41,6 +41,8 @@ Json StrategyJson(const Strategy& strategy) {
       if (!a.prometheus.empty()) analysis["prometheus"] = a.prometheus;
       s["analysis"] = std::move(analysis);
     }
+    // Halt is the default and stays unwritten, as the file leaves it.
+    if (step.on_failure == RolloutStep::OnFailure::kRollback) s["onFailure"] = "Rollback";
     steps.push_back(std::move(s));
   }
   out["rollingSync"] = {{"steps", std::move(steps)}};

@@ -93,6 +93,19 @@ TEST(RolloutSafetyDecode, TheApiShowsTheFields) {
   EXPECT_EQ(step["minSuccessTime"], "600s");
 }
 
+TEST(RolloutSafetyDecode, OnFailureRollbackIsDecodedAndShown) {
+  auto rollback = Decode(Set("          onFailure: Rollback\n"));
+  ASSERT_TRUE(rollback.issues.empty()) << Messages(rollback.issues)[0];
+  EXPECT_EQ(rollback.appset->strategy.steps.at(0).on_failure, RolloutStep::OnFailure::kRollback);
+  EXPECT_EQ(StrategyJson(rollback.appset->strategy)["rollingSync"]["steps"][0]["onFailure"],
+            "Rollback");
+  auto halt = Decode(Set("          onFailure: Halt\n"));
+  ASSERT_TRUE(halt.issues.empty()) << Messages(halt.issues)[0];
+  EXPECT_EQ(halt.appset->strategy.steps.at(0).on_failure, RolloutStep::OnFailure::kHalt);
+  EXPECT_FALSE(
+      StrategyJson(halt.appset->strategy)["rollingSync"]["steps"][0].contains("onFailure"));
+}
+
 TEST(RolloutSafetyDecode, AnalysisIsDecodedAndShown) {
   auto r =
       Decode(Set("          analysis:\n"
@@ -150,12 +163,10 @@ TEST(RolloutSafetyDecode, WrongValuesRefuseTheSetNamingTheField) {
        at + "27: " + field + "minSuccessTime: wrong type: expected string, got integer"},
       {"SoakOfZero", "          minSuccessTime: 0s\n",
        at + "27: " + field + "minSuccessTime: must be at least 1s"},
-      {"RollbackIsNotBuiltYet", "          onFailure: Rollback\n",
-       at + "22: " + field +
-           "onFailure: onFailure: Rollback is not supported yet (supported: Halt): fleetwave "
-           "cannot roll a failed step back yet"},
       {"UnknownOnFailure", "          onFailure: Retry\n",
-       at + "22: " + field + "onFailure: unsupported value \"Retry\" (supported: Halt)"},
+       at + "22: " + field + "onFailure: unsupported value \"Retry\" (supported: Halt, Rollback)"},
+      {"OnFailureNotAString", "          onFailure: [Rollback]\n",
+       at + "22: " + field + "onFailure: wrong type: expected string, got array"},
       {"AnalysisWithoutQuery", "          analysis: {successCondition: '> 0'}\n",
        at + "21: " + field + "analysis.query: required field is missing"},
       {"AnalysisBadCondition", "          analysis: {query: up, successCondition: 'about 1'}\n",
