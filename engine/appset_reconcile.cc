@@ -29,6 +29,8 @@ const char* SyncStartTriggerName(SyncStartTrigger trigger) {
       return "automated";
     case SyncStartTrigger::kManual:
       return "manual";
+    case SyncStartTrigger::kRollback:
+      return "rollback";
   }
   return "rollout";
 }
@@ -195,6 +197,24 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
       start(v, SyncStartTrigger::kRollout, op_it->second, entry->target_revisions,
             RolloutStartTime(*entry, now));
     }
+    // [issue 29] A rollback's syncs back, each once: not while one runs, and not again once
+    // one at its revisions started since the rollback asked for it.
+    for (const RollbackSync& back : out.plan.rollback_syncs) {
+      auto vit =
+          std::lower_bound(by_name.begin(), by_name.end(), back.app,
+                           [](const AppView* a, const std::string& b) { return a->id.app < b; });
+      if (vit == by_name.end() || (*vit)->id.app != back.app) continue;
+      const AppView& v = **vit;
+      const RolloutStartCheck check = CheckRollbackStart(v, back);
+      if (!check.held.empty()) {
+        if (back.since == now) {
+          out.log.push_back(Prefix(set, *v.desired) + " sync back held: " + check.held);
+        }
+        continue;
+      }
+      if (!check.start) continue;
+      start(v, SyncStartTrigger::kRollback, back.operation, back.to, std::max(now, back.since));
+    }
   } else {
     // A set the planner refuses keeps its stored status.
     if (refused_strategy) out.status = StoredStatusJson(input.stored, std::nullopt, now);
@@ -309,6 +329,7 @@ std::vector<std::string> ManualSyncPin(const Json* entry,
 }
 
 SyncStartTrigger TriggerOfOperation(const OperationRecord& record) {
+  if (IsRollbackOperation(record.operation)) return SyncStartTrigger::kRollback;
   const Json* by = Child(&record.operation, "initiatedBy");
   const Json* user = Child(by, "username");
   if (user != nullptr && *user == "applicationset-controller") return SyncStartTrigger::kRollout;

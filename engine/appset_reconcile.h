@@ -94,8 +94,9 @@ struct StoredApp {
 
 // Who starts a sync. (Not `SyncTrigger`: sync_operation.h's struct of that name, the
 // operation's initiatedBy/info, lives in the same namespace.)
-enum class SyncStartTrigger { kRollout, kAutomated, kManual };
-const char* SyncStartTriggerName(SyncStartTrigger trigger);  // "rollout" | "automated" | "manual"
+enum class SyncStartTrigger { kRollout, kAutomated, kManual, kRollback };
+// "rollout" | "automated" | "manual" | "rollback"
+const char* SyncStartTriggerName(SyncStartTrigger trigger);
 
 struct SyncStart {
   std::string app;
