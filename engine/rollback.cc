@@ -204,6 +204,15 @@ bool RolledBack(const RolloutState& stored, const std::string& app) {
   return it != apps.end() && it->app == app;
 }
 
+std::vector<std::string> WithoutRolledBack(std::vector<std::string> drifted,
+                                           const RolloutState& state) {
+  if (!state.rollback) return drifted;
+  drifted.erase(std::remove_if(drifted.begin(), drifted.end(),
+                               [&](const std::string& app) { return RolledBack(state, app); }),
+                drifted.end());
+  return drifted;
+}
+
 std::string RollbackMessage(const RollbackState& rb) {
   std::map<RollbackAppPhase, std::vector<std::string>> by_phase;
   for (const auto& a : rb.apps) by_phase[a.phase].push_back(a.app);

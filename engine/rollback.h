@@ -76,9 +76,14 @@ std::vector<RollbackSync> RollbackPhase(
     const std::function<const Application*(const std::string&)>& live_of, Time now);
 
 // The app is one of the stored rollback's: its revision history keeps the revisions it was
-// returned to (the rolled-back pin never counts as healthy), and its drift from the held
-// revision is the rollback's doing, not another tool's.
+// returned to (the rolled-back pin never counts as healthy).
 bool RolledBack(const RolloutState& stored, const std::string& app);
+
+// `drifted` (name order) without the apps of `state`'s rollback: their difference from the
+// held revision is the rollback's doing, not another tool's, and is not reported as drift.
+// Applied to a decision's report (PlanResult::drifted) by both deciders.
+std::vector<std::string> WithoutRolledBack(std::vector<std::string> drifted,
+                                           const RolloutState& state);
 
 // The rollback's part of RolloutProgressing's message: which apps went back and where, which
 // are under way, which failed and which had nothing to return to.

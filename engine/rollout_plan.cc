@@ -176,6 +176,7 @@ PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
   }
   r.rollback_syncs = std::move(outcome.rollback_syncs);
   r.rollout = std::move(outcome.rollout);
+  r.drifted = WithoutRolledBack(std::move(r.drifted), *r.rollout);
   r.conditions =
       WithSyncWindowCondition(std::move(outcome.conditions), WindowHeldOf(joined, open), now);
   r.window_edge_at = windows.next_edge();

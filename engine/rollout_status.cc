@@ -241,7 +241,7 @@ AppStatusUpdate UpdateAppRolloutStatus(std::optional<AppRolloutStatus> previous,
                                                 : kChangedSpec,
                  now);
       out.changed = true;
-    } else if (change.drift && !memory.rolled_back) {
+    } else if (change.drift) {
       out.drifted = true;
       if (heal_drift) {
         // The pin stays: the app is synced again to what it was synced to.

@@ -81,8 +81,7 @@ struct AppStatusUpdate {
 // that app alone; the pin stays.
 // [issue 29] What a revision change records for a later rollback: `next_generation` is the
 // generation the change starts (the stored one + 1), `rolled_back` that the stored rollback
-// returned this app (RolledBack), so its pin never counts as its last healthy revisions and
-// its drift from that pin is not reported.
+// returned this app (RolledBack), so its pin never counts as its last healthy revisions.
 struct RevisionMemory {
   long long next_generation = 0;
   bool rolled_back = false;

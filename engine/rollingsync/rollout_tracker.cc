@@ -444,7 +444,7 @@ PlanResult RolloutTracker::Snapshot() const {
   r.soak_ends_at = soak_ends_at_;
   r.window_edge_at = window_clock_.next_edge();
   r.analysis_due = analysis_due_;
-  r.drifted.assign(drifted_.begin(), drifted_.end());
+  r.drifted = Drifted();
   r.healed = healed_;
   r.rollback_syncs = rollback_syncs_;
   return r;
@@ -461,7 +461,7 @@ bool RolloutTracker::InSyncList(const std::string& app) const {
 }
 
 std::vector<std::string> RolloutTracker::Drifted() const {
-  return {drifted_.begin(), drifted_.end()};
+  return WithoutRolledBack({drifted_.begin(), drifted_.end()}, state_);
 }
 
 std::vector<RolloutStepCounts> RolloutTracker::StepCounts() const {
