@@ -18,6 +18,7 @@ Without /usr/bin/prometheus it fails and says so: never skipped.
 import http.server
 import os
 import re
+import socket
 import subprocess
 import tempfile
 import threading
@@ -197,6 +198,49 @@ class AnalysisBetweenWaves(unittest.TestCase):
         self.assertIsNone(first_deployment_write(env, "sim-1"), "step 2 was written")
         self.assertEqual(measurements_counted(env, "analysed", "pass"), 0,
                          "a halted analysis takes no more measurements")
+
+    def test_an_unreachable_prometheus_fails_the_step_never_passes_it(self):
+        # failureLimit 1: the first failed measurement is tolerated, the second fails the step.
+        # The URL's port is bound here without listening, so nothing can answer on it for the
+        # whole test (connection refused), unlike a port merely found free.
+        closed = socket.socket()
+        self.addCleanup(closed.close)
+        closed.bind(("127.0.0.1", 0))
+        url = "http://127.0.0.1:%d" % closed.getsockname()[1]
+        env = DaemonEnv(clusters=2)
+        self.addCleanup(env.close)
+        env.write_appset("analysed.yaml", analysed_set(env, "analysed", 1, url))
+        env.start()
+        wait_for(lambda: progressing(env, "analysed").get("reason") == "RolloutFailed",
+                 timeout=90, interval=0.1,
+                 what=lambda: "the rollout to fail: %s\n%s"
+                 % (progressing(env, "analysed"), env.log_tail()))
+        c = progressing(env, "analysed")
+        self.assertEqual(c.get("status"), "False")
+        self.assertIn("step 1 failed", c["message"])
+        self.assertIn(url, c["message"])
+        self.assertIsNone(first_deployment_write(env, "sim-1"), "step 2 was written")
+        self.assertEqual(env.applies("sim-1"), [], "step 2's cluster was written")
+
+        # failureLimit + 1 measurements, each failed with no value and why, in the API.
+        measured = rollout_of(env, "analysed").get("analysis") or {}
+        self.assertEqual(measured.get("step"), 1)
+        ms = measured.get("measurements") or []
+        self.assertEqual(len(ms), 2, measured)
+        for m in ms:
+            self.assertIs(m.get("passed"), False, m)
+            self.assertNotIn("value", m)
+            self.assertIn("Prometheus did not answer: %s did not answer (" % url, m["error"])
+        self.assertEqual(rollout_of(env, "analysed").get("failedStep"), 1)
+        self.assertEqual(measurements_counted(env, "analysed", "fail"), 2)
+        self.assertEqual(measurements_counted(env, "analysed", "pass"), 0)
+        self.assertEqual(len(re.findall(r"appset=analysed step=1 analysis measurement no value "
+                                        r"\(Prometheus did not answer: [^\n]*\) failed",
+                                        env.log())), 2, env.log_tail())
+        # `get appset` lists them as failed with their error.
+        summary = self.cli(env, "get", "appset", "analysed")
+        self.assertIn("Step 1 analysis: 0/%d passed, 2 failed" % COUNT, summary)
+        self.assertRegex(summary, r"\n\S+Z\s+-\s+Failed\s+Prometheus did not answer")
 
     def test_measurements_taken_survive_a_kill9(self):
         # count 4, 2 s apart: killed once two measurements were stored, the restarted daemon
