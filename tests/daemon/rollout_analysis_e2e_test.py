@@ -22,6 +22,7 @@ import socket
 import subprocess
 import tempfile
 import threading
+import time
 import unittest
 
 import yaml
@@ -83,6 +84,13 @@ def rollout_of(env, name):
 def progressing(env, name):
     for c in ((env.appset(name) or {}).get("status") or {}).get("conditions") or []:
         if c.get("type") == "RolloutProgressing":
+            return c
+    return {}
+
+
+def error_of(env, name):
+    for c in ((env.appset(name) or {}).get("status") or {}).get("conditions") or []:
+        if c.get("type") == "ErrorOccurred":
             return c
     return {}
 
@@ -241,6 +249,30 @@ class AnalysisBetweenWaves(unittest.TestCase):
         summary = self.cli(env, "get", "appset", "analysed")
         self.assertIn("Step 1 analysis: 0/%d passed, 2 failed" % COUNT, summary)
         self.assertRegex(summary, r"\n\S+Z\s+-\s+Failed\s+Prometheus did not answer")
+
+    def test_an_analysis_with_no_prometheus_to_ask_refuses_the_set(self):
+        # Neither the step nor fleetwave.yaml names a Prometheus: the analysis could never pass,
+        # so the set is refused before anything is written, with ErrorOccurred naming the step.
+        env = DaemonEnv(clusters=2)
+        self.addCleanup(env.close)
+        env.write_appset("analysed.yaml", analysed_set(env, "analysed", 0))
+        env.start()
+        wait_for(lambda: error_of(env, "analysed").get("reason") == "AnalysisPrometheusMissing",
+                 timeout=60, interval=0.1,
+                 what=lambda: "the set refused: %s\n%s" % (env.appset("analysed"), env.log_tail()))
+        c = error_of(env, "analysed")
+        self.assertEqual(c.get("status"), "True")
+        self.assertIn("spec.strategy.rollingSync.steps[0].analysis (step 1) has no prometheus "
+                      "and fleetwave.yaml sets no analysis.prometheus", c["message"])
+        self.assertIn("steps[0].analysis (step 1) has no prometheus", env.log())
+        # Three polls (1 s each) later, nothing has reached any cluster. (How long the set is
+        # watched is the test's input, not a synchronisation.)
+        refused_at = time.time()
+        while time.time() < refused_at + 3:
+            time.sleep(0.05)
+        self.assertEqual(env.applies(), [], "a refused set was applied")
+        self.assertEqual(error_of(env, "analysed").get("reason"), "AnalysisPrometheusMissing")
+        self.assertIn("Error", self.cli(env, "get", "appset", "analysed"))
 
     def test_measurements_taken_survive_a_kill9(self):
         # count 4, 2 s apart: killed once two measurements were stored, the restarted daemon

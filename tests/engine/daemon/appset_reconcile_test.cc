@@ -811,6 +811,46 @@ TEST(AppSetReconcileTest, ProgressiveSyncsBackOnClearsItsCondition) {
   EXPECT_EQ(StartedApps(r), std::vector<std::string>{"guestbook-dev"});
 }
 
+// [issue 29] A step's analysis with no Prometheus to ask (none in the step, none in
+// fleetwave.yaml) could only fail after its apps were rolled out: the set is refused before it
+// writes anything, with ErrorOccurred naming the step and both settings; a default Prometheus
+// (or the step's own) lets it roll out and clears the condition.
+TEST(AppSetReconcileTest, AnAnalysisWithNoPrometheusRefusesTheSetUntilOneIsSet) {
+  ApplicationSet set = ThreeSteps();
+  AnalysisSpec analysis;
+  analysis.query = "errors";
+  set.strategy.steps[1].analysis = analysis;
+  FakeStore store{set};
+  auto r = store.Reconcile(DevQaProd(), kT0);
+  EXPECT_TRUE(r.starts.empty());
+  EXPECT_TRUE(r.specs.empty());
+  EXPECT_FALSE(r.plan.planned) << "never handed to the incremental decider past the gate";
+  const Json c = ConditionOf(r.status, "ErrorOccurred");
+  EXPECT_EQ(c["status"], "True");
+  EXPECT_EQ(c["reason"], "AnalysisPrometheusMissing");
+  EXPECT_EQ(c["message"],
+            "spec.strategy.rollingSync.steps[1].analysis (step 2) has no prometheus and "
+            "fleetwave.yaml sets no analysis.prometheus: the analysis could never pass; set the "
+            "step's analysis.prometheus or analysis.prometheus in fleetwave.yaml; this "
+            "ApplicationSet is not reconciled");
+  EXPECT_TRUE(std::any_of(r.log.begin(), r.log.end(), [](const std::string& line) {
+    return line.find("steps[1].analysis (step 2) has no prometheus") != std::string::npos;
+  }));
+
+  store.analysis_prometheus = "http://prometheus:9090";
+  r = store.Reconcile(DevQaProd(), At(1));
+  EXPECT_TRUE(ConditionOf(r.status, "ErrorOccurred").is_null());
+  EXPECT_TRUE(r.plan.planned);
+  EXPECT_EQ(StartedApps(r), std::vector<std::string>{"guestbook-dev"});
+
+  // The step's own prometheus is enough without a default.
+  FakeStore own{set};
+  own.set.strategy.steps[1].analysis->prometheus = "http://prometheus:9090";
+  r = own.Reconcile(DevQaProd(), kT0);
+  EXPECT_TRUE(ConditionOf(r.status, "ErrorOccurred").is_null());
+  EXPECT_EQ(StartedApps(r), std::vector<std::string>{"guestbook-dev"});
+}
+
 // --- Specs, Applications, idempotence ------------------------------------------------------
 
 TEST(AppSetReconcileTest, SpecsWrittenOnFirstSightAndOnChangeOnly) {
