@@ -116,6 +116,32 @@ TEST(Validate, WarnsOfAnAnalysisWithNoPrometheusToAsk) {
   EXPECT_EQ(r.err, "");
 }
 
+// [issue 29] An AppProject window's syncOverrun is never silently ignored: validate names it in
+// a warning (fleetwave lets every running sync finish, so the field has no effect).
+TEST(Validate, WarnsThatSyncOverrunHasNoEffect) {
+  const std::string file =
+      WriteTemp("project-sync-overrun.yaml", R"(apiVersion: argoproj.io/v1alpha1
+kind: AppProject
+metadata: {name: prod}
+spec:
+  sourceRepos: ['*']
+  destinations: [{server: '*', namespace: '*'}]
+  syncWindows:
+  - kind: deny
+    schedule: '0 22 * * *'
+    duration: 1h
+    applications: ['*']
+    syncOverrun: false
+)");
+  const CommandResult r = Validate({file});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("valid (1 AppProject)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "warning: " + file +
+                       ":12:18: spec.syncWindows[0].syncOverrun: false is not honoured by "
+                       "fleetwave: a sync already running when this deny window starts still "
+                       "finishes (retries included), where Argo CD would stop it\n");
+}
+
 TEST(SeedFixtures, Seed001GeneratesThreeApplicationsWithTheirStepLabels) {
   CommandResult r = Generate({"-f", kData + "/appsets/seed001-guestbook.yaml", "-o", "json"});
   ASSERT_EQ(r.code, 0) << r.err;

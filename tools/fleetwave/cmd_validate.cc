@@ -2,12 +2,14 @@
 // The checks are engine::ValidateDocuments, the chain the daemon runs: a document with `kind:
 // ApplicationSet` is decoded, its rollout config checked and dry-generated without clusters; a
 // document without `kind` is a fleetwave.yaml, checked with the kubeconfigs it names.
-// Warnings (said, never failing): an analysis step with no Prometheus to ask, judged against
-// `--config fleetwave.yaml` (or a fleetwave.yaml document in the same file) when given.
+// Warnings (said, never failing): an AppProject sync window's syncOverrun (no effect in
+// fleetwave), and an analysis step with no Prometheus to ask, judged against `--config
+// fleetwave.yaml` (or a fleetwave.yaml document in the same file) when given.
 #include <optional>
 #include <ostream>
 
 #include "engine/analysis_settings.h"
+#include "engine/app_project.h"
 
 #include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"
@@ -87,6 +89,11 @@ int RunValidate(const Argv& argv, std::ostream& out, std::ostream& err) {
     }
     ValidatedFile v = ValidateLoaded(docs.documents, file);
     for (const auto& w : v.warnings) err << "warning: " << w << "\n";
+    for (const auto& project : v.result.projects) {
+      for (const auto& w : engine::SyncOverrunWarnings(project)) {
+        err << "warning: " << engine::FormatIssue(w) << "\n";
+      }
+    }
     WarnAnalysisWithoutPrometheus(
         InputName(file), v.result.appsets,
         v.result.config ? std::optional(v.result.config->analysis_prometheus) : default_prometheus,

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/app_project.h"
 #include "tests/engine/daemon/daemon_fixture.h"
 
 namespace fleetwave::engine {
@@ -529,6 +530,46 @@ TEST(AppSetReconcileTest, FailedAttemptRetriesThenFails) {
   store.apps["dev-a"].operation = running;
   EXPECT_EQ(store.Reconcile({a}, *running.next_attempt_at).attempts_due,
             std::vector<std::string>{"dev-a"});
+}
+
+// [issue 29] A sync already running finishes while a deny window is active, its retries
+// included, whatever the window's syncOverrun says (Argo CD would stop it with syncOverrun:
+// false): why `validate` warns that syncOverrun has no effect (SyncOverrunWarnings). A sync not
+// started yet is held.
+TEST(AppSetReconcileTest, ARetryOfARunningSyncGoesOnInADenyWindowWhateverItsSyncOverrun) {
+  const ObjectRef web = RenderAt("dev-a", "ui:1").front().ref;
+  const std::vector<ObjectResult> failed = {{web, ObjectResultCode::kSyncFailed, "boom"}};
+  for (const bool overrun : {false, true}) {
+    SCOPED_TRACE(overrun ? "syncOverrun: true" : "syncOverrun: false");
+    SyncWindow always;  // a deny window active all the time
+    always.deny = true;
+    always.schedule_text = "* * * * *";
+    std::string why;
+    always.schedule = *ParseCron(always.schedule_text, &why);
+    always.duration_seconds = 3600;
+    always.duration_text = "1h";
+    always.applications = {"*"};
+    always.sync_overrun = overrun;
+    AppProject project;
+    project.name = "default";
+    project.source_repos = {"*"};
+    project.destinations = {{"*", "", "*"}};
+    project.sync_windows = {always};
+    auto projects = std::make_shared<AppProjects>();
+    projects->projects = {project};
+    ApplicationSet set = RollingSet({EnvStep("dev")});
+    set.projects = projects;
+    FakeStore store{set};
+    const std::vector<FakeApp> fleet = {App("dev-a", "dev", "sim-1"), App("dev-b", "dev", "sim-2")};
+    store.Reconcile(fleet, kT0);
+    OperationRecord running = StartOperation("op", Json{{"retry", {{"limit", 1}}}}, {"r1"}, kT0);
+    running = FinishSyncAttempt(running, Json::object(), failed, std::nullopt, At(1));
+    ASSERT_EQ(running.phase, OperationPhase::kRunning);
+    store.apps["dev-a"].operation = running;
+    const auto r = store.Reconcile(fleet, *running.next_attempt_at);
+    EXPECT_EQ(r.attempts_due, std::vector<std::string>{"dev-a"});
+    EXPECT_TRUE(r.starts.empty()) << "dev-b's sync is held by the window";
+  }
 }
 
 TEST(AppSetReconcileTest, FinishSyncAttemptOutcomes) {
