@@ -16,10 +16,8 @@ value the test sets), and the daemon (`fleetwave run` against kubesim) queries t
 Without /usr/bin/prometheus it fails and says so: never skipped.
 """
 import http.server
-import os
 import re
 import socket
-import subprocess
 import tempfile
 import threading
 import time
@@ -27,7 +25,7 @@ import unittest
 
 import yaml
 
-from daemon_harness import FLEETWAVE, DaemonEnv, appset_yaml, available_at, wait_for
+from daemon_harness import DaemonEnv, appset_yaml, available_at, wait_for
 from prometheus_alert_e2e_test import Prometheus
 
 METRIC = "e2e_error_rate"
@@ -130,13 +128,6 @@ class AnalysisBetweenWaves(unittest.TestCase):
         env.start()
         return env
 
-    def cli(self, env, *args):
-        out = subprocess.run([FLEETWAVE] + list(args) + [
-            "--server", env.api, "--token-file", os.path.join(env.config_dir, "token")],
-            capture_output=True, text=True, timeout=30, env=dict(os.environ, NO_COLOR="1"))
-        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
-        return out.stdout
-
     def sample(self):
         body = self.prom.api("query?query=" + METRIC) or {}
         result = (body.get("data") or {}).get("result") or []
@@ -188,10 +179,10 @@ class AnalysisBetweenWaves(unittest.TestCase):
         self.assertEqual(rollout_of(env, "analysed").get("failedStep"), 1)
         # `get appset` (the summary) and `get appset --all` (every step) list the measurements
         # under the step table; the summary's condition message names the failed value.
-        summary = self.cli(env, "get", "appset", "analysed")
+        summary = env.cli("get", "appset", "analysed")
         self.assertIn("step 1 failed: analysis failed", summary)
         self.assertIn("0.9 at", summary)
-        for view in (summary, self.cli(env, "get", "appset", "analysed", "--all")):
+        for view in (summary, env.cli("get", "appset", "analysed", "--all")):
             self.assertIn("Step 1 analysis: 0/%d passed, 1 failed; %s < 0.5" % (COUNT, METRIC),
                           view)
             self.assertRegex(view, r"\n\S+Z\s+0\.9\s+Failed")
@@ -246,7 +237,7 @@ class AnalysisBetweenWaves(unittest.TestCase):
                                         r"\(Prometheus did not answer: [^\n]*\) failed",
                                         env.log())), 2, env.log_tail())
         # `get appset` lists them as failed with their error.
-        summary = self.cli(env, "get", "appset", "analysed")
+        summary = env.cli("get", "appset", "analysed")
         self.assertIn("Step 1 analysis: 0/%d passed, 2 failed" % COUNT, summary)
         self.assertRegex(summary, r"\n\S+Z\s+-\s+Failed\s+Prometheus did not answer")
 
@@ -272,7 +263,7 @@ class AnalysisBetweenWaves(unittest.TestCase):
             time.sleep(0.05)
         self.assertEqual(env.applies(), [], "a refused set was applied")
         self.assertEqual(error_of(env, "analysed").get("reason"), "AnalysisPrometheusMissing")
-        self.assertIn("Error", self.cli(env, "get", "appset", "analysed"))
+        self.assertIn("Error", env.cli("get", "appset", "analysed"))
 
     def test_measurements_taken_survive_a_kill9(self):
         # count 4, 2 s apart: killed once two measurements were stored, the restarted daemon
