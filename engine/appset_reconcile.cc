@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engine/allatonce.h"
+#include "engine/analysis_settings.h"
 #include "engine/app_health.h"
 #include "engine/app_project.h"
 #include "engine/app_sync_policy.h"
@@ -43,7 +44,14 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
 
   // Whether this reconcile may write Application specs: not while the set is gated off
   // (progressiveSyncs: false), has no steps, or has a strategy the planner refuses.
-  const ReconcileGate gate = GateProgressiveSyncs(input.progressive_syncs, strategy);
+  // An analysis step with no Prometheus to ask closes it too: its analysis could never pass,
+  // and nothing should roll out towards that.
+  ReconcileGate gate = GateProgressiveSyncs(input.progressive_syncs, strategy);
+  if (gate.reconcile) {
+    if (auto missing = MissingPrometheusCondition(strategy, input.analysis_prometheus)) {
+      gate = {false, std::move(missing)};
+    }
+  }
   const bool refused_strategy =
       !strategy.type.empty() && strategy.type != "AllAtOnce" && !strategy.IsRollingSync();
   const bool writes = gate.reconcile && !refused_strategy &&
@@ -114,18 +122,21 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
   };
 
   if (gate.reconcile) {
-    // progressiveSyncs is on again (or the set is no longer RollingSync): its gate's condition
-    // goes, as the planner clears its own errors.
+    // progressiveSyncs is on again (or the set is no longer RollingSync, or its analysis has a
+    // Prometheus now): its gate's condition goes, as the planner clears its own errors.
     auto& conditions = input.stored.conditions;
     conditions.erase(std::remove_if(conditions.begin(), conditions.end(),
                                     [](const AppSetCondition& c) {
                                       return c.type == "ErrorOccurred" &&
-                                             c.reason == "ProgressiveSyncsDisabled";
+                                             (c.reason == "ProgressiveSyncsDisabled" ||
+                                              c.reason == kAnalysisPrometheusMissing);
                                     }),
                      conditions.end());
   }
   if (!gate.reconcile) {
     // progressiveSyncs: false: the set is not reconciled at all; only the condition is set.
+    // Not planned: the daemon decides it from scratch again, never incrementally past the gate.
+    out.plan.planned = false;
     out.plan.application_status = input.stored.application_status;
     out.plan.conditions = MergeConditions(input.stored.conditions, {*gate.condition}, {}, now);
     if (input.stored.has_rollout) out.plan.rollout = input.stored.rollout;
