@@ -49,6 +49,9 @@ RollbackState StartRollback(const std::vector<RollbackCandidate>& apps, long lon
 // The start of a rollback sync's Reason (info), which tells its operations from others.
 inline constexpr const char* kRollbackReasonPrefix = "rollback (";
 
+// The operation is a rollback's sync back (its Reason carries kRollbackReasonPrefix).
+bool IsRollbackOperation(const Json& operation);
+
 // A sync a rollback asks for: the app back to `to`, its operation started at or after `since`.
 struct RollbackSync {
   std::string app;
