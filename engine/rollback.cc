@@ -246,6 +246,22 @@ std::vector<std::string> WithoutRolledBack(std::vector<std::string> drifted,
   return drifted;
 }
 
+Issues RollbackNeverActsWarnings(const ApplicationSet& set) {
+  Issues out;
+  for (size_t i = 0; i < set.strategy.steps.size(); ++i) {
+    const RolloutStep& step = set.strategy.steps[i];
+    if (step.on_failure != RolloutStep::OnFailure::kRollback || step.max_failures ||
+        step.analysis) {
+      continue;
+    }
+    out.push_back({set.file, step.pos,
+                   "spec.strategy.rollingSync.steps[" + std::to_string(i) + "].onFailure",
+                   "Rollback never acts: the step has neither maxFailures nor analysis, so it "
+                   "never fails (a failed app holds it instead)"});
+  }
+  return out;
+}
+
 std::string RollbackMessage(const RollbackState& rb) {
   std::map<RollbackAppPhase, std::vector<std::string>> by_phase;
   for (const auto& a : rb.apps) by_phase[a.phase].push_back(a.app);
