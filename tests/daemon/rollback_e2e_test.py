@@ -171,5 +171,34 @@ class Rollback(unittest.TestCase):
         self.assertNotRegex(after, r"app=sim-1-waves .*sync started \(rollback\)")
 
 
+    def test_an_operator_rolls_a_completed_rollout_back(self):
+        """`fleetwave rollback SET`: every cluster back to the first image, last step first,
+        logged with the caller and counted; the revision held against polls."""
+        env = self.start()
+        since = time.time()
+        second = env.set_manifest(image=BAD_IMAGE)
+        env.wait_completed_at(second, NAME, timeout=120)
+        answer = env.cli("rollback", NAME)
+        self.assertIn("rolled back", answer)
+        self.wait_rolled_back(env)
+        for cluster in env.clusters:
+            self.assertEqual(self.image_on(env, cluster), GUESTBOOK_IMAGE, cluster)
+        last_write = {c: deployment_writes(env, c, since)[-1]["t"] for c in env.clusters}
+        self.assertLess(last_write["sim-2"], last_write["sim-1"])
+        self.assertLess(last_write["sim-1"], last_write["sim-0"])
+        c = progressing(env, NAME)
+        self.assertEqual(c.get("reason"), "RolloutRolledBack", c)
+        self.assertIn("3 of 3 apps returned", c["message"])
+        self.assertEqual(self.rollback(env).get("reason"), "Operator")
+        self.assertIn("rollback requested by ", env.log())
+        self.assertRegex(env.metrics_text(),
+                         r'fleetwave_rollbacks_total\{[^}]*appset="%s"[^}]*reason="Operator"'
+                         r'[^}]*\} 1' % NAME)
+        # Polls of the held revision roll nothing out again.
+        writes = len(env.applies())
+        wait_until(time.time() + 3)
+        self.assertEqual(len(env.applies()), writes, env.applies()[writes:])
+
+
 if __name__ == "__main__":
     unittest.main()
