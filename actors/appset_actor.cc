@@ -1681,7 +1681,7 @@ void ManualSync(Self* self, const std::string& app, const std::string& revision,
   CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, persisted_atom::value);
 }
 
-// ---- pause, resume, abort, skip ----
+// ---- pause, resume, abort, rollback, skip ----
 
 // Changes the stored rollout state (durable, RollingSync §7) and reconciles with it.
 void RolloutAction(Self* self, engine::RolloutCommand command, const std::string& app,
@@ -1930,6 +1930,13 @@ AppSetActorImpl::behavior_type AppSetBehavior(Self* self, SetParent coordinator,
       [=](abort_atom, const std::string& caller) -> caf::result<engine::CommandAnswer> {
         auto promise = self->make_response_promise();
         RolloutAction(self, engine::RolloutCommand::kAbort, "", "", caller, promise);
+        return promise;
+      },
+      [=](rollback_atom, const std::string& to,
+          const std::string& caller) -> caf::result<engine::CommandAnswer> {
+        // The engine reads a rollback's reason as its target revision.
+        auto promise = self->make_response_promise();
+        RolloutAction(self, engine::RolloutCommand::kRollback, "", to, caller, promise);
         return promise;
       },
       [=](skip_atom, const std::string& app, const std::string& reason,
