@@ -17,6 +17,7 @@
 #include "engine/operator_command.h"
 #include "engine/poll_schedule.h"
 #include "engine/repository_condition.h"
+#include "engine/rollback_metric.h"
 #include "engine/rollingsync/appset_decider.h"
 #include "engine/rollout_state.h"
 #include "engine/rollout_status.h"
@@ -1249,6 +1250,17 @@ void ApplyChange(Self* self, MirrorChange change) {
   if (change.rollout) m.rollout = std::move(change.rollout);
 }
 
+// [issue 29] Counts the rollback a committed decision started (fleetwave_rollbacks_total), from
+// the stored status.rollout it began from and the one it committed: called before the change
+// reaches the mirror. The engine says whether one started; a restart that finds a rollback
+// stored never counts it again.
+void CountRollbackStarted(Self* self, const MirrorChange& change) {
+  auto& st = self->state;
+  if (!st.mirror || !st.services->publish.rollback_started) return;
+  const std::string reason = engine::RollbackStartedByDecision(st.mirror->rollout, change.rollout);
+  if (!reason.empty()) st.services->publish.rollback_started(st.spec->appset.name, reason);
+}
+
 // Nothing of a decision was acknowledged: act on none of it and decide again, from scratch (a
 // decider would be ahead of the store), shortly.
 void DecisionNotCommitted(Self* self, const std::string& error) {
@@ -1290,6 +1302,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
     return;
   }
   if (p->deletions_changed) self->send(st.coordinator, reconcile_atom::value);
+  CountRollbackStarted(self, p->change);
   ApplyChange(self, std::move(p->change));
   st.pending_deletions = p->pending_deletions;
   engine::AppSetReconcileResult& result = p->result;
@@ -1340,6 +1353,7 @@ void OnDeltaPersisted(Self* self, PersistedPtr p) {
     DecisionNotCommitted(self, p->error);
     return;
   }
+  CountRollbackStarted(self, p->change);
   ApplyChange(self, std::move(p->change));
   engine::AppSetDelta& d = *p->delta;
   RunAttempts(self, d.attempts_due, d.starts);  // committed: applies before publishing
