@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/rollback_summary.h"
 #include "engine/workload.h"
 
 namespace fleetwave::engine {
@@ -111,6 +112,7 @@ AppSetSummary Summarize(const Json& appset, const std::vector<AppRow>& rows,
   AppSetSummary s;
   s.name = NameOf(appset);
   s.analysis = AnalysisOf(appset);
+  s.rollback = RollbackSummaryOf(appset);
   s.rollout_status = RolloutStatusWord(appset, &s.rollout_message);
   s.current_step = CurrentStep(appset);
   const Json& declared_steps = DeclaredSteps(appset);
@@ -241,6 +243,7 @@ Json SummaryJson(const AppSetSummary& s) {
   j["attention"] = std::move(attention);
   j["attentionTotal"] = s.attention_total;
   if (!s.analysis.is_null()) j["analysis"] = s.analysis;
+  if (!s.rollback.is_null()) j["rollback"] = s.rollback;
   return j;
 }
 

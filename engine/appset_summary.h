@@ -48,6 +48,9 @@ struct AppSetSummary {
   size_t attention_total = 0;
   // [issue 29] The current step's analysis so far (AnalysisOf); null when none was measured.
   Json analysis;
+  // [issue 29] The set's rollback, running or finished (RollbackSummaryOf,
+  // engine/rollback_summary.h); null when none.
+  Json rollback;
 
   bool operator==(const AppSetSummary&) const = default;
 };
@@ -68,7 +71,8 @@ AppSetSummary Summarize(const Json& appset, const std::vector<AppRow>& rows,
 //  "strategy", "rollout": {"status", "message"}, "currentStep", "total",
 //  "counts": {"Healthy": n, ...},
 //  "steps": [{"step", "matchExpressions", "maxUpdate"?, "total", "counts", "strip"}],
-//  "attention": [AppRowJson...], "attentionTotal", "analysis"? (AnalysisOf)}.
+//  "attention": [AppRowJson...], "attentionTotal", "analysis"? (AnalysisOf),
+//  "rollback"? (RollbackSummaryOf)}.
 // Counts list every status, zeros too (a stable shape).
 Json SummaryJson(const AppSetSummary& summary);
 // One row as lists and the attention list show it: {"name", "appset", "cluster", "step",

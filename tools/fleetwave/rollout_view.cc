@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/appset_summary.h"
+#include "engine/rollback_summary.h"
 #include "tools/fleetwave/table.h"
 
 namespace fleetwave::cli {
@@ -453,6 +454,20 @@ void AppendAnalysis(const Json& analysis, View& view, bool color) {
   view.text += RenderTable({"TIME", "VALUE", "RESULT", "ERROR"}, rows, color);
 }
 
+// [issue 29] The set's rollback (RollbackSummaryOf) in one line, then each failed app the
+// summary names with its reason.
+void AppendRollback(const Json& rollback, View& view) {
+  const std::string line = engine::RollbackLine(rollback);
+  if (line.empty()) return;
+  view.lines.emplace_back("rollback", line);
+  view.text += "\n" + line + "\n";
+  for (const Json& failed : Array(rollback, {"failed"})) {
+    const std::string message = Str(failed, {"message"});
+    view.text += "  rollback of " + Str(failed, {"application"}) + " failed" +
+                 (message.empty() ? "" : ": " + message) + "\n";
+  }
+}
+
 View SetNotFoundView(const std::string& name) {
   View view;
   view.text = "applicationset \"" + name + "\" not found\n";
@@ -527,6 +542,7 @@ View AppSetStepView(const FleetState& state, const std::string& name, const View
         RenderTable({"APPLICATION", "HEALTH", "SYNC", "CLUSTER", "ROLLOUT"}, rows, options.color);
   }
   AppendAnalysis(engine::AnalysisOf(it->second), view, options.color);
+  AppendRollback(engine::RollbackSummaryOf(it->second), view);
   if (!info.message.empty()) view.text += "\n" + info.message + "\n";
   return view;
 }
