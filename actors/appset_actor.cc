@@ -1155,6 +1155,7 @@ void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous, b
   if (previous != nullptr) st.gathered_at = now;
   input.reuse_applications_since = st.gathered_at;
   input.progressive_syncs = st.spec->progressive_syncs;
+  input.analysis_prometheus = st.spec->analysis_prometheus;
   input.automated_warned = st.automated_warned;
   input.now = now;
 

@@ -49,6 +49,16 @@ engine::PrometheusAnswer PrometheusInstantQuery(const std::string& prometheus,
     return out;
   }
   // 2xx, or Prometheus' own error document (its "error" names what is wrong with the query).
+  // Any other document with an HTTP error (a proxy's stale answer) is no measurement: it must
+  // never pass the step.
+  const bool ok = response.status >= 200 && response.status < 300;
+  const auto status = body.find("status");
+  const bool prometheus_error =
+      status != body.end() && status->is_string() && status->get<std::string>() == "error";
+  if (!ok && !prometheus_error) {
+    out.error = where + " answered HTTP " + std::to_string(response.status);
+    return out;
+  }
   out.body = std::move(body);
   return out;
 }

@@ -130,7 +130,10 @@ SyncWindow DecodeWindow(Reader& r, const YAML::Node& n, const std::string& path,
   if (n["andOperator"]) {
     w.and_operator = r.Bool(n["andOperator"], Field(path, "andOperator")).value_or(false);
   }
-  if (n["syncOverrun"]) r.Bool(n["syncOverrun"], Field(path, "syncOverrun"));
+  if (n["syncOverrun"]) {
+    w.sync_overrun = r.Bool(n["syncOverrun"], Field(path, "syncOverrun"));
+    w.sync_overrun_pos = PosOf(n["syncOverrun"]);
+  }
   if (n["description"]) {
     w.description = r.String(n["description"], Field(path, "description")).value_or("");
   }
@@ -178,6 +181,24 @@ const AppProject* AppProjects::Find(const std::string& name) const {
   auto it = std::lower_bound(projects.begin(), projects.end(), name,
                              [](const AppProject& p, const std::string& n) { return p.name < n; });
   return it != projects.end() && it->name == name ? &*it : nullptr;
+}
+
+Issues SyncOverrunWarnings(const AppProject& project) {
+  Issues out;
+  for (const SyncWindow& w : project.sync_windows) {
+    if (!w.sync_overrun) continue;
+    const std::string what =
+        w.deny ? "when this deny window starts" : "when this allow window ends";
+    out.push_back(
+        {project.file, w.sync_overrun_pos,
+         "spec.syncWindows[" + std::to_string(w.index) + "].syncOverrun",
+         *w.sync_overrun
+             ? "has no effect in fleetwave: a sync already running always finishes (retries "
+               "included), as with syncOverrun: true on every window"
+             : "false is not honoured by fleetwave: a sync already running " + what +
+                   " still finishes (retries included), where Argo CD would stop it"});
+  }
+  return out;
 }
 
 bool IsAppProjectDocument(const YAML::Node& doc) {

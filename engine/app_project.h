@@ -53,6 +53,13 @@ using AppProjectsPtr = std::shared_ptr<const AppProjects>;
 
 bool IsAppProjectDocument(const YAML::Node& doc);  // kind: AppProject
 
+// What `fleetwave validate` says of each window's syncOverrun (a warning, never an error): the
+// field has no effect in fleetwave, which lets every sync already running finish (retries
+// included) whatever its windows say; with `false`, Argo CD would stop such a sync when the
+// window closes and fleetwave does not. One issue per window that sets it, naming
+// spec.syncWindows[i].syncOverrun.
+Issues SyncOverrunWarnings(const AppProject& project);
+
 struct DecodedAppProject {
   std::optional<AppProject> project;  // set only without issues
   Issues issues;                      // each names the file and the field

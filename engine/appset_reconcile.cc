@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "engine/allatonce.h"
+#include "engine/analysis_settings.h"
 #include "engine/app_health.h"
 #include "engine/app_project.h"
 #include "engine/app_sync_policy.h"
@@ -29,6 +30,8 @@ const char* SyncStartTriggerName(SyncStartTrigger trigger) {
       return "automated";
     case SyncStartTrigger::kManual:
       return "manual";
+    case SyncStartTrigger::kRollback:
+      return "rollback";
   }
   return "rollout";
 }
@@ -41,7 +44,14 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
 
   // Whether this reconcile may write Application specs: not while the set is gated off
   // (progressiveSyncs: false), has no steps, or has a strategy the planner refuses.
-  const ReconcileGate gate = GateProgressiveSyncs(input.progressive_syncs, strategy);
+  // An analysis step with no Prometheus to ask closes it too: its analysis could never pass,
+  // and nothing should roll out towards that.
+  ReconcileGate gate = GateProgressiveSyncs(input.progressive_syncs, strategy);
+  if (gate.reconcile) {
+    if (auto missing = MissingPrometheusCondition(strategy, input.analysis_prometheus)) {
+      gate = {false, std::move(missing)};
+    }
+  }
   const bool refused_strategy =
       !strategy.type.empty() && strategy.type != "AllAtOnce" && !strategy.IsRollingSync();
   const bool writes = gate.reconcile && !refused_strategy &&
@@ -112,18 +122,21 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
   };
 
   if (gate.reconcile) {
-    // progressiveSyncs is on again (or the set is no longer RollingSync): its gate's condition
-    // goes, as the planner clears its own errors.
+    // progressiveSyncs is on again (or the set is no longer RollingSync, or its analysis has a
+    // Prometheus now): its gate's condition goes, as the planner clears its own errors.
     auto& conditions = input.stored.conditions;
     conditions.erase(std::remove_if(conditions.begin(), conditions.end(),
                                     [](const AppSetCondition& c) {
                                       return c.type == "ErrorOccurred" &&
-                                             c.reason == "ProgressiveSyncsDisabled";
+                                             (c.reason == "ProgressiveSyncsDisabled" ||
+                                              c.reason == kAnalysisPrometheusMissing);
                                     }),
                      conditions.end());
   }
   if (!gate.reconcile) {
     // progressiveSyncs: false: the set is not reconciled at all; only the condition is set.
+    // Not planned: the daemon decides it from scratch again, never incrementally past the gate.
+    out.plan.planned = false;
     out.plan.application_status = input.stored.application_status;
     out.plan.conditions = MergeConditions(input.stored.conditions, {*gate.condition}, {}, now);
     if (input.stored.has_rollout) out.plan.rollout = input.stored.rollout;
@@ -194,6 +207,24 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
       if (!check.start) continue;
       start(v, SyncStartTrigger::kRollout, op_it->second, entry->target_revisions,
             RolloutStartTime(*entry, now));
+    }
+    // [issue 29] A rollback's syncs back, each once: not while one runs, and not again once
+    // one at its revisions started since the rollback asked for it.
+    for (const RollbackSync& back : out.plan.rollback_syncs) {
+      auto vit =
+          std::lower_bound(by_name.begin(), by_name.end(), back.app,
+                           [](const AppView* a, const std::string& b) { return a->id.app < b; });
+      if (vit == by_name.end() || (*vit)->id.app != back.app) continue;
+      const AppView& v = **vit;
+      const RolloutStartCheck check = CheckRollbackStart(v, back);
+      if (!check.held.empty()) {
+        if (back.since == now) {
+          out.log.push_back(Prefix(set, *v.desired) + " sync back held: " + check.held);
+        }
+        continue;
+      }
+      if (!check.start) continue;
+      start(v, SyncStartTrigger::kRollback, back.operation, back.to, std::max(now, back.since));
     }
   } else {
     // A set the planner refuses keeps its stored status.
@@ -309,6 +340,7 @@ std::vector<std::string> ManualSyncPin(const Json* entry,
 }
 
 SyncStartTrigger TriggerOfOperation(const OperationRecord& record) {
+  if (IsRollbackOperation(record.operation)) return SyncStartTrigger::kRollback;
   const Json* by = Child(&record.operation, "initiatedBy");
   const Json* user = Child(by, "username");
   if (user != nullptr && *user == "applicationset-controller") return SyncStartTrigger::kRollout;

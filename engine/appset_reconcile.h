@@ -94,8 +94,9 @@ struct StoredApp {
 
 // Who starts a sync. (Not `SyncTrigger`: sync_operation.h's struct of that name, the
 // operation's initiatedBy/info, lives in the same namespace.)
-enum class SyncStartTrigger { kRollout, kAutomated, kManual };
-const char* SyncStartTriggerName(SyncStartTrigger trigger);  // "rollout" | "automated" | "manual"
+enum class SyncStartTrigger { kRollout, kAutomated, kManual, kRollback };
+// "rollout" | "automated" | "manual" | "rollback"
+const char* SyncStartTriggerName(SyncStartTrigger trigger);
 
 struct SyncStart {
   std::string app;
@@ -116,6 +117,9 @@ struct AppSetReconcileInput {
   std::vector<Error> generator_repository_errors;
   std::map<std::string, StoredApp> stored_apps;
   bool progressive_syncs = true;
+  // fleetwave.yaml's analysis.prometheus: a RollingSync step's analysis without its own
+  // `prometheus` queries it; with neither the set is not reconciled (analysis_settings.h).
+  std::string analysis_prometheus;
   bool automated_warned = false;  // DisableAutomatedForRollingSync's warning was logged already
   Time now;                       // second precision
   // Unset: every Application is built anew (reconciledAt = now). Set: an app's Application built

@@ -57,7 +57,12 @@ Json EncodeAppSetCondition(const AppSetCondition& c) {
 AppSetCondition RolloutProgressingCondition(const RolloutProgress& p) {
   const std::string step = std::to_string(p.current_step);
   if (p.failed_step != 0) {
-    return {"RolloutProgressing", "False", "RolloutFailed", p.failed_message, std::nullopt};
+    return {"RolloutProgressing", "False", "RolloutFailed",
+            p.rolled_back ? p.failed_message + "; " + p.rollback_message : p.failed_message,
+            std::nullopt};
+  }
+  if (p.rolled_back) {
+    return {"RolloutProgressing", "False", "RolloutRolledBack", p.rollback_message, std::nullopt};
   }
   if (p.current_step == 0) {
     return {"RolloutProgressing", "False", "ApplicationSetRolloutComplete",

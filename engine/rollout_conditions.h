@@ -38,9 +38,14 @@ struct RolloutProgress {
   // [issue 29] An operator aborted it (status.rollout.aborted): RolloutAborted with this message.
   bool aborted = false;
   std::string aborted_message;
+  // [issue 29] A rollback (status.rollout.rollback): its progress, after a failed step's message
+  // (RolloutFailed), or alone as RolloutRolledBack for an operator's.
+  bool rolled_back = false;
+  std::string rollback_message;
 };
 
-// RolloutProgressing, by priority RolloutFailed > Complete > RolloutAborted > Paused >
+// RolloutProgressing, by priority RolloutFailed (with a rollback's progress) >
+// RolloutRolledBack (an operator's rollback) > Complete > RolloutAborted > Paused >
 // ProgressDeadlineExceeded > Modified. A halted rollout reports RolloutFailed whatever else
 // holds: it will not move on. An aborted one whose running syncs completed every step is
 // complete: there is nothing left to hold.

@@ -83,7 +83,7 @@ JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
                     std::vector<AppRolloutStatus> previous,
                     const std::vector<std::string>& ignore_application_differences,
                     std::map<std::string, std::string>& skipped, Time now, bool heal_drift,
-                    const std::vector<RolloutStep>& steps) {
+                    const std::vector<RolloutStep>& steps, const RolloutState* stored_state) {
   // Join by name through sorted lists: no per-app hashing or string copies, which dominate a
   // reconcile of many thousand apps. Of two stored entries for one app the first counts.
   const std::vector<size_t> live_order = SortedByName(live, LiveName);
@@ -125,7 +125,10 @@ JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
     const bool new_pin = stored && stored->target_revisions != app.revisions;
     AppStatusUpdate update = UpdateAppRolloutStatus(
         std::move(stored), app, spec_differs, std::to_string(row.step >= 0 ? row.step + 1 : -1),
-        now, heal_drift && row.desired != nullptr);
+        now, heal_drift && row.desired != nullptr,
+        stored_state
+            ? RevisionMemory{stored_state->generation + 1, RolledBack(*stored_state, app.name)}
+            : RevisionMemory{});
     out.new_generation = out.new_generation || update.changed;
     if (update.healed) {
       out.healed.push_back(app.name);
@@ -239,6 +242,25 @@ Json RolloutSyncOperation(const Json& spec, const std::vector<std::string>& pinn
   return BuildSyncOperation(spec, pinned, multi);
 }
 
+RollbackInputs JoinedRollbackInputs(const JoinedApps& joined) {
+  RollbackInputs in;
+  in.candidates = [&joined] {
+    std::vector<RollbackCandidate> out;
+    out.reserve(joined.rows.size());
+    for (size_t i = 0; i < joined.rows.size(); ++i) {
+      out.push_back({&joined.entries[i], joined.rows[i].live});
+    }
+    return out;
+  };
+  in.live_of = [&joined](const std::string& app) -> const Application* {
+    auto it = std::lower_bound(
+        joined.rows.begin(), joined.rows.end(), app,
+        [](const PlanRow& row, const std::string& name) { return row.live->name < name; });
+    return it != joined.rows.end() && it->live->name == app ? it->live : nullptr;
+  };
+  return in;
+}
+
 SyncSelection SelectSyncs(const JoinedApps& joined, const Eligibility& open, bool paused) {
   SyncSelection out;
   if (paused) return out;  // a pause blocks the start of syncs
@@ -258,8 +280,10 @@ SyncSelection SelectSyncs(const JoinedApps& joined, const Eligibility& open, boo
 RolloutOutcome FinishRollout(const Strategy& strategy, RolloutState state,
                              const std::vector<AppSetCondition>& previous_conditions,
                              const RolloutConfigIssues& config_issues, bool new_generation,
-                             const Eligibility& open, Time now, bool observation_complete) {
+                             const Eligibility& open, Time now, bool observation_complete,
+                             const RollbackInputs* rollback) {
   RolloutOutcome out;
+  const int stored_failed_step = state.failed_step;
   int current = open.CurrentStep();
   // Unobserved apps only ever make a step look less complete: hold the stored step rather than
   // go back to an earlier one (0 = complete ranks after every step). Pinned by
@@ -277,6 +301,10 @@ RolloutOutcome FinishRollout(const Strategy& strategy, RolloutState state,
   }
   out.soak_ends_at = UpdateSafetyState(strategy, out.rollout, open, observation_complete, now);
   out.analysis_due = AnalysisDue(strategy, out.rollout, open, now);
+  if (rollback != nullptr) {
+    out.rollback_syncs = RollbackPhase(out.rollout, stored_failed_step, strategy,
+                                       rollback->candidates, rollback->live_of, now);
+  }
   RolloutProgress progress;
   progress.current_step = current;
   progress.paused = out.rollout.paused;
@@ -284,6 +312,10 @@ RolloutOutcome FinishRollout(const Strategy& strategy, RolloutState state,
   if (out.rollout.failed_step != 0) {
     progress.failed_step = out.rollout.failed_step;
     progress.failed_message = RolloutFailedMessage(strategy, out.rollout);
+  }
+  if (out.rollout.rollback) {
+    progress.rolled_back = true;
+    progress.rollback_message = RollbackMessage(*out.rollout.rollback);
   }
   if (out.rollout.aborted) {
     progress.aborted = true;

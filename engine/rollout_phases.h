@@ -19,6 +19,7 @@
 #include "engine/application.h"
 #include "engine/appset.h"
 #include "engine/generate.h"
+#include "engine/rollback.h"
 #include "engine/rollout_conditions.h"
 #include "engine/rollout_eligibility.h"
 #include "engine/rollout_state.h"
@@ -70,13 +71,15 @@ std::map<std::string, int> StepNumbers(const std::vector<GeneratedApplication>& 
 // decision about one revision, so it is dropped when its app is pinned to a new revision or no
 // longer exists; a kept skip marks its row and sets its message. `steps` (the strategy's) mark
 // failed apps of a step with maxFailures (MarkFailedApp). `heal_drift` is DriftHealedNow
-// (rollout_safety.h) of the set's policy and the stored rollout state.
+// (rollout_safety.h) of the set's policy and the stored rollout state. `stored` (that state)
+// gives each revision change its RevisionMemory (rollback.h).
 JoinedApps JoinApps(const std::vector<GeneratedApplication>& desired,
                     const StepAssignment& assignment, const std::vector<Application>& live,
                     std::vector<AppRolloutStatus> previous,
                     const std::vector<std::string>& ignore_application_differences,
                     std::map<std::string, std::string>& skipped, Time now, bool heal_drift = false,
-                    const std::vector<RolloutStep>& steps = {});
+                    const std::vector<RolloutStep>& steps = {},
+                    const RolloutState* stored = nullptr);
 
 // The gate over the joined apps (§4): which steps are open.
 Eligibility OpenSteps(const StepAssignment& assignment, const JoinedApps& joined,
@@ -117,7 +120,20 @@ struct RolloutOutcome {
   std::optional<Time> step_deadline;            // the current step's, while it runs
   std::optional<Time> soak_ends_at;             // the current step's soak, while it soaks
   std::optional<AnalysisRequest> analysis_due;  // the next measurement, while analysis runs
+  // [issue 29] The syncs back a rollback lists now (RollbackPhase); while a rollback is set no
+  // rollout sync starts.
+  std::vector<RollbackSync> rollback_syncs;
 };
+
+// What FinishRollout's rollback phase reads of the apps (RollbackPhase): every app's candidate
+// (called only when a rollback starts) and one app's Application.
+struct RollbackInputs {
+  std::function<std::vector<RollbackCandidate>()> candidates;
+  std::function<const Application*(const std::string&)> live_of;
+};
+
+// A row's rollback candidate, and the rollback inputs over the joined apps (name order).
+RollbackInputs JoinedRollbackInputs(const JoinedApps& joined);
 
 // Phase 4. `state` is the stored rollout state after JoinApps pruned its skips;
 // `previous_conditions` the stored conditions (a stale ApplicationSetRolloutError goes).
@@ -128,7 +144,8 @@ struct RolloutOutcome {
 RolloutOutcome FinishRollout(const Strategy& strategy, RolloutState state,
                              const std::vector<AppSetCondition>& previous_conditions,
                              const RolloutConfigIssues& config_issues, bool new_generation,
-                             const Eligibility& open, Time now, bool observation_complete = true);
+                             const Eligibility& open, Time now, bool observation_complete = true,
+                             const RollbackInputs* rollback = nullptr);
 
 // Conditions without the ErrorOccurred/ApplicationSetRolloutError one, which a reconcile that
 // plans at all clears.

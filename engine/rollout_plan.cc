@@ -152,7 +152,7 @@ PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
   JoinedApps joined =
       JoinApps(desired, assignment, live, std::move(stored.application_status),
                appset.ignore_application_differences, state.skipped, now,
-               DriftHealedNow(RollingSyncHealsDrift(appset), state), strategy.steps);
+               DriftHealedNow(RollingSyncHealsDrift(appset), state), strategy.steps, &state);
   r.drifted = std::move(joined.drifted);
   r.healed = std::move(joined.healed);
   const WindowClock windows(appset.projects.get(), now);
@@ -164,10 +164,19 @@ PlanResult Plan(const ApplicationSet& appset, StoredRolloutStatus stored,
   SyncSelection syncs = SelectSyncs(joined, open, state.paused || halted || open.failed);
   r.apps_to_sync = std::move(syncs.apps);
   r.operations = std::move(syncs.operations);
+  const RollbackInputs rollback = JoinedRollbackInputs(joined);
   RolloutOutcome outcome =
       FinishRollout(strategy, std::move(state), stored.conditions, assignment.issues,
-                    joined.new_generation, open, now, observation_complete);
+                    joined.new_generation, open, now, observation_complete, &rollback);
+  if (outcome.rollout.rollback) {
+    // A rollback holds the revision: only its own syncs start (a rollout sync selected in the
+    // decision that started it never does).
+    r.apps_to_sync.clear();
+    r.operations.clear();
+  }
+  r.rollback_syncs = std::move(outcome.rollback_syncs);
   r.rollout = std::move(outcome.rollout);
+  r.drifted = WithoutRolledBack(std::move(r.drifted), *r.rollout);
   r.conditions =
       WithSyncWindowCondition(std::move(outcome.conditions), WindowHeldOf(joined, open), now);
   r.window_edge_at = windows.next_edge();
@@ -186,6 +195,13 @@ Json PlanOutputJson(const PlanResult& r) {
   Json ops = Json::object();
   for (const auto& [name, op] : r.operations) ops[name] = op;
   out["operations"] = std::move(ops);
+  if (!r.rollback_syncs.empty()) {
+    Json back = Json::array();
+    for (const auto& s : r.rollback_syncs) {
+      back.push_back({{"application", s.app}, {"to", s.to}, {"operation", s.operation}});
+    }
+    out["rollbackSyncs"] = std::move(back);
+  }
   return out;
 }
 

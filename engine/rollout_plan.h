@@ -18,6 +18,7 @@
 #include "engine/appset.h"
 #include "engine/generate.h"
 #include "engine/issue.h"
+#include "engine/rollback.h"
 #include "engine/rollout_conditions.h"
 #include "engine/rollout_spec_diff.h"
 #include "engine/rollout_state.h"
@@ -53,6 +54,9 @@ struct PlanResult {
   std::vector<std::string> apps_to_sync;   // sorted
   std::map<std::string, int> steps;        // every desired or live app: 1-based, -1 = none
   std::map<std::string, Json> operations;  // per app to sync: the Argo-shaped operation
+  // [issue 29] The syncs back a rollback lists now (engine/rollback.h), name order; not in
+  // apps_to_sync, which a rollback empties.
+  std::vector<RollbackSync> rollback_syncs;
   // When the current step's progress deadline expires (for the daemon's timer), if it has one
   // and has not expired yet.
   std::optional<Time> step_deadline;

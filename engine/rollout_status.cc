@@ -112,6 +112,14 @@ std::vector<AppRolloutStatus> DecodeAppRolloutStatuses(const Json& list, Issues&
         entry.target_revisions.push_back(r.is_string() ? r.get<std::string>() : "");
       }
     }
+    if (auto it = e.find("previousHealthyRevisions"); it != e.end() && it->is_array()) {
+      for (const auto& r : *it) {
+        entry.previous_healthy_revisions.push_back(r.is_string() ? r.get<std::string>() : "");
+      }
+    }
+    if (auto it = e.find("pinnedInGeneration"); it != e.end() && it->is_number_integer()) {
+      entry.pinned_in_generation = it->get<long long>();
+    }
     if (std::string t = StringAt(e, "lastTransitionTime"); !t.empty()) {
       entry.last_transition_time = ParseRfc3339(t);
       if (!entry.last_transition_time) {
@@ -135,6 +143,10 @@ Json EncodeAppRolloutStatus(const AppRolloutStatus& entry) {
   if (entry.last_transition_time) {
     j["lastTransitionTime"] = FormatRfc3339(*entry.last_transition_time);
   }
+  if (!entry.previous_healthy_revisions.empty()) {
+    j["previousHealthyRevisions"] = entry.previous_healthy_revisions;
+  }
+  if (entry.pinned_in_generation != 0) j["pinnedInGeneration"] = entry.pinned_in_generation;
   return j;
 }
 
@@ -200,7 +212,8 @@ bool AdvanceAppRolloutStatus(AppRolloutStatus& entry, const Application& live, T
 
 AppStatusUpdate UpdateAppRolloutStatus(std::optional<AppRolloutStatus> previous,
                                        const Application& live, bool spec_differs,
-                                       const std::string& step, Time now, bool heal_drift) {
+                                       const std::string& step, Time now, bool heal_drift,
+                                       RevisionMemory memory) {
   AppStatusUpdate out;
   AppRolloutStatus& entry = out.entry;
   if (!previous) {
@@ -212,6 +225,14 @@ AppStatusUpdate UpdateAppRolloutStatus(std::optional<AppRolloutStatus> previous,
     // DetectChange reads the stored status and pin, which `entry` still holds here.
     const PendingChange change = DetectChange(entry, live, spec_differs);
     if (change.Any()) {
+      if (change.revision) {
+        // [issue 29] What a rollback of the new pin returns to: the old pin if the app was
+        // Healthy at it (and no rollback returned it from there), else what it already kept.
+        if (entry.status == RolloutAppState::kHealthy && !memory.rolled_back) {
+          entry.previous_healthy_revisions = entry.target_revisions;
+        }
+        entry.pinned_in_generation = memory.next_generation;
+      }
       // The new pin is stored whatever status the entry ends in [fleetwave].
       entry.target_revisions = live.revisions;
       Transition(entry, RolloutAppState::kWaiting,
@@ -239,10 +260,10 @@ AppStatusUpdate UpdateAppRolloutStatus(std::optional<AppRolloutStatus> previous,
 
 AppStatusUpdate UpdateAppRolloutStatus(const AppRolloutStatus* previous, const Application& live,
                                        bool spec_differs, const std::string& step, Time now,
-                                       bool heal_drift) {
+                                       bool heal_drift, RevisionMemory memory) {
   return UpdateAppRolloutStatus(
       previous ? std::optional<AppRolloutStatus>(*previous) : std::nullopt, live, spec_differs,
-      step, now, heal_drift);
+      step, now, heal_drift, memory);
 }
 
 }  // namespace fleetwave::engine

@@ -28,6 +28,12 @@ struct AppRolloutStatus {
   std::string step;                           // 1-based, or "-1" for an app no step selects
   std::vector<std::string> target_revisions;  // the pinned revisions
   std::optional<Time> last_transition_time;
+  // [fleetwave, issue 29] For a rollback (engine/rollback.h): the revisions the app was last
+  // Healthy at before its pin (carried over a pin that never became Healthy, or that a rollback
+  // returned), and the rollout generation whose revision change set the pin (0: unknown).
+  // Written only on a revision change.
+  std::vector<std::string> previous_healthy_revisions;
+  long long pinned_in_generation = 0;
 
   bool operator==(const AppRolloutStatus&) const = default;
 };
@@ -73,14 +79,23 @@ struct AppStatusUpdate {
 // `heal_drift`: drift sends a Healthy entry back to Waiting (the set heals drift), so the rollout
 // syncs the app again in step order, within its step's maxUpdate, as it would a new revision of
 // that app alone; the pin stays.
+// [issue 29] What a revision change records for a later rollback: `next_generation` is the
+// generation the change starts (the stored one + 1), `rolled_back` that the stored rollback
+// returned this app (RolledBack), so its pin never counts as its last healthy revisions.
+struct RevisionMemory {
+  long long next_generation = 0;
+  bool rolled_back = false;
+};
+
 AppStatusUpdate UpdateAppRolloutStatus(const AppRolloutStatus* previous, const Application& live,
                                        bool spec_differs, const std::string& step, Time now,
-                                       bool heal_drift = false);
+                                       bool heal_drift = false, RevisionMemory memory = {});
 // The same with the stored entry handed over (nullopt: none): its strings move into the
 // result instead of being copied, which matters in a reconcile of many thousand apps.
 AppStatusUpdate UpdateAppRolloutStatus(std::optional<AppRolloutStatus> previous,
                                        const Application& live, bool spec_differs,
-                                       const std::string& step, Time now, bool heal_drift = false);
+                                       const std::string& step, Time now, bool heal_drift = false,
+                                       RevisionMemory memory = {});
 
 // Moves an entry on from its current status using the live data (§3 step 4); returns true if
 // it changed. Used by UpdateAppRolloutStatus and again after a promotion to Pending.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "engine/cron_schedule.h"
+#include "engine/issue.h"
 #include "engine/time.h"
 #include "engine/zone_rules.h"
 
@@ -37,6 +38,11 @@ struct SyncWindow {
   std::vector<std::string> namespaces;
   bool manual_sync = false;
   bool and_operator = false;
+  // Argo CD's syncOverrun as written (absent: nullopt). It cannot change what fleetwave does: a
+  // sync already running always finishes, its retries included, as if every window had
+  // syncOverrun: true (issue 29's rule). So it is only told about (SyncOverrunWarnings).
+  std::optional<bool> sync_overrun;
+  SourcePos sync_overrun_pos;
   std::string description;
 };
 

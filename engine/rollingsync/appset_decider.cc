@@ -234,6 +234,23 @@ AppSetDelta RollingSyncDecider::Decide(Time now_in) {
                       RolloutSyncOperation(DesiredSpecOf(a.planned), entry.target_revisions),
                       entry.target_revisions, RolloutStartTime(entry, now), now, out.log));
   }
+  // [issue 29] A rollback's syncs back, as ReconcileAppSet starts them.
+  for (const RollbackSync& back : d.rollback_syncs) {
+    auto it = apps_.find(back.app);
+    if (it == apps_.end()) continue;
+    App& a = it->second;
+    const RolloutStartCheck check = CheckRollbackStart(a.view, back);
+    if (!check.held.empty()) {
+      if (back.since == now) {
+        out.log.push_back(Prefix(set, a.planned) + " sync back held: " + check.held);
+      }
+      continue;
+    }
+    if (!check.start) continue;
+    started[back.app] = out.starts.size();
+    out.starts.push_back(MakeSyncStart(set, a.view, SyncStartTrigger::kRollback, back.operation,
+                                       back.to, std::max(now, back.since), now, out.log));
+  }
 
   // Applications of the changed and started apps.
   const std::string reconciled_at = FormatRfc3339(now);

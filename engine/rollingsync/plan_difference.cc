@@ -75,6 +75,21 @@ std::optional<std::string> FirstPlanDifference(const PlanResult& expected,
     return "analysis due: expected " + text(expected.analysis_due) + ", got " +
            text(actual.analysis_due);
   }
+  {
+    auto text = [](const std::vector<RollbackSync>& syncs) {
+      Json out = Json::array();
+      for (const auto& b : syncs) {
+        out.push_back({{"app", b.app},
+                       {"to", b.to},
+                       {"since", FormatRfc3339(b.since)},
+                       {"operation", b.operation}});
+      }
+      return out.dump();
+    };
+    const std::string want = text(expected.rollback_syncs);
+    const std::string got = text(actual.rollback_syncs);
+    if (want != got) return "rollback syncs: expected " + want + ", got " + got;
+  }
   if (expected.steps != actual.steps) {
     for (const auto& [app, step] : expected.steps) {
       auto it = actual.steps.find(app);

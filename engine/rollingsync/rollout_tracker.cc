@@ -223,6 +223,10 @@ void RolloutTracker::Abort(Time now, const std::string& caller) {
   AbortRollout(state_, now, caller);
 }
 
+void RolloutTracker::RequestRollback(Time now, const std::string& caller, const std::string& to) {
+  ::fleetwave::engine::RequestRollback(state_, now, caller, to);
+}
+
 bool RolloutTracker::RecordMeasurement(const AnalysisRequest& request,
                                        const AnalysisMeasurement& measurement) {
   return RecordAnalysisMeasurement(state_, request, measurement);
@@ -249,10 +253,11 @@ void RolloutTracker::Redecide(Records::iterator it, Time now, RolloutDelta& delt
     const bool spec_differs = spec_matters && r.desired &&
                               AppSpecDiffers(*r.desired, *r.live, ignore_application_differences_);
     const bool new_pin = r.entry && r.entry->target_revisions != r.live->revisions;
-    AppStatusUpdate update =
-        UpdateAppRolloutStatus(std::move(r.entry), *r.live, spec_differs,
-                               std::to_string(r.desired && r.step >= 0 ? r.step + 1 : -1), now,
-                               heals_drift_now_ && r.desired != nullptr);
+    AppStatusUpdate update = UpdateAppRolloutStatus(
+        std::move(r.entry), *r.live, spec_differs,
+        std::to_string(r.desired && r.step >= 0 ? r.step + 1 : -1), now,
+        heals_drift_now_ && r.desired != nullptr,
+        RevisionMemory{state_.generation + 1, RolledBack(state_, it->first)});
     delta.new_generation = delta.new_generation || update.changed;
     if (update.healed) delta.healed.push_back(name);
     if (update.drifted && !update.healed) delta.drifted.push_back(name);
@@ -342,9 +347,25 @@ RolloutDelta RolloutTracker::Decide(Time now_in, bool observation_complete) {
   if (hold.why == StepHold::kFailed) {
     for (std::string_view name : steps_[open].failed) eligibility.failed_apps.emplace_back(name);
   }
+  // [issue 29] A rollback reads every app only when it starts; while it runs, its own apps.
+  RollbackInputs rollback;
+  rollback.candidates = [this] {
+    std::vector<RollbackCandidate> out;
+    out.reserve(records_.size());
+    for (const auto& [name, record] : records_) {
+      if (record.entry) out.push_back({&*record.entry, record.live.get()});
+    }
+    return out;
+  };
+  rollback.live_of = [this](const std::string& app) -> const Application* {
+    auto it = records_.find(app);
+    return it == records_.end() ? nullptr : it->second.live.get();
+  };
   RolloutOutcome outcome =
       FinishRollout(strategy_, state_, conditions_, config_issues_, delta.new_generation,
-                    eligibility, now, observation_complete);
+                    eligibility, now, observation_complete, &rollback);
+  rollback_syncs_ = std::move(outcome.rollback_syncs);
+  delta.rollback_syncs = rollback_syncs_;
   delta.rollout_changed = !(outcome.rollout == state_);
   WindowHeldApps held;
   held.step = open + 1;
@@ -423,8 +444,9 @@ PlanResult RolloutTracker::Snapshot() const {
   r.soak_ends_at = soak_ends_at_;
   r.window_edge_at = window_clock_.next_edge();
   r.analysis_due = analysis_due_;
-  r.drifted.assign(drifted_.begin(), drifted_.end());
+  r.drifted = Drifted();
   r.healed = healed_;
+  r.rollback_syncs = rollback_syncs_;
   return r;
 }
 
@@ -439,7 +461,7 @@ bool RolloutTracker::InSyncList(const std::string& app) const {
 }
 
 std::vector<std::string> RolloutTracker::Drifted() const {
-  return {drifted_.begin(), drifted_.end()};
+  return WithoutRolledBack({drifted_.begin(), drifted_.end()}, state_);
 }
 
 std::vector<RolloutStepCounts> RolloutTracker::StepCounts() const {

@@ -64,6 +64,9 @@ struct RolloutDelta {
   std::optional<Time> soak_ends_at;             // when the current step's soak ends, while it soaks
   std::optional<Time> window_edge_at;           // when a sync window may start or end a hold next
   std::optional<AnalysisRequest> analysis_due;  // the next analysis measurement, while it runs
+  // [issue 29] The syncs back a rollback lists now (Snapshot().rollback_syncs): every one, not
+  // only those new to the list; the caller starts each once (CheckRollbackStart).
+  std::vector<RollbackSync> rollback_syncs;
   // The cost: apps whose entry was re-derived (changed inputs) or promoted.
   size_t apps_decided = 0;
 };
@@ -100,6 +103,8 @@ class RolloutTracker {
   void Pause(Time now);
   void Resume(Time now);
   void Abort(Time now, const std::string& caller);
+  // [issue 29] An operator's rollback (RequestRollback): the next Decide starts it.
+  void RequestRollback(Time now, const std::string& caller, const std::string& to);
   void Skip(const std::string& app, const std::string& reason);
   // [issue 29] A measurement taken for a decision's analysis_due (RecordAnalysisMeasurement):
   // false when the rollout moved on since. The next Decide judges the step with it.
@@ -198,6 +203,7 @@ class RolloutTracker {
   std::optional<Time> step_deadline_;            // of the last decision
   std::optional<Time> soak_ends_at_;             // of the last decision
   std::optional<AnalysisRequest> analysis_due_;  // of the last decision
+  std::vector<RollbackSync> rollback_syncs_;     // of the last decision
   int open_step_ = -1;                           // the last decision's first incomplete step
   bool listing_ = false;                         // the last decision had a sync list (not paused)
 };

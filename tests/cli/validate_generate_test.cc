@@ -70,6 +70,78 @@ TEST(SeedFixtures, ProposalExampleOfSeed000IsRejectedWithTheExactMessage) {
       << r.err;
 }
 
+// [issue 29] A step's analysis with no prometheus: `validate` warns (the daemon would refuse the
+// set), judged against --config fleetwave.yaml's analysis.prometheus when given, and says the
+// daemon's default must be set when it is not. A warning never fails the file.
+TEST(Validate, WarnsOfAnAnalysisWithNoPrometheusToAsk) {
+  std::string set = ReadFile(kData + "/appsets/seed001-guestbook.yaml");
+  const std::string at = "          maxUpdate: 0 #";
+  ASSERT_NE(set.find(at), std::string::npos);
+  set.insert(set.find(at),
+             "          analysis: {query: 'sum(errors)', successCondition: '< 0.5'}\n");
+  const std::string file = WriteTemp("analysis-without-prometheus.yaml", set);
+  const std::string with_default =
+      WriteTemp("fleetwave-with-prometheus.yaml", "analysis: {prometheus: 'http://p:9090'}\n");
+  const std::string without_default = WriteTemp("fleetwave-without-prometheus.yaml", "{}\n");
+  const std::string step = "spec.strategy.rollingSync.steps[1].analysis (step 2) has no prometheus";
+
+  CommandResult r = Validate({file});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("valid (1 ApplicationSet)"), std::string::npos);
+  EXPECT_NE(r.err.find("warning: " + file + ":29:11: " + step +
+                       ": the daemon's fleetwave.yaml must set analysis.prometheus, or the "
+                       "daemon refuses ApplicationSet guestbook (check it with --config "
+                       "fleetwave.yaml)\n"),
+            std::string::npos)
+      << r.err;
+
+  r = Validate({"--config", without_default, file});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("warning: " + file + ":29:11: " + step +
+                       " and fleetwave.yaml sets no analysis.prometheus: the analysis could never "
+                       "pass; set the step's analysis.prometheus or analysis.prometheus in "
+                       "fleetwave.yaml; the daemon refuses ApplicationSet guestbook\n"),
+            std::string::npos)
+      << r.err;
+
+  r = Validate({"--config", with_default, file});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+
+  // The step's own prometheus needs no default.
+  std::string own = set;
+  own.replace(own.find("query: 'sum(errors)'"), 0, "prometheus: 'http://p:9090', ");
+  r = Validate({WriteTemp("analysis-with-prometheus.yaml", own)});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+}
+
+// [issue 29] An AppProject window's syncOverrun is never silently ignored: validate names it in
+// a warning (fleetwave lets every running sync finish, so the field has no effect).
+TEST(Validate, WarnsThatSyncOverrunHasNoEffect) {
+  const std::string file =
+      WriteTemp("project-sync-overrun.yaml", R"(apiVersion: argoproj.io/v1alpha1
+kind: AppProject
+metadata: {name: prod}
+spec:
+  sourceRepos: ['*']
+  destinations: [{server: '*', namespace: '*'}]
+  syncWindows:
+  - kind: deny
+    schedule: '0 22 * * *'
+    duration: 1h
+    applications: ['*']
+    syncOverrun: false
+)");
+  const CommandResult r = Validate({file});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("valid (1 AppProject)"), std::string::npos) << r.out;
+  EXPECT_EQ(r.err, "warning: " + file +
+                       ":12:18: spec.syncWindows[0].syncOverrun: false is not honoured by "
+                       "fleetwave: a sync already running when this deny window starts still "
+                       "finishes (retries included), where Argo CD would stop it\n");
+}
+
 TEST(SeedFixtures, Seed001GeneratesThreeApplicationsWithTheirStepLabels) {
   CommandResult r = Generate({"-f", kData + "/appsets/seed001-guestbook.yaml", "-o", "json"});
   ASSERT_EQ(r.code, 0) << r.err;

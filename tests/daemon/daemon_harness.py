@@ -325,6 +325,19 @@ class DaemonEnv:
         except ValueError:
             return status, raw
 
+    def cli(self, *args):
+        """`fleetwave ARGS...` against this daemon's API with its token, without colour; its
+        standard output. A non-zero exit fails the test with what the command printed."""
+        token_file = os.path.join(self.config_dir, "token")
+        out = subprocess.run([FLEETWAVE] + list(args) + ["--server", self.api,
+                                                        "--token-file", token_file],
+                             capture_output=True, text=True, timeout=30,
+                             env=dict(os.environ, NO_COLOR="1"))
+        if out.returncode != 0:
+            raise AssertionError("fleetwave %s exited with %d:\n%s%s"
+                                 % (" ".join(args), out.returncode, out.stdout, out.stderr))
+        return out.stdout
+
     def get(self, path):
         status, body = self.http("GET", path)
         if status != 200:

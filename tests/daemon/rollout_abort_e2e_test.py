@@ -10,14 +10,12 @@
   - drift made by hand while the rollout is aborted (selfHeal on) is reported, not healed,
     and does not end the abort; a resume heals it in step order and the rollout completes.
 """
-import os
-import subprocess
 import time
 import unittest
 
 import yaml
 
-from daemon_harness import DaemonEnv, FLEETWAVE, appset_yaml, parse_time, wait_for
+from daemon_harness import DaemonEnv, appset_yaml, parse_time, wait_for
 
 NEXT_IMAGE = "gcr.io/heptio-images/ks-guestbook-demo:0.3"
 THIRD_IMAGE = "gcr.io/heptio-images/ks-guestbook-demo:0.4"
@@ -44,15 +42,6 @@ def wait_until(t):
 
 
 class Abort(unittest.TestCase):
-    def cli(self, env, *args):
-        token_file = os.path.join(env.config_dir, "token")
-        out = subprocess.run([FLEETWAVE] + list(args) + ["--server", env.api,
-                                                        "--token-file", token_file],
-                             capture_output=True, text=True, timeout=30,
-                             env=dict(os.environ, NO_COLOR="1"))
-        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
-        return out.stdout
-
     def image_on(self, env, cluster):
         status, body = env.kubesim.request("GET", DEPLOYMENT, cluster=cluster)
         self.assertEqual(status, 200, body)
@@ -80,7 +69,7 @@ class Abort(unittest.TestCase):
                  and self.image_on(env, "sim-0") == NEXT_IMAGE, timeout=60, interval=0.1,
                  what=lambda: "step 1 soaking at the new revision: %s\n%s"
                  % (rollout_of(env, "held"), env.log_tail()))
-        return revision, self.cli(env, "abort", "held")
+        return revision, env.cli("abort", "held")
 
     def test_abort_holds_the_revision_until_the_next_commit(self):
         env = self.completed_two_step_set()
@@ -99,7 +88,7 @@ class Abort(unittest.TestCase):
             "or a resume"), condition)
         self.assertEqual(rollout_of(env, "held").get("aborted"), True)
         self.assertIn("rollout aborted by ", env.log())
-        self.assertIn("Aborted", self.cli(env, "get", "appset", "held"))
+        self.assertIn("Aborted", env.cli("get", "appset", "held"))
 
         # Past the soak's end and several polls of the same commit: step 2 stays unwritten.
         wait_until(aborted_at + SOAK + 3)
@@ -153,7 +142,7 @@ class Abort(unittest.TestCase):
         # A resume heals dev's Deployment first (at the held revision), then the rollout
         # goes on to qa and completes.
         resumed_at = time.time()
-        self.cli(env, "resume", "held")
+        env.cli("resume", "held")
         env.wait_completed_at(second, "held", timeout=90)
         self.assertEqual(self.image_on(env, "sim-0"), NEXT_IMAGE)
         self.assertEqual(self.image_on(env, "sim-1"), NEXT_IMAGE)

@@ -16,16 +16,16 @@ value the test sets), and the daemon (`fleetwave run` against kubesim) queries t
 Without /usr/bin/prometheus it fails and says so: never skipped.
 """
 import http.server
-import os
 import re
-import subprocess
+import socket
 import tempfile
 import threading
+import time
 import unittest
 
 import yaml
 
-from daemon_harness import FLEETWAVE, DaemonEnv, appset_yaml, available_at, wait_for
+from daemon_harness import DaemonEnv, appset_yaml, available_at, wait_for
 from prometheus_alert_e2e_test import Prometheus
 
 METRIC = "e2e_error_rate"
@@ -86,6 +86,13 @@ def progressing(env, name):
     return {}
 
 
+def error_of(env, name):
+    for c in ((env.appset(name) or {}).get("status") or {}).get("conditions") or []:
+        if c.get("type") == "ErrorOccurred":
+            return c
+    return {}
+
+
 def first_deployment_write(env, cluster):
     writes = [a for a in env.applies(cluster) if a["resource"] == "deployments"]
     return writes[0] if writes else None
@@ -120,13 +127,6 @@ class AnalysisBetweenWaves(unittest.TestCase):
             env, "analysed", failure_limit, None if default_prometheus else url, count))
         env.start()
         return env
-
-    def cli(self, env, *args):
-        out = subprocess.run([FLEETWAVE] + list(args) + [
-            "--server", env.api, "--token-file", os.path.join(env.config_dir, "token")],
-            capture_output=True, text=True, timeout=30, env=dict(os.environ, NO_COLOR="1"))
-        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
-        return out.stdout
 
     def sample(self):
         body = self.prom.api("query?query=" + METRIC) or {}
@@ -179,10 +179,10 @@ class AnalysisBetweenWaves(unittest.TestCase):
         self.assertEqual(rollout_of(env, "analysed").get("failedStep"), 1)
         # `get appset` (the summary) and `get appset --all` (every step) list the measurements
         # under the step table; the summary's condition message names the failed value.
-        summary = self.cli(env, "get", "appset", "analysed")
+        summary = env.cli("get", "appset", "analysed")
         self.assertIn("step 1 failed: analysis failed", summary)
         self.assertIn("0.9 at", summary)
-        for view in (summary, self.cli(env, "get", "appset", "analysed", "--all")):
+        for view in (summary, env.cli("get", "appset", "analysed", "--all")):
             self.assertIn("Step 1 analysis: 0/%d passed, 1 failed; %s < 0.5" % (COUNT, METRIC),
                           view)
             self.assertRegex(view, r"\n\S+Z\s+0\.9\s+Failed")
@@ -197,6 +197,73 @@ class AnalysisBetweenWaves(unittest.TestCase):
         self.assertIsNone(first_deployment_write(env, "sim-1"), "step 2 was written")
         self.assertEqual(measurements_counted(env, "analysed", "pass"), 0,
                          "a halted analysis takes no more measurements")
+
+    def test_an_unreachable_prometheus_fails_the_step_never_passes_it(self):
+        # failureLimit 1: the first failed measurement is tolerated, the second fails the step.
+        # The URL's port is bound here without listening, so nothing can answer on it for the
+        # whole test (connection refused), unlike a port merely found free.
+        closed = socket.socket()
+        self.addCleanup(closed.close)
+        closed.bind(("127.0.0.1", 0))
+        url = "http://127.0.0.1:%d" % closed.getsockname()[1]
+        env = DaemonEnv(clusters=2)
+        self.addCleanup(env.close)
+        env.write_appset("analysed.yaml", analysed_set(env, "analysed", 1, url))
+        env.start()
+        wait_for(lambda: progressing(env, "analysed").get("reason") == "RolloutFailed",
+                 timeout=90, interval=0.1,
+                 what=lambda: "the rollout to fail: %s\n%s"
+                 % (progressing(env, "analysed"), env.log_tail()))
+        c = progressing(env, "analysed")
+        self.assertEqual(c.get("status"), "False")
+        self.assertIn("step 1 failed", c["message"])
+        self.assertIn(url, c["message"])
+        self.assertIsNone(first_deployment_write(env, "sim-1"), "step 2 was written")
+        self.assertEqual(env.applies("sim-1"), [], "step 2's cluster was written")
+
+        # failureLimit + 1 measurements, each failed with no value and why, in the API.
+        measured = rollout_of(env, "analysed").get("analysis") or {}
+        self.assertEqual(measured.get("step"), 1)
+        ms = measured.get("measurements") or []
+        self.assertEqual(len(ms), 2, measured)
+        for m in ms:
+            self.assertIs(m.get("passed"), False, m)
+            self.assertNotIn("value", m)
+            self.assertIn("Prometheus did not answer: %s did not answer (" % url, m["error"])
+        self.assertEqual(rollout_of(env, "analysed").get("failedStep"), 1)
+        self.assertEqual(measurements_counted(env, "analysed", "fail"), 2)
+        self.assertEqual(measurements_counted(env, "analysed", "pass"), 0)
+        self.assertEqual(len(re.findall(r"appset=analysed step=1 analysis measurement no value "
+                                        r"\(Prometheus did not answer: [^\n]*\) failed",
+                                        env.log())), 2, env.log_tail())
+        # `get appset` lists them as failed with their error.
+        summary = env.cli("get", "appset", "analysed")
+        self.assertIn("Step 1 analysis: 0/%d passed, 2 failed" % COUNT, summary)
+        self.assertRegex(summary, r"\n\S+Z\s+-\s+Failed\s+Prometheus did not answer")
+
+    def test_an_analysis_with_no_prometheus_to_ask_refuses_the_set(self):
+        # Neither the step nor fleetwave.yaml names a Prometheus: the analysis could never pass,
+        # so the set is refused before anything is written, with ErrorOccurred naming the step.
+        env = DaemonEnv(clusters=2)
+        self.addCleanup(env.close)
+        env.write_appset("analysed.yaml", analysed_set(env, "analysed", 0))
+        env.start()
+        wait_for(lambda: error_of(env, "analysed").get("reason") == "AnalysisPrometheusMissing",
+                 timeout=60, interval=0.1,
+                 what=lambda: "the set refused: %s\n%s" % (env.appset("analysed"), env.log_tail()))
+        c = error_of(env, "analysed")
+        self.assertEqual(c.get("status"), "True")
+        self.assertIn("spec.strategy.rollingSync.steps[0].analysis (step 1) has no prometheus "
+                      "and fleetwave.yaml sets no analysis.prometheus", c["message"])
+        self.assertIn("steps[0].analysis (step 1) has no prometheus", env.log())
+        # Three polls (1 s each) later, nothing has reached any cluster. (How long the set is
+        # watched is the test's input, not a synchronisation.)
+        refused_at = time.time()
+        while time.time() < refused_at + 3:
+            time.sleep(0.05)
+        self.assertEqual(env.applies(), [], "a refused set was applied")
+        self.assertEqual(error_of(env, "analysed").get("reason"), "AnalysisPrometheusMissing")
+        self.assertIn("Error", env.cli("get", "appset", "analysed"))
 
     def test_measurements_taken_survive_a_kill9(self):
         # count 4, 2 s apart: killed once two measurements were stored, the restarted daemon

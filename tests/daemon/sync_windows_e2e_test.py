@@ -9,14 +9,12 @@
     message on the Application and never applied (kubesim's audit has no write in its
     namespace).
 """
-import os
-import subprocess
 import time
 import unittest
 
 import yaml
 
-from daemon_harness import DaemonEnv, FLEETWAVE, appset_yaml, wait_for
+from daemon_harness import DaemonEnv, appset_yaml, wait_for
 
 
 def project_yaml(env, window):
@@ -59,15 +57,6 @@ def app_conditions(env, app):
 
 
 class SyncWindowsAndProjects(unittest.TestCase):
-    def cli(self, env, *args):
-        token_file = os.path.join(env.config_dir, "token")
-        out = subprocess.run([FLEETWAVE] + list(args) + ["--server", env.api,
-                                                        "--token-file", token_file],
-                             capture_output=True, text=True, timeout=30,
-                             env=dict(os.environ, NO_COLOR="1"))
-        self.assertEqual(out.returncode, 0, out.stdout + out.stderr)
-        return out.stdout
-
     def writes_in(self, env, cluster, namespace):
         return [a for a in env.applies(cluster) if a.get("namespace") == namespace]
 
@@ -91,7 +80,7 @@ class SyncWindowsAndProjects(unittest.TestCase):
                  % (condition_of(env, "held", "SyncWindowHold"), env.log_tail()))
         self.assertEqual(condition_of(env, "held", "SyncWindowHold")["reason"], "SyncWindowDenied")
         self.assertEqual(entry_of(env, "held", "sim-1-held").get("status"), "Waiting")
-        self.assertIn("Held by sync window", self.cli(env, "get", "appset", "held"))
+        self.assertIn("Held by sync window", env.cli("get", "appset", "held"))
         self.assertEqual(self.writes_in(env, "sim-1", "held"), [])
 
         # The refused app: Argo CD's message on the Application, nothing applied.

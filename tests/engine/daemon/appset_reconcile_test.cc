@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/app_project.h"
 #include "tests/engine/daemon/daemon_fixture.h"
 
 namespace fleetwave::engine {
@@ -531,6 +532,46 @@ TEST(AppSetReconcileTest, FailedAttemptRetriesThenFails) {
             std::vector<std::string>{"dev-a"});
 }
 
+// [issue 29] A sync already running finishes while a deny window is active, its retries
+// included, whatever the window's syncOverrun says (Argo CD would stop it with syncOverrun:
+// false): why `validate` warns that syncOverrun has no effect (SyncOverrunWarnings). A sync not
+// started yet is held.
+TEST(AppSetReconcileTest, ARetryOfARunningSyncGoesOnInADenyWindowWhateverItsSyncOverrun) {
+  const ObjectRef web = RenderAt("dev-a", "ui:1").front().ref;
+  const std::vector<ObjectResult> failed = {{web, ObjectResultCode::kSyncFailed, "boom"}};
+  for (const bool overrun : {false, true}) {
+    SCOPED_TRACE(overrun ? "syncOverrun: true" : "syncOverrun: false");
+    SyncWindow always;  // a deny window active all the time
+    always.deny = true;
+    always.schedule_text = "* * * * *";
+    std::string why;
+    always.schedule = *ParseCron(always.schedule_text, &why);
+    always.duration_seconds = 3600;
+    always.duration_text = "1h";
+    always.applications = {"*"};
+    always.sync_overrun = overrun;
+    AppProject project;
+    project.name = "default";
+    project.source_repos = {"*"};
+    project.destinations = {{"*", "", "*"}};
+    project.sync_windows = {always};
+    auto projects = std::make_shared<AppProjects>();
+    projects->projects = {project};
+    ApplicationSet set = RollingSet({EnvStep("dev")});
+    set.projects = projects;
+    FakeStore store{set};
+    const std::vector<FakeApp> fleet = {App("dev-a", "dev", "sim-1"), App("dev-b", "dev", "sim-2")};
+    store.Reconcile(fleet, kT0);
+    OperationRecord running = StartOperation("op", Json{{"retry", {{"limit", 1}}}}, {"r1"}, kT0);
+    running = FinishSyncAttempt(running, Json::object(), failed, std::nullopt, At(1));
+    ASSERT_EQ(running.phase, OperationPhase::kRunning);
+    store.apps["dev-a"].operation = running;
+    const auto r = store.Reconcile(fleet, *running.next_attempt_at);
+    EXPECT_EQ(r.attempts_due, std::vector<std::string>{"dev-a"});
+    EXPECT_TRUE(r.starts.empty()) << "dev-b's sync is held by the window";
+  }
+}
+
 TEST(AppSetReconcileTest, FinishSyncAttemptOutcomes) {
   const ObjectRef web = RenderAt("dev-a", "ui:1").front().ref;
   struct Case {
@@ -807,6 +848,46 @@ TEST(AppSetReconcileTest, ProgressiveSyncsBackOnClearsItsCondition) {
   store.Reconcile(DevQaProd(), kT0);
   store.progressive_syncs = true;
   const auto r = store.Reconcile(DevQaProd(), At(1));
+  EXPECT_TRUE(ConditionOf(r.status, "ErrorOccurred").is_null());
+  EXPECT_EQ(StartedApps(r), std::vector<std::string>{"guestbook-dev"});
+}
+
+// [issue 29] A step's analysis with no Prometheus to ask (none in the step, none in
+// fleetwave.yaml) could only fail after its apps were rolled out: the set is refused before it
+// writes anything, with ErrorOccurred naming the step and both settings; a default Prometheus
+// (or the step's own) lets it roll out and clears the condition.
+TEST(AppSetReconcileTest, AnAnalysisWithNoPrometheusRefusesTheSetUntilOneIsSet) {
+  ApplicationSet set = ThreeSteps();
+  AnalysisSpec analysis;
+  analysis.query = "errors";
+  set.strategy.steps[1].analysis = analysis;
+  FakeStore store{set};
+  auto r = store.Reconcile(DevQaProd(), kT0);
+  EXPECT_TRUE(r.starts.empty());
+  EXPECT_TRUE(r.specs.empty());
+  EXPECT_FALSE(r.plan.planned) << "never handed to the incremental decider past the gate";
+  const Json c = ConditionOf(r.status, "ErrorOccurred");
+  EXPECT_EQ(c["status"], "True");
+  EXPECT_EQ(c["reason"], "AnalysisPrometheusMissing");
+  EXPECT_EQ(c["message"],
+            "spec.strategy.rollingSync.steps[1].analysis (step 2) has no prometheus and "
+            "fleetwave.yaml sets no analysis.prometheus: the analysis could never pass; set the "
+            "step's analysis.prometheus or analysis.prometheus in fleetwave.yaml; this "
+            "ApplicationSet is not reconciled");
+  EXPECT_TRUE(std::any_of(r.log.begin(), r.log.end(), [](const std::string& line) {
+    return line.find("steps[1].analysis (step 2) has no prometheus") != std::string::npos;
+  }));
+
+  store.analysis_prometheus = "http://prometheus:9090";
+  r = store.Reconcile(DevQaProd(), At(1));
+  EXPECT_TRUE(ConditionOf(r.status, "ErrorOccurred").is_null());
+  EXPECT_TRUE(r.plan.planned);
+  EXPECT_EQ(StartedApps(r), std::vector<std::string>{"guestbook-dev"});
+
+  // The step's own prometheus is enough without a default.
+  FakeStore own{set};
+  own.set.strategy.steps[1].analysis->prometheus = "http://prometheus:9090";
+  r = own.Reconcile(DevQaProd(), kT0);
   EXPECT_TRUE(ConditionOf(r.status, "ErrorOccurred").is_null());
   EXPECT_EQ(StartedApps(r), std::vector<std::string>{"guestbook-dev"});
 }

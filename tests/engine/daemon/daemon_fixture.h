@@ -177,6 +177,7 @@ struct FakeStore {
   std::map<std::string, StoredApp> apps;
   bool warned = false;
   bool progressive_syncs = true;
+  std::string analysis_prometheus;      // fleetwave.yaml's analysis.prometheus
   std::vector<Error> generator_errors;  // what the set's git generators could not read
 
   AppSetReconcileResult Reconcile(const std::vector<FakeApp>& fleet, Time now) {
@@ -187,6 +188,7 @@ struct FakeStore {
     in.stored_apps = apps;
     in.generator_repository_errors = generator_errors;
     in.progressive_syncs = progressive_syncs;
+    in.analysis_prometheus = analysis_prometheus;
     in.automated_warned = warned;
     in.now = now;
     AppSetReconcileResult r = ReconcileAppSet(std::move(in));

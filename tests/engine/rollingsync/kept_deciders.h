@@ -55,6 +55,14 @@ class KeptDeciders {
     tracker_->Abort(now, caller);
   }
 
+  // An operator's rollback (issue 29), requested in the stored status and the tracker.
+  void Rollback(Time now, const std::string& caller, const std::string& to = "") {
+    RolloutState st = Stored();
+    RequestRollback(st, now, caller, to);
+    s_.Rollout(st);
+    tracker_->RequestRollback(now, caller, to);
+  }
+
   // A measurement the daemon took for `request` (issue 29), in the stored status and the tracker.
   void Measure(const AnalysisRequest& request, const AnalysisMeasurement& m) {
     RolloutState st = Stored();

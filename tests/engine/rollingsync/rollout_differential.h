@@ -7,7 +7,9 @@
 // must equal Plan's over the same apps with Plan's previous decision as the stored status. The
 // delta must say exactly what changed (entries, removals, new syncs). Steps get failure budgets
 // and soaks (issue 29) at random, so halts and soak clocks are compared too, and Prometheus
-// analyses whose measurements (passing or failing) the world takes when a decision asks for one.
+// analyses whose measurements (passing or failing) the world takes when a decision asks for one,
+// and rollbacks (a failed step's onFailure: Rollback, an operator's) whose syncs back the world
+// runs.
 // Used by rollout_tracker_differential_test.cc (fixed seeds, in CI) and
 // bench/rollout_differential.cc (many seeds).
 #pragma once
@@ -56,6 +58,13 @@ struct DifferentialRun {
   // that listed a sync right after such a hold ended (the window's edge passed).
   long long window_held = 0;
   long long window_released = 0;
+  // Issue 29: rollbacks started (a failed step's or an operator's), decisions while one ran
+  // (and of those, ones that listed syncs back) and after one finished.
+  long long rollbacks = 0;
+  long long rolling_back = 0;
+  long long rollback_syncs = 0;
+  long long rolled_back = 0;
+  long long apps_returned = 0;  // apps a sync back returned (RolledBack)
 };
 
 class World {
@@ -106,6 +115,8 @@ class World {
         default:
           break;  // no budget
       }
+      // A failed step of a budget rolls back (issue 29) at random.
+      if (step.max_failures && Pick(0, 1) == 0) step.on_failure = RolloutStep::OnFailure::kRollback;
       if (Pick(0, 2) == 0) step.min_success_seconds = Pick(5, 120);
       if (Pick(0, 3) == 0) {
         AnalysisSpec a;
@@ -270,9 +281,13 @@ class World {
       }
       case 2:
       case 3:
-      case 4: {  // a listed sync starts running
-        if (last_.apps_to_sync.empty()) break;
-        const std::string name = Listed();
+      case 4: {  // a listed sync (or a rollback's sync back) starts running
+        const auto& back = last_.rollback_syncs;
+        if (last_.apps_to_sync.empty() && back.empty()) break;
+        const std::string name = !back.empty() && (last_.apps_to_sync.empty() || Pick(0, 1) == 0)
+                                     ? back[Pick(0, static_cast<int>(back.size()) - 1)].app
+                                     : Listed();
+        if (!live_.count(name)) break;
         Application& a = live_[name];
         a.operation_state = OperationState{"Running", now_, Json::object()};
         a.reconciled_at = now_;
@@ -381,6 +396,11 @@ class World {
           AbortRollout(stored_.rollout, now_, "operator");
           tracker_->Abort(now_, "operator");
           what = "abort";
+        } else if (Pick(0, 4) == 0) {  // issue 29: an operator's rollback
+          const std::string to = Pick(0, 2) == 0 ? "v1" : "";
+          RequestRollback(stored_.rollout, now_, "operator", to);
+          tracker_->RequestRollback(now_, "operator", to);
+          what = "rollback" + (to.empty() ? std::string() : " to " + to);
         } else if (Pick(0, 1)) {
           PauseRollout(stored_.rollout, now_);
           tracker_->Pause(now_);
@@ -497,6 +517,21 @@ class World {
     if (oracle.rollout && oracle.rollout->failed_step != 0 && oracle.rollout->failed_apps.empty())
       ++run.analysis_failed;
     if (oracle.rollout && oracle.rollout->aborted) ++run.aborted;
+    if (oracle.rollout && oracle.rollout->rollback) {
+      const auto& rb = *oracle.rollout->rollback;
+      if (!RollbackStarted(last_.rollout ? last_.rollout->rollback : std::nullopt, rb).empty()) {
+        ++run.rollbacks;
+      }
+      if (rb.finished_at) {
+        ++run.rolled_back;
+      } else {
+        ++run.rolling_back;
+      }
+      if (!oracle.rollback_syncs.empty()) ++run.rollback_syncs;
+      for (const auto& a : rb.apps) {
+        if (a.phase == RollbackAppPhase::kRolledBack && a.since == now_) ++run.apps_returned;
+      }
+    }
     const bool held = HasWindowHold(oracle);
     if (held) ++run.window_held;
     if (!held && HasWindowHold(last_) && !delta.syncs_to_start.empty()) ++run.window_released;

@@ -14,7 +14,8 @@ TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
   long long decisions = 0, promotions = 0, completions = 0, halted = 0, soaking = 0,
             resumed_halts = 0, aborts = 0, aborted = 0, drift_held = 0, drift_healed_after_hold = 0,
             window_held = 0, window_released = 0, analysing = 0, measurements = 0,
-            analysis_failed = 0;
+            analysis_failed = 0, rollbacks = 0, rolling_back = 0, rollback_syncs = 0,
+            rolled_back = 0, apps_returned = 0;
   // 200 events a sequence: with both issue 29's sync windows and analyses in the generator,
   // 150 events left too few sequences reaching a rollout's end (140 completions over these
   // seeds, against the 150 required below).
@@ -37,6 +38,11 @@ TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
     analysing += run.analysing;
     measurements += run.measurements;
     analysis_failed += run.analysis_failed;
+    rollbacks += run.rollbacks;
+    rolling_back += run.rolling_back;
+    rollback_syncs += run.rollback_syncs;
+    rolled_back += run.rolled_back;
+    apps_returned += run.apps_returned;
   }
   // The sequences must reach what they are meant to check: promotions and completed rollouts.
   EXPECT_GT(decisions, 150 * 150);
@@ -57,10 +63,11 @@ TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
   std::printf(
       "decisions %lld promotions %lld completions %lld halted %lld soaking %lld resumed %lld "
       "aborts %lld aborted %lld drift_held %lld healed %lld window_held %lld released %lld "
-      "analysing %lld measurements %lld analysis_failed %lld\n",
+      "analysing %lld measurements %lld analysis_failed %lld rollbacks %lld rolling_back %lld "
+      "rollback_syncs %lld rolled_back %lld apps_returned %lld\n",
       decisions, promotions, completions, halted, soaking, resumed_halts, aborts, aborted,
       drift_held, drift_healed_after_hold, window_held, window_released, analysing, measurements,
-      analysis_failed);
+      analysis_failed, rollbacks, rolling_back, rollback_syncs, rolled_back, apps_returned);
   // ...and sync windows (issue 29) that hold the open step's apps and release them at an edge.
   EXPECT_GT(window_held, 150);
   EXPECT_GT(window_released, 10);
@@ -68,6 +75,13 @@ TEST(RolloutTrackerDifferential, EqualsPlanAfterEveryEventOfSeededSequences) {
   EXPECT_GT(analysing, 100);
   EXPECT_GT(measurements, 50);
   EXPECT_GT(analysis_failed, 50);
+  // ...and rollbacks (a failed step's, an operator's): started, running with syncs back listed,
+  // apps returned by them, and finished ones holding the revision.
+  EXPECT_GT(rollbacks, 100);
+  EXPECT_GT(rolling_back, 200);
+  EXPECT_GT(rollback_syncs, 50);
+  EXPECT_GT(apps_returned, 5);
+  EXPECT_GT(rolled_back, 1000);
 }
 
 }  // namespace

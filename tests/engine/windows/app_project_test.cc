@@ -219,5 +219,45 @@ TEST(AppProjectTest, ValidateDocumentsReadsThemNextToTheSets) {
             "dir/projects.yaml:19:1: apiVersion: an AppProject is apiVersion argoproj.io/v1alpha1");
 }
 
+// syncOverrun decodes (a boolean, else an issue) and is told about as a warning naming the
+// field: it has no effect, since fleetwave lets every running sync finish.
+TEST(AppProjectDecode, SyncOverrunIsAWarningNamingTheFieldNeverSilentlyIgnored) {
+  const DecodedAppProject d = Decode(R"(
+apiVersion: argoproj.io/v1alpha1
+kind: AppProject
+metadata: {name: prod}
+spec:
+  syncWindows:
+  - {kind: deny, schedule: '0 22 * * *', duration: 1h, applications: ['*'], syncOverrun: true}
+  - {kind: allow, schedule: '0 9 * * *', duration: 8h, applications: ['*']}
+  - {kind: allow, schedule: '0 9 * * *', duration: 8h, applications: ['*'], syncOverrun: false}
+  - {kind: deny, schedule: '0 22 * * *', duration: 1h, applications: ['*'], syncOverrun: false}
+)");
+  ASSERT_TRUE(d.project) << (d.issues.empty() ? "" : FormatIssue(d.issues[0]));
+  const Issues w = SyncOverrunWarnings(*d.project);
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_EQ(FormatIssue(w[0]),
+            "projects.yaml:7:90: spec.syncWindows[0].syncOverrun: has no effect in fleetwave: a "
+            "sync already running always finishes (retries included), as with syncOverrun: true "
+            "on every window");
+  EXPECT_EQ(FormatIssue(w[1]),
+            "projects.yaml:9:90: spec.syncWindows[2].syncOverrun: false is not honoured by "
+            "fleetwave: a sync already running when this allow window ends still finishes "
+            "(retries included), where Argo CD would stop it");
+  EXPECT_EQ(w[2].path, "spec.syncWindows[3].syncOverrun");
+  EXPECT_NE(w[2].message.find("when this deny window starts"), std::string::npos);
+
+  const DecodedAppProject bad = Decode(R"(
+apiVersion: argoproj.io/v1alpha1
+kind: AppProject
+metadata: {name: prod}
+spec:
+  syncWindows:
+  - {kind: deny, schedule: '0 22 * * *', duration: 1h, applications: ['*'], syncOverrun: sure}
+)");
+  ASSERT_EQ(bad.issues.size(), 1u);
+  EXPECT_EQ(bad.issues[0].path, "spec.syncWindows[0].syncOverrun");
+}
+
 }  // namespace
 }  // namespace fleetwave::engine
