@@ -76,6 +76,7 @@ std::string RolloutStatusWord(const Json& appset, std::string* message) {
     if (reason == "ApplicationSetPaused") word = "Paused";
     if (reason == "RolloutFailed") word = "Failed";
     if (reason == "RolloutAborted") word = "Aborted";
+    if (reason == "RolloutRolledBack") word = "Rolled back";  // an operator's rollback
   }
   // A rollout that would progress but for a sync window says so, naming the window.
   if (word == "Progressing" && !held.empty()) {

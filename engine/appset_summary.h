@@ -34,9 +34,10 @@ struct StepSummary {
 struct AppSetSummary {
   std::string name;
   // The rollout in one word, from the set's conditions: Progressing, Complete, Paused,
-  // Deadline exceeded, Failed (a step failed), Aborted (issue 29), Held by sync window (issue
-  // 29: it would progress but a sync window holds its next syncs; SyncWindowHold's message),
-  // Invalid, Error, or "-" (none yet); with that condition's message.
+  // Deadline exceeded, Failed (a step failed), Aborted (issue 29), Rolled back (issue 29: an
+  // operator's rollback; a failed step's stays Failed), Held by sync window (issue 29: it would
+  // progress but a sync window holds its next syncs; SyncWindowHold's message), Invalid, Error,
+  // or "-" (none yet); with that condition's message.
   std::string rollout_status;
   std::string rollout_message;
   std::string strategy;  // spec.strategy.type, "AllAtOnce" when absent

@@ -299,6 +299,14 @@ TEST(GetViewsTest, StepStates) {
                                          {"message", "ApplicationSet rollout step 2 failed"}};
        },
        "2      env in (qa)     1/2    [#####-----]   1            Failed"},
+      {"RolledBack",
+       [](Json& s) {
+         s["status"]["conditions"][0] = {{"type", "RolloutProgressing"},
+                                         {"status", "False"},
+                                         {"reason", "RolloutRolledBack"},
+                                         {"message", "ApplicationSet rollout was rolled back"}};
+       },
+       "2      env in (qa)     1/2    [#####-----]   1            Rolled back"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

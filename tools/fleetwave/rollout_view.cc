@@ -78,7 +78,8 @@ struct Step {
 struct SetInfo {
   std::string name;
   std::string strategy;
-  // Progressing, Complete, Paused, Deadline exceeded, Failed, Aborted, Invalid, Error, "-"
+  // Progressing, Complete, Paused, Deadline exceeded, Failed, Aborted, Rolled back, Held by sync
+  // window, Invalid, Error, "-"
   std::string status;
   std::string message;
   std::string since;  // the AGE's start: when its resources were first generated
@@ -165,6 +166,7 @@ SetInfo Describe(const std::string& key, const Json& set) {
     if (s.number == info.current) {
       s.state = info.status == "Aborted"               ? "Aborted"
                 : info.status == "Failed"              ? "Failed"
+                : info.status == "Rolled back"         ? "Rolled back"
                 : info.status == "Held by sync window" ? "Held by sync window"
                 : paused                               ? "Paused"
                 : exceeded                             ? "Deadline exceeded"
@@ -257,7 +259,8 @@ const char* StateStyle(const std::string& s) {
   if (s == "Complete" || s == "Healthy") return kGreen;
   if (s == "Progressing" || s == "Pending") return kYellow;
   if (s == "Paused") return kMagenta;
-  if (s == "Deadline exceeded" || s == "Invalid" || s == "Error" || s == "Failed" || s == "Aborted")
+  if (s == "Deadline exceeded" || s == "Invalid" || s == "Error" || s == "Failed" ||
+      s == "Aborted" || s == "Rolled back")
     return kRed;
   return nullptr;
 }
