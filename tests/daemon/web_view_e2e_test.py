@@ -304,6 +304,18 @@ class WebView(unittest.TestCase):
         self.assertIsNotNone(stored, rollout)
         self.assertEqual(stored["to"], self.env.head())
         self.assertTrue(stored["by"].startswith("127.0.0.1:"), stored)
+        # The next decision starts it: the set reads Rolled back and shows the rollback, by
+        # whom and to which revision, with its apps counted by phase; once it finished, the
+        # Rollback button is offered again.
+        box = SET + " .callout.rollback"
+        self.wait("the rollback shown", lambda: self.attr(box, "data-reason") == "Operator"
+                  and self.attr(SET, "data-state") == "rolledback")
+        self.assertIn("Rollback by 127.0.0.1:", self.text(box))
+        self.assertIn("to revision " + self.env.head(), self.text(box))
+        self.assertEqual(self.count(box + " li[data-phase]"), 4)
+        self.wait("the rollback finished", lambda: self.attr(box, "data-finished") == "true"
+                  and self.count(rollback) == 1, timeout=90)
+        self.shot("rolled-back")
 
         self.assertEqual(self.csp_violations(), [])
 
