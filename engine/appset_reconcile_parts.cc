@@ -382,19 +382,6 @@ RolloutStartCheck CheckRollbackStart(const AppView& v, const RollbackSync& back)
   return out;
 }
 
-bool IsRollbackOperation(const Json& operation) {
-  const Json* info = Child(&operation, "info");
-  if (info == nullptr || !info->is_array()) return false;
-  for (const auto& i : *info) {
-    const Json* value = Child(&i, "value");
-    if (value != nullptr && value->is_string() &&
-        value->get_ref<const std::string&>().rfind(kRollbackReasonPrefix, 0) == 0) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // Started no earlier than the entry's transition, so that the planner's rule (an operation
 // started at or after the transition moves a Pending entry on) holds whatever the clock did
 // since the promotion: with a clock stepped back, a start stamped `now` would read as older than

@@ -123,8 +123,6 @@ SyncStart MakeSyncStart(const ApplicationSet& set, const AppView& v, SyncStartTr
 // [issue 29] Whether a rollback's sync back starts now: held while the cluster is unreachable
 // or an operation runs, and not again once one at its revisions started since it was asked.
 RolloutStartCheck CheckRollbackStart(const AppView& v, const RollbackSync& back);
-// The operation is a rollback's sync back (its Reason, engine/rollback.cc).
-bool IsRollbackOperation(const Json& operation);
 // A rollout sync for a listed entry: started no earlier than the entry's transition (see .cc).
 Time RolloutStartTime(const AppRolloutStatus& entry, Time now);
 

@@ -40,6 +40,24 @@ bool MultiSource(const Json& spec) {
   return sources != spec.end() && sources->is_array() && !sources->empty();
 }
 
+// The app's operation is its sync back: a rollback's (its Reason), at the app's `to`, started
+// since the app began Syncing. Times have whole seconds, so the time alone cannot tell the
+// sync back from the rollout's own sync that started in the second the rollback did.
+bool IsSyncBack(const OperationState& op, const RollbackApp& a) {
+  if (!op.started_at || !a.since || *op.started_at < *a.since) return false;
+  if (!IsRollbackOperation(op.operation)) return false;
+  const Json* sync =
+      op.operation.is_object() && op.operation.contains("sync") ? &op.operation["sync"] : nullptr;
+  if (sync == nullptr || !sync->is_object()) return false;
+  std::vector<std::string> revisions;
+  if (auto it = sync->find("revisions"); it != sync->end() && it->is_array()) {
+    for (const auto& r : *it) revisions.push_back(r.is_string() ? r.get<std::string>() : "");
+  } else if (auto rev = sync->find("revision"); rev != sync->end() && rev->is_string()) {
+    revisions.push_back(rev->get<std::string>());
+  }
+  return revisions == a.to;
+}
+
 bool Finished(RollbackAppPhase phase) {
   return phase == RollbackAppPhase::kRolledBack || phase == RollbackAppPhase::kFailed;
 }
@@ -106,7 +124,7 @@ std::vector<RollbackSync> StepRollback(
       continue;
     }
     const auto& op = live->operation_state;
-    if (!op || !op->started_at || !a.since || *op->started_at < *a.since) continue;
+    if (!op || !IsSyncBack(*op, a)) continue;
     if (op->phase == "Succeeded" && live->health_status == "Healthy") {
       a.phase = RollbackAppPhase::kRolledBack;
       a.since = now;
@@ -163,7 +181,7 @@ std::vector<RollbackSync> StepRollback(
     const Application* live = live_of(a->app);
     if (live == nullptr) continue;
     const auto& op = live->operation_state;
-    if (op && op->started_at && a->since && *op->started_at >= *a->since) continue;  // started
+    if (op && IsSyncBack(*op, *a)) continue;  // started
     SyncTrigger trigger;
     trigger.username = rollback.by.empty() ? "fleetwave-rollback" : rollback.by;
     trigger.automated = rollback.by.empty();
@@ -204,6 +222,21 @@ bool RolledBack(const RolloutState& stored, const std::string& app) {
   return it != apps.end() && it->app == app;
 }
 
+bool IsRollbackOperation(const Json& operation) {
+  if (!operation.is_object()) return false;
+  auto info = operation.find("info");
+  if (info == operation.end() || !info->is_array()) return false;
+  for (const auto& i : *info) {
+    if (!i.is_object()) continue;
+    auto value = i.find("value");
+    if (value != i.end() && value->is_string() &&
+        value->get_ref<const std::string&>().rfind(kRollbackReasonPrefix, 0) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
 std::vector<std::string> WithoutRolledBack(std::vector<std::string> drifted,
                                            const RolloutState& state) {
   if (!state.rollback) return drifted;
@@ -211,6 +244,22 @@ std::vector<std::string> WithoutRolledBack(std::vector<std::string> drifted,
                                [&](const std::string& app) { return RolledBack(state, app); }),
                 drifted.end());
   return drifted;
+}
+
+Issues RollbackNeverActsWarnings(const ApplicationSet& set) {
+  Issues out;
+  for (size_t i = 0; i < set.strategy.steps.size(); ++i) {
+    const RolloutStep& step = set.strategy.steps[i];
+    if (step.on_failure != RolloutStep::OnFailure::kRollback || step.max_failures ||
+        step.analysis) {
+      continue;
+    }
+    out.push_back({set.file, step.pos,
+                   "spec.strategy.rollingSync.steps[" + std::to_string(i) + "].onFailure",
+                   "Rollback never acts: the step has neither maxFailures nor analysis, so it "
+                   "never fails (a failed app holds it instead)"});
+  }
+  return out;
 }
 
 std::string RollbackMessage(const RollbackState& rb) {

@@ -24,6 +24,7 @@
 
 #include "engine/application.h"
 #include "engine/appset.h"
+#include "engine/issue.h"
 #include "engine/rollback_state.h"
 #include "engine/rollout_state.h"
 #include "engine/rollout_status.h"
@@ -48,6 +49,9 @@ RollbackState StartRollback(const std::vector<RollbackCandidate>& apps, long lon
 
 // The start of a rollback sync's Reason (info), which tells its operations from others.
 inline constexpr const char* kRollbackReasonPrefix = "rollback (";
+
+// The operation is a rollback's sync back (its Reason carries kRollbackReasonPrefix).
+bool IsRollbackOperation(const Json& operation);
 
 // A sync a rollback asks for: the app back to `to`, its operation started at or after `since`.
 struct RollbackSync {
@@ -88,5 +92,10 @@ std::vector<std::string> WithoutRolledBack(std::vector<std::string> drifted,
 // The rollback's part of RolloutProgressing's message: which apps went back and where, which
 // are under way, which failed and which had nothing to return to.
 std::string RollbackMessage(const RollbackState& rollback);
+
+// `validate`'s warnings (never failing): a step with `onFailure: Rollback` but neither
+// maxFailures nor analysis never fails (a failed app holds it, as always), so its rollback never
+// acts. One per such step, naming its onFailure field.
+Issues RollbackNeverActsWarnings(const ApplicationSet& set);
 
 }  // namespace fleetwave::engine

@@ -142,6 +142,36 @@ spec:
                        "finishes (retries included), where Argo CD would stop it\n");
 }
 
+TEST(Validate, WarnsOfARollbackThatCanNeverAct) {
+  const std::string file = WriteTemp("rollback-never-acts.yaml", R"(apiVersion: argoproj.io/v1alpha1
+kind: ApplicationSet
+metadata: {name: web}
+spec:
+  generators: [{list: {elements: [{env: dev}]}}]
+  template:
+    metadata: {name: 'web-{{env}}', labels: {env: '{{env}}'}}
+    spec:
+      project: default
+      source: {repoURL: 'https://git.example/web.git', targetRevision: HEAD, path: web}
+      destination: {server: 'https://kubernetes.default.svc', namespace: web}
+  strategy:
+    type: RollingSync
+    rollingSync:
+      steps:
+      - matchExpressions: [{key: env, operator: In, values: [dev]}]
+        onFailure: Rollback
+      - matchExpressions: [{key: env, operator: In, values: [prod]}]
+        maxFailures: 1
+        onFailure: Rollback
+)");
+  const CommandResult r = Validate({file});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "warning: " + file +
+                       ":16:9: spec.strategy.rollingSync.steps[0].onFailure: Rollback never acts: "
+                       "the step has neither maxFailures nor analysis, so it never fails (a failed "
+                       "app holds it instead)\n");
+}
+
 TEST(SeedFixtures, Seed001GeneratesThreeApplicationsWithTheirStepLabels) {
   CommandResult r = Generate({"-f", kData + "/appsets/seed001-guestbook.yaml", "-o", "json"});
   ASSERT_EQ(r.code, 0) << r.err;

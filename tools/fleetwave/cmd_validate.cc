@@ -4,12 +4,14 @@
 // document without `kind` is a fleetwave.yaml, checked with the kubeconfigs it names.
 // Warnings (said, never failing): an AppProject sync window's syncOverrun (no effect in
 // fleetwave), and an analysis step with no Prometheus to ask, judged against `--config
-// fleetwave.yaml` (or a fleetwave.yaml document in the same file) when given.
+// fleetwave.yaml` (or a fleetwave.yaml document in the same file) when given, and a step whose
+// onFailure: Rollback can never act (no maxFailures, no analysis).
 #include <optional>
 #include <ostream>
 
 #include "engine/analysis_settings.h"
 #include "engine/app_project.h"
+#include "engine/rollback.h"
 
 #include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"
@@ -91,6 +93,11 @@ int RunValidate(const Argv& argv, std::ostream& out, std::ostream& err) {
     for (const auto& w : v.warnings) err << "warning: " << w << "\n";
     for (const auto& project : v.result.projects) {
       for (const auto& w : engine::SyncOverrunWarnings(project)) {
+        err << "warning: " << engine::FormatIssue(w) << "\n";
+      }
+    }
+    for (const auto& set : v.result.appsets) {
+      for (const auto& w : engine::RollbackNeverActsWarnings(set)) {
         err << "warning: " << engine::FormatIssue(w) << "\n";
       }
     }

@@ -54,6 +54,19 @@ void Synced(PlanScenario& s, const std::string& app, Time at, const std::string&
   a.reconciled_at = at;
 }
 
+// The app's sync back, as the last decision `r` listed it, started at `at` and ended `phase`:
+// the app runs its earlier revision (OutOfSync with the held one) with `health`.
+void SyncedBack(PlanScenario& s, const PlanResult& r, const std::string& app, Time at,
+                const std::string& health = "Healthy", const std::string& phase = "Succeeded") {
+  for (const auto& back : r.rollback_syncs) {
+    if (back.app != app) continue;
+    Synced(s, app, at, health, false, phase);
+    s.App(app).operation_state->operation = back.operation;
+    return;
+  }
+  ADD_FAILURE() << app << " is not listed to sync back";
+}
+
 std::vector<std::string> Apps(const std::vector<RollbackSync>& syncs) {
   std::vector<std::string> out;
   for (const auto& s : syncs) out.push_back(s.app);
@@ -104,20 +117,20 @@ TEST(Rollback, AFailedStepReturnsEverySyncedAppLastStepFirstWithinMaxUpdate) {
       << Progressing(r).message;
 
   // d is back (Healthy, out of sync with the held r2): step 2 next, one at a time (maxUpdate 1).
-  Synced(k.scenario(), "d", t + seconds(1), "Healthy", false);
+  SyncedBack(k.scenario(), r, "d", t + seconds(1));
   t += seconds(10);
   r = k.Decide(t);
   EXPECT_EQ(PhaseOf(r, "d"), P::kRolledBack);
   EXPECT_EQ(Apps(r.rollback_syncs), std::vector<std::string>{"b"});
-  Synced(k.scenario(), "b", t + seconds(1), "Healthy", false);
+  SyncedBack(k.scenario(), r, "b", t + seconds(1));
   t += seconds(10);
   r = k.Decide(t);
   EXPECT_EQ(Apps(r.rollback_syncs), std::vector<std::string>{"c"});
-  Synced(k.scenario(), "c", t + seconds(1), "Healthy", false);
+  SyncedBack(k.scenario(), r, "c", t + seconds(1));
   t += seconds(10);
   r = k.Decide(t);
   EXPECT_EQ(Apps(r.rollback_syncs), std::vector<std::string>{"a"}) << "step 1 last";
-  Synced(k.scenario(), "a", t + seconds(1), "Healthy", false);
+  SyncedBack(k.scenario(), r, "a", t + seconds(1));
   t += seconds(10);
   r = k.Decide(t);
   EXPECT_TRUE(r.rollback_syncs.empty());
@@ -135,7 +148,7 @@ TEST(Rollback, PollsOfTheHeldRevisionRollNothingOutAndTheNextCommitDoes) {
   Time t = RollOutUntilStep3Fails(k);
   PlanResult r = k.Decide(t);
   for (const char* app : {"d", "b", "c", "a"}) {
-    Synced(k.scenario(), app, t + seconds(1), "Healthy", false);
+    SyncedBack(k.scenario(), r, app, t + seconds(1));
     t += seconds(10);
     r = k.Decide(t);
   }
@@ -157,6 +170,20 @@ TEST(Rollback, PollsOfTheHeldRevisionRollNothingOutAndTheNextCommitDoes) {
   EXPECT_EQ(EntryOf(r, "a").pinned_in_generation, 3);
 }
 
+TEST(Rollback, OnlyItsOwnSyncBackReturnsAnAppNotASyncOfTheSameSecond) {
+  KeptDeciders k(NewCommitOverACompletedRollout(RolloutStep::OnFailure::kRollback));
+  const Time t = RollOutUntilStep3Fails(k);
+  // d's rollout sync ends in the very second the rollback began (times have whole seconds):
+  // Healthy and Succeeded, it is still not back.
+  Synced(k.scenario(), "d", t, "Healthy");
+  PlanResult r = k.Decide(t);
+  EXPECT_EQ(PhaseOf(r, "d"), P::kSyncing);
+  EXPECT_EQ(Apps(r.rollback_syncs), std::vector<std::string>{"d"}) << "still to sync back";
+  SyncedBack(k.scenario(), r, "d", t);
+  r = k.Decide(t + seconds(1));
+  EXPECT_EQ(PhaseOf(r, "d"), P::kRolledBack);
+}
+
 TEST(Rollback, HaltIsTheDefaultAndRollsNothingBack) {
   KeptDeciders k(NewCommitOverACompletedRollout(RolloutStep::OnFailure::kHalt));
   const Time t = RollOutUntilStep3Fails(k);
@@ -169,8 +196,8 @@ TEST(Rollback, HaltIsTheDefaultAndRollsNothingBack) {
 TEST(Rollback, AFailedSyncBackFailsThatAppAndTheRollbackGoesOn) {
   KeptDeciders k(NewCommitOverACompletedRollout(RolloutStep::OnFailure::kRollback));
   Time t = RollOutUntilStep3Fails(k);
-  k.Decide(t);
-  Synced(k.scenario(), "d", t + seconds(1), "Degraded", false, "Failed");
+  PlanResult listed = k.Decide(t);
+  SyncedBack(k.scenario(), listed, "d", t + seconds(1), "Degraded", "Failed");
   t += seconds(10);
   const PlanResult r = k.Decide(t);
   EXPECT_EQ(PhaseOf(r, "d"), P::kFailed);

@@ -284,12 +284,15 @@ class World {
       case 4: {  // a listed sync (or a rollback's sync back) starts running
         const auto& back = last_.rollback_syncs;
         if (last_.apps_to_sync.empty() && back.empty()) break;
-        const std::string name = !back.empty() && (last_.apps_to_sync.empty() || Pick(0, 1) == 0)
-                                     ? back[Pick(0, static_cast<int>(back.size()) - 1)].app
-                                     : Listed();
+        const RollbackSync* sync_back =
+            !back.empty() && (last_.apps_to_sync.empty() || Pick(0, 1) == 0)
+                ? &back[Pick(0, static_cast<int>(back.size()) - 1)]
+                : nullptr;
+        const std::string name = sync_back ? sync_back->app : Listed();
         if (!live_.count(name)) break;
         Application& a = live_[name];
-        a.operation_state = OperationState{"Running", now_, Json::object()};
+        a.operation_state =
+            OperationState{"Running", now_, sync_back ? sync_back->operation : Json::object()};
         a.reconciled_at = now_;
         LiveChanged(name);
         what = "sync running " + name;
