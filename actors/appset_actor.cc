@@ -17,6 +17,7 @@
 #include "engine/operator_command.h"
 #include "engine/poll_schedule.h"
 #include "engine/repository_condition.h"
+#include "engine/rollback_metric.h"
 #include "engine/rollingsync/appset_decider.h"
 #include "engine/rollout_state.h"
 #include "engine/rollout_status.h"
@@ -1250,6 +1251,17 @@ void ApplyChange(Self* self, MirrorChange change) {
   if (change.rollout) m.rollout = std::move(change.rollout);
 }
 
+// [issue 29] Counts the rollback a committed decision started (fleetwave_rollbacks_total), from
+// the stored status.rollout it began from and the one it committed: called before the change
+// reaches the mirror. The engine says whether one started; a restart that finds a rollback
+// stored never counts it again.
+void CountRollbackStarted(Self* self, const MirrorChange& change) {
+  auto& st = self->state;
+  if (!st.mirror || !st.services->publish.rollback_started) return;
+  const std::string reason = engine::RollbackStartedByDecision(st.mirror->rollout, change.rollout);
+  if (!reason.empty()) st.services->publish.rollback_started(st.spec->appset.name, reason);
+}
+
 // Nothing of a decision was acknowledged: act on none of it and decide again, from scratch (a
 // decider would be ahead of the store), shortly.
 void DecisionNotCommitted(Self* self, const std::string& error) {
@@ -1291,6 +1303,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
     return;
   }
   if (p->deletions_changed) self->send(st.coordinator, reconcile_atom::value);
+  CountRollbackStarted(self, p->change);
   ApplyChange(self, std::move(p->change));
   st.pending_deletions = p->pending_deletions;
   engine::AppSetReconcileResult& result = p->result;
@@ -1341,6 +1354,7 @@ void OnDeltaPersisted(Self* self, PersistedPtr p) {
     DecisionNotCommitted(self, p->error);
     return;
   }
+  CountRollbackStarted(self, p->change);
   ApplyChange(self, std::move(p->change));
   engine::AppSetDelta& d = *p->delta;
   RunAttempts(self, d.attempts_due, d.starts);  // committed: applies before publishing
@@ -1682,7 +1696,7 @@ void ManualSync(Self* self, const std::string& app, const std::string& revision,
   CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, persisted_atom::value);
 }
 
-// ---- pause, resume, abort, skip ----
+// ---- pause, resume, abort, rollback, skip ----
 
 // Changes the stored rollout state (durable, RollingSync §7) and reconciles with it.
 void RolloutAction(Self* self, engine::RolloutCommand command, const std::string& app,
@@ -1931,6 +1945,13 @@ AppSetActorImpl::behavior_type AppSetBehavior(Self* self, SetParent coordinator,
       [=](abort_atom, const std::string& caller) -> caf::result<engine::CommandAnswer> {
         auto promise = self->make_response_promise();
         RolloutAction(self, engine::RolloutCommand::kAbort, "", "", caller, promise);
+        return promise;
+      },
+      [=](rollback_atom, const std::string& to,
+          const std::string& caller) -> caf::result<engine::CommandAnswer> {
+        // The engine reads a rollback's reason as its target revision.
+        auto promise = self->make_response_promise();
+        RolloutAction(self, engine::RolloutCommand::kRollback, "", to, caller, promise);
         return promise;
       },
       [=](skip_atom, const std::string& app, const std::string& reason,

@@ -80,6 +80,8 @@ using AppSetActor = LiveSink::extend<
     caf::replies_to<pause_atom, std::string>::with<engine::CommandAnswer>,
     caf::replies_to<resume_atom, std::string>::with<engine::CommandAnswer>,
     caf::replies_to<abort_atom, std::string>::with<engine::CommandAnswer>,
+    // rollback: (target revision ("" = each app's last healthy revisions), caller).
+    caf::replies_to<rollback_atom, std::string, std::string>::with<engine::CommandAnswer>,
     // skip: (app, reason, caller).
     caf::replies_to<skip_atom, std::string, std::string, std::string>::with<engine::CommandAnswer>>;
 

@@ -35,6 +35,8 @@ using pause_atom = caf::atom_constant<caf::atom("pause")>;
 using resume_atom = caf::atom_constant<caf::atom("resume")>;
 // (issue 29) halt a rollout now and hold its revision until a new commit or a resume
 using abort_atom = caf::atom_constant<caf::atom("abort")>;
+// (issue 29) return the apps a rollout synced to earlier revisions and hold its revision
+using rollback_atom = caf::atom_constant<caf::atom("rollback")>;
 using skip_atom = caf::atom_constant<caf::atom("skip")>;
 using slot_atom = caf::atom_constant<caf::atom("slot")>;
 using release_atom = caf::atom_constant<caf::atom("release")>;

@@ -613,6 +613,10 @@ CoordinatorImpl::behavior_type CoordinatorBehavior(Self* self, CoordinatorConfig
           const std::string& caller) -> caf::result<engine::CommandAnswer> {
         return Forward(self, appset, "abort", abort_atom::value, caller);
       },
+      [=](rollback_atom, const std::string& appset, const std::string& to,
+          const std::string& caller) -> caf::result<engine::CommandAnswer> {
+        return Forward(self, appset, "rollback", rollback_atom::value, to, caller);
+      },
       [=](skip_atom, const std::string& appset, const std::string& app, const std::string& reason,
           const std::string& caller) -> caf::result<engine::CommandAnswer> {
         return Forward(self, appset, "skip of application " + app, skip_atom::value, app, reason,

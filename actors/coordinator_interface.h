@@ -39,6 +39,9 @@ using OperatorCommands = caf::typed_actor<
     caf::replies_to<pause_atom, std::string, std::string>::with<engine::CommandAnswer>,
     caf::replies_to<resume_atom, std::string, std::string>::with<engine::CommandAnswer>,
     caf::replies_to<abort_atom, std::string, std::string>::with<engine::CommandAnswer>,
+    // (appset, target revision ("" = each app's last healthy revisions), caller)
+    caf::replies_to<rollback_atom, std::string, std::string,
+                    std::string>::with<engine::CommandAnswer>,
     // (appset, app, reason, caller)
     caf::replies_to<skip_atom, std::string, std::string, std::string,
                     std::string>::with<engine::CommandAnswer>,

@@ -68,6 +68,9 @@ struct Publisher {
       sync_finished;
   // [issue 29] An analysis measurement of step `step` (1-based) stored: passed or not.
   std::function<void(const std::string& appset, int step, bool passed)> analysis_measured;
+  // [issue 29] A committed decision started a rollback of the set (once per rollback): `reason`
+  // engine::kRollbackStepFailed or kRollbackOperator; fleetwave_rollbacks_total.
+  std::function<void(const std::string& appset, const std::string& reason)> rollback_started;
   // How long one reconcile took, from wake-up to its decision committed.
   std::function<void(const std::string& actor, double seconds)> reconcile_seconds;
   // An incremental decision differed from the from-scratch one at a resync (a bug, logged with

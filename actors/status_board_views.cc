@@ -6,6 +6,7 @@
 
 #include "actors/status_board.h"
 #include "engine/appset_summary.h"
+#include "engine/rollback_summary.h"
 #include "engine/workload.h"
 
 namespace fleetwave::actors {
@@ -34,6 +35,8 @@ size_t SummaryBytes(const engine::AppSetSummary& s) {
   if (const engine::Json* m = engine::FieldAt(s.analysis, {"measurements"})) n += 80 * m->size();
   if (const engine::Json* q = engine::FieldAt(s.analysis, {"query"}))
     n += q->is_string() ? q->get<std::string>().size() : 0;
+  // A rollback (issue 29): its fixed part and the few apps it names, with their messages.
+  if (s.rollback.is_object()) n += 400 + 200 * engine::kRollbackNamedApps;
   return n;
 }
 

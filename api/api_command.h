@@ -14,13 +14,15 @@
 namespace fleetwave::api {
 
 struct ApiCommand {
-  // "sync" | "skip" (Applications), "pause" | "resume" | "abort" | "delete" (sets), "refresh"
-  // (every set; target empty)
+  // "sync" | "skip" (Applications), "pause" | "resume" | "abort" | "rollback" | "delete" (sets),
+  // "refresh" (every set; target empty)
   std::string kind;
-  std::string target;                   // the Application's or ApplicationSet's name
-  std::optional<std::string> revision;  // sync: the revision asked for, if any
-  std::string caller;                   // the remote address, "ip:port" or "[ip6]:port"
-  std::optional<std::string> reason;    // skip: the operator's reason (required)
+  std::string target;  // the Application's or ApplicationSet's name
+  // sync: the revision asked for, if any; rollback: the body's "to", the revision every app
+  // returns to (none: each app's last healthy revisions).
+  std::optional<std::string> revision;
+  std::string caller;                 // the remote address, "ip:port" or "[ip6]:port"
+  std::optional<std::string> reason;  // skip: the operator's reason (required)
   // webhook (a verified push, engine/webhook.h): the pushed repository's URLs and ref.
   std::vector<std::string> repo_urls;
   std::string ref;

@@ -115,14 +115,19 @@ struct MutationBody {
   std::string error;  // non-empty: the 400 message
 };
 
-// The fields each mutation accepts: sync {revision?}, skip {reason} (required), pause, resume
-// and abort nothing.
+// The fields each mutation accepts: sync {revision?}, skip {reason} (required), rollback
+// {to?} (issue 29: the revision to return to, read into `revision`), pause, resume and abort
+// nothing.
 MutationBody ParseMutationBody(const std::string& kind, const std::string& body) {
   MutationBody out;
-  const std::string allowed = kind == "sync" ? "revision" : kind == "skip" ? "reason" : "";
-  const std::string example = kind == "sync"   ? "{\"revision\": \"main\"}"
-                              : kind == "skip" ? "{\"reason\": \"cluster is being rebuilt\"}"
-                                               : "{}";
+  const std::string allowed = kind == "sync"       ? "revision"
+                              : kind == "skip"     ? "reason"
+                              : kind == "rollback" ? "to"
+                                                   : "";
+  const std::string example = kind == "sync"       ? "{\"revision\": \"main\"}"
+                              : kind == "skip"     ? "{\"reason\": \"cluster is being rebuilt\"}"
+                              : kind == "rollback" ? "{\"to\": \"v1.4.2\"}"
+                                                   : "{}";
   if (!IsBlank(body)) {
     if (!NestingWithin(body, 32)) {
       out.error = "request body nests too deeply";
@@ -148,7 +153,7 @@ MutationBody ParseMutationBody(const std::string& kind, const std::string& body)
         out.error = key + " must be at most 1024 characters without control characters";
         return out;
       }
-      (key == "revision" ? out.revision : out.reason) = text;
+      (key == "reason" ? out.reason : out.revision) = text;
     }
   }
   if (kind == "skip" && !out.reason) {
@@ -291,7 +296,7 @@ ApiResponse ApiRouter::Route(const ApiRequest& request) const {
   }
 
   if (api && s[2] == "applicationsets" && n == 5 && !s[3].empty() &&
-      (s[4] == "pause" || s[4] == "resume" || s[4] == "abort")) {
+      (s[4] == "pause" || s[4] == "resume" || s[4] == "abort" || s[4] == "rollback")) {
     if (request.method != "POST") return MethodNotAllowed(request, "POST");
     return Mutate(request, s[4], s[3]);
   }
@@ -432,7 +437,8 @@ ApiResponse ApiRouter::Webhook(const ApiRequest& request) const {
 
 ApiResponse ApiRouter::Mutate(const ApiRequest& request, const std::string& kind,
                               const std::string& target) const {
-  const bool on_set = kind == "pause" || kind == "resume" || kind == "abort" || kind == "delete";
+  const bool on_set = kind == "pause" || kind == "resume" || kind == "abort" ||
+                      kind == "rollback" || kind == "delete";
   const std::string noun = on_set ? "applicationset" : "application";
   const bool every_set = kind == "refresh";  // no target: it concerns every set
   const std::string what = (every_set ? kind + " of every applicationset"
@@ -484,7 +490,8 @@ ApiResponse ApiRouter::Mutate(const ApiRequest& request, const std::string& kind
   ApiCommandResult result = handler_(command);
   int status = result.http_status;
   if (status < 200 || status > 599) status = 500;
-  LogLine("api: " + what + (body.revision ? " at revision " + LogSafe(*body.revision) : "") +
+  const std::string to_revision = kind == "rollback" ? " to revision " : " at revision ";
+  LogLine("api: " + what + (body.revision ? to_revision + LogSafe(*body.revision) : "") +
           (body.reason ? " (reason: " + LogSafe(*body.reason) + ")" : "") + ": " +
           std::to_string(status) + " " + LogSafe(result.message));
   return JsonResponse(status, Dump(Json{{"code", status}, {"message", result.message}}));

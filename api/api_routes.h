@@ -97,7 +97,8 @@ class ApiRouter {
  private:
   ApiResponse Route(const ApiRequest& request) const;
   // An authenticated mutation of an Application (sync, skip) or an ApplicationSet (pause,
-  // resume, abort): token first, then the body, then the target must exist, then the handler.
+  // resume, abort, rollback): token first, then the body, then the target must exist, then the
+  // handler.
   ApiResponse Mutate(const ApiRequest& request, const std::string& kind,
                      const std::string& target) const;
 

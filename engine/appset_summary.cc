@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/rollback_summary.h"
 #include "engine/workload.h"
 
 namespace fleetwave::engine {
@@ -75,6 +76,7 @@ std::string RolloutStatusWord(const Json& appset, std::string* message) {
     if (reason == "ApplicationSetPaused") word = "Paused";
     if (reason == "RolloutFailed") word = "Failed";
     if (reason == "RolloutAborted") word = "Aborted";
+    if (reason == "RolloutRolledBack") word = "Rolled back";  // an operator's rollback
   }
   // A rollout that would progress but for a sync window says so, naming the window.
   if (word == "Progressing" && !held.empty()) {
@@ -111,6 +113,7 @@ AppSetSummary Summarize(const Json& appset, const std::vector<AppRow>& rows,
   AppSetSummary s;
   s.name = NameOf(appset);
   s.analysis = AnalysisOf(appset);
+  s.rollback = RollbackSummaryOf(appset);
   s.rollout_status = RolloutStatusWord(appset, &s.rollout_message);
   s.current_step = CurrentStep(appset);
   const Json& declared_steps = DeclaredSteps(appset);
@@ -241,6 +244,7 @@ Json SummaryJson(const AppSetSummary& s) {
   j["attention"] = std::move(attention);
   j["attentionTotal"] = s.attention_total;
   if (!s.analysis.is_null()) j["analysis"] = s.analysis;
+  if (!s.rollback.is_null()) j["rollback"] = s.rollback;
   return j;
 }
 

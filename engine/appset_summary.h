@@ -34,9 +34,10 @@ struct StepSummary {
 struct AppSetSummary {
   std::string name;
   // The rollout in one word, from the set's conditions: Progressing, Complete, Paused,
-  // Deadline exceeded, Failed (a step failed), Aborted (issue 29), Held by sync window (issue
-  // 29: it would progress but a sync window holds its next syncs; SyncWindowHold's message),
-  // Invalid, Error, or "-" (none yet); with that condition's message.
+  // Deadline exceeded, Failed (a step failed), Aborted (issue 29), Rolled back (issue 29: an
+  // operator's rollback; a failed step's stays Failed), Held by sync window (issue 29: it would
+  // progress but a sync window holds its next syncs; SyncWindowHold's message), Invalid, Error,
+  // or "-" (none yet); with that condition's message.
   std::string rollout_status;
   std::string rollout_message;
   std::string strategy;  // spec.strategy.type, "AllAtOnce" when absent
@@ -48,6 +49,9 @@ struct AppSetSummary {
   size_t attention_total = 0;
   // [issue 29] The current step's analysis so far (AnalysisOf); null when none was measured.
   Json analysis;
+  // [issue 29] The set's rollback, running or finished (RollbackSummaryOf,
+  // engine/rollback_summary.h); null when none.
+  Json rollback;
 
   bool operator==(const AppSetSummary&) const = default;
 };
@@ -68,7 +72,8 @@ AppSetSummary Summarize(const Json& appset, const std::vector<AppRow>& rows,
 //  "strategy", "rollout": {"status", "message"}, "currentStep", "total",
 //  "counts": {"Healthy": n, ...},
 //  "steps": [{"step", "matchExpressions", "maxUpdate"?, "total", "counts", "strip"}],
-//  "attention": [AppRowJson...], "attentionTotal", "analysis"? (AnalysisOf)}.
+//  "attention": [AppRowJson...], "attentionTotal", "analysis"? (AnalysisOf),
+//  "rollback"? (RollbackSummaryOf)}.
 // Counts list every status, zeros too (a stable shape).
 Json SummaryJson(const AppSetSummary& summary);
 // One row as lists and the attention list show it: {"name", "appset", "cluster", "step",

@@ -10,6 +10,7 @@
 #include <prometheus/text_serializer.h>
 
 #include "engine/max_failures.h"
+#include "engine/rollback_state.h"
 #include "engine/workload.h"
 #include "metrics/process_collector.h"
 
@@ -94,6 +95,9 @@ const Json& ArrayAt(const Json& object, std::initializer_list<std::string_view> 
 
 // fleetwave_degraded_total's reasons, a fixed set.
 constexpr const char* kDegradedReasons[] = {"cluster", "file", "internal", "set", "store"};
+// fleetwave_rollbacks_total's reasons (issue 29); anything else counts as "other".
+constexpr std::array<std::string_view, 2> kRollbackReasons{engine::kRollbackStepFailed,
+                                                           engine::kRollbackOperator};
 
 prometheus::Family<prometheus::Gauge>& GaugeFamily(prometheus::Registry& r, const char* name,
                                                    const char* help) {
@@ -177,6 +181,10 @@ Metrics::Metrics(BuildInfo build, std::string proc)
       reconcile_duration_(HistogramFamily(*registry_, "fleetwave_reconcile_duration_seconds",
                                           "Duration of one reconcile by actor kind."),
                           {"actor"}),
+      rollbacks_(CounterFamily(*registry_, "fleetwave_rollbacks_total",
+                               "Rollbacks started (issue 29), by reason: StepFailed (a failed "
+                               "step's onFailure: Rollback) or Operator (fleetwave rollback)."),
+                 {"appset", "reason"}),
       rollout_duration_(HistogramFamily(*registry_, "fleetwave_rollout_duration_seconds",
                                         "Duration of a rollout, from the first promotion to "
                                         "rollout complete."),
@@ -256,6 +264,11 @@ void Metrics::AppSetObservedShared(const std::string& appset, const Json& status
   appset_rollout_step_.Get({appset}).Set(step);
   auto [it, first] = appsets_.try_emplace(appset);
   AppSetMemory& m = it->second;
+  if (first) {
+    // Each reason's series exists from the set's first sight, at 0: increase() over it (the
+    // FleetwaveRolledBack alert) needs the series before the set's first rollback.
+    for (std::string_view reason : kRollbackReasons) rollbacks_.Get({appset, std::string(reason)});
+  }
 
   // The apps' series follow only the apps that changed (app_series.h).
   std::optional<Time> last_progress = step_started;
@@ -337,6 +350,7 @@ void Metrics::EraseAppSetLocked(const std::string& appset) {
   rollout_step_duration_.Erase({appset});
   step_failures_.EraseWhere(0, appset);
   analysis_measurements_.EraseWhere(0, appset);
+  rollbacks_.EraseWhere(0, appset);
   syncs_.EraseWhere(0, appset);
   if (drifted_.erase(appset) > 0) app_drifted_.EraseWhere(0, appset);
   drift_corrections_.Erase({appset});
@@ -384,6 +398,11 @@ void Metrics::SyncFinished(const std::string& appset, const std::string& trigger
 void Metrics::AnalysisMeasured(const std::string& appset, int step, bool passed) {
   std::lock_guard<std::mutex> lock(mu_);
   analysis_measurements_.Get({appset, std::to_string(step), passed ? "pass" : "fail"}).Increment();
+}
+
+void Metrics::RollbackStarted(const std::string& appset, const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  rollbacks_.Get({appset, OneOf(reason, kRollbackReasons, "other")}).Increment();
 }
 
 void Metrics::WorkloadCondition(const WorkloadId& w, const std::string& reason, bool exceeded) {

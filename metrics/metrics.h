@@ -23,6 +23,7 @@
 //   fleetwave_pending_deletions{appset}                                      gauge
 //   fleetwave_progress_evaluations_total                                     counter
 //   fleetwave_reconcile_duration_seconds{actor}                              histogram
+//   fleetwave_rollbacks_total{appset,reason}                                 counter, by reason
 //   fleetwave_rollout_duration_seconds{appset}                               histogram
 //   fleetwave_rollout_step_duration_seconds{appset}                          histogram
 //   fleetwave_step_failures{appset,step}                                     gauge, while > 0
@@ -133,6 +134,10 @@ class Metrics {
   // [issue 29] One analysis measurement of step `step` (1-based) recorded: passed or not (an
   // unreachable Prometheus and a query error count as failed).
   void AnalysisMeasured(const std::string& appset, int step, bool passed);
+  // [issue 29] A committed decision started a rollback of the set, once per rollback: `reason`
+  // engine::kRollbackStepFailed (a failed step's onFailure: Rollback) or kRollbackOperator
+  // (fleetwave rollback); anything else counts as "other".
+  void RollbackStarted(const std::string& appset, const std::string& reason);
 
   // ---- Workloads (the cluster actor, from its informers) ----
   // The workload's Progressing condition reason ("" reads as "Unknown") and whether its
@@ -214,6 +219,7 @@ class Metrics {
   Series<prometheus::Gauge> git_last_success_;
   Series<prometheus::Gauge> pending_deletions_;
   Series<prometheus::Histogram> reconcile_duration_;
+  Series<prometheus::Counter> rollbacks_;
   Series<prometheus::Histogram> rollout_duration_;
   Series<prometheus::Histogram> rollout_step_duration_;
   Series<prometheus::Gauge> step_failures_;

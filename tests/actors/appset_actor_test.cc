@@ -25,6 +25,7 @@
 #include "engine/live_object.h"
 #include "engine/operation_record.h"
 #include "engine/operator_command.h"
+#include "engine/rollback_state.h"
 #include "engine/yaml_json.h"
 #include "sources/fake_source.h"
 #include "store/memory_store.h"
@@ -1109,6 +1110,50 @@ TEST_F(AppSetActorTest, AbortIsStoredWithItsCallerAndAResumeEndsIt) {
   ASSERT_TRUE(resumed);
   EXPECT_EQ(resumed->outcome, CommandOutcome::kAccepted) << resumed->message;
   EXPECT_FALSE(status_["rollout"].contains("aborted")) << status_.dump(2);
+}
+
+// Issue 29: a rollback reaches the set with its caller and target revision, is logged with
+// them, and the decision that follows starts it (status.rollout.rollback); that decision's
+// commit counts it once in fleetwave_rollbacks_total's hook, and later decisions do not count it
+// again. A resume is refused from then on.
+TEST_F(AppSetActorTest, ARollbackIsStartedByTheNextDecisionAndCountedOnce) {
+  using engine::CommandOutcome;
+  std::vector<std::pair<std::string, std::string>> started;
+  services_.publish.rollback_started = [&started](const std::string& set,
+                                                  const std::string& reason) {
+    started.emplace_back(set, reason);
+  };
+  Start(AppSetYaml());
+  ASSERT_TRUE(started.empty()) << "no rollback before one is asked for";
+  const std::string web("web"), v1("v1"), alice("alice@10.0.0.7");
+  auto rolled = Ask(rollback_atom::value, web, v1, alice);
+  ASSERT_TRUE(rolled);
+  EXPECT_EQ(rolled->outcome, CommandOutcome::kAccepted) << rolled->message;
+  EXPECT_NE(rolled->message.find("rollback by alice@10.0.0.7"), std::string::npos)
+      << rolled->message;
+  EXPECT_NE(rolled->message.find("revision v1"), std::string::npos) << rolled->message;
+  const Json& rollback = status_["rollout"]["rollback"];
+  ASSERT_TRUE(rollback.is_object()) << status_.dump(2);
+  EXPECT_EQ(rollback["reason"], engine::kRollbackOperator);
+  EXPECT_EQ(rollback["by"], alice);
+  EXPECT_EQ(rollback["to"], v1);
+  EXPECT_FALSE(status_["rollout"].contains("rollbackRequested")) << "the decision took it";
+  bool logged = false;
+  for (const auto& line : log_) {
+    if (line.find("rollback requested by alice@10.0.0.7 to revision v1") != std::string::npos) {
+      logged = true;
+    }
+  }
+  EXPECT_TRUE(logged);
+  ASSERT_EQ(started.size(), 1u);
+  EXPECT_EQ(started[0], std::make_pair(web, std::string(engine::kRollbackOperator)));
+
+  BecomeHealthy("dev");  // more decisions on the rolled-back set, incremental and from scratch
+  ASSERT_TRUE(Ask(refresh_atom::value, std::string("test")));
+  EXPECT_EQ(started.size(), 1u) << "a rollback is counted once";
+  auto resumed = Ask(resume_atom::value, web, alice);
+  ASSERT_TRUE(resumed);
+  EXPECT_EQ(resumed->outcome, CommandOutcome::kConflict) << resumed->message;
 }
 
 // The API's DELETE: a set a file still defines is refused with that file named.

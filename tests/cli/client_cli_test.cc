@@ -194,6 +194,22 @@ TEST_F(ClientCliTest, Errors) {
        2,
        "fleetwave delete: only an ApplicationSet can be deleted (fleetwave delete appset SET)\n"
        "usage: fleetwave delete appset SET [--server URL] [--token-file F]\n"},
+      {"RollbackToNothing",
+       RunRollback,
+       {"guestbook", "--to", "", "--token-file", token_path_},
+       true,
+       2,
+       "fleetwave rollback: --to needs a revision (a commit, tag or branch)\nusage: fleetwave "
+       "rollback SET [--to REVISION] [--server URL] [--token-file F]\n  returns every app the "
+       "rollout synced to its last healthy revisions (or to REVISION),\n  last step first, and "
+       "holds the rolled-back revision until a new commit\n"},
+      {"RollbackUnknownSet",
+       RunRollback,
+       {"nope", "--token-file", token_path_},
+       true,
+       1,
+       "fleetwave rollback: applicationset \"nope\" not found (fleetwave get appsets lists "
+       "them)\n"},
       {"RefreshTakesNoArgs",
        RunRefresh,
        {"now", "--token-file", token_path_},
@@ -233,6 +249,13 @@ TEST_F(ClientCliTest, Actions) {
       {"Pause", RunPause, {"guestbook"}, "pause", "guestbook", ""},
       {"Resume", RunResume, {"guestbook"}, "resume", "guestbook", ""},
       {"Abort", RunAbort, {"guestbook"}, "abort", "guestbook", ""},
+      {"Rollback", RunRollback, {"guestbook"}, "rollback", "guestbook", ""},
+      {"RollbackTo",
+       RunRollback,
+       {"guestbook", "--to", "v1.4.2"},
+       "rollback",
+       "guestbook",
+       "v1.4.2"},
       {"DeleteAppSet", RunDelete, {"appset", "guestbook"}, "delete", "guestbook", ""},
       {"Refresh", RunRefresh, {}, "refresh", "", ""},
   };

@@ -237,6 +237,32 @@ TEST(GetViewsTest, StepViewShowsTheAnalysisMeasurements) {
   EXPECT_TRUE(line);
 }
 
+// Issue 29: a rollback shows as one line (why, who, when, each phase's count, the kept apps),
+// then each failed app with its reason; a set without one shows none.
+TEST(GetViewsTest, StepViewShowsTheRollback) {
+  FleetState s = Guestbook();
+  EXPECT_EQ(AppSetStepView(s, "guestbook", Plain()).text.find("Rollback"), std::string::npos);
+  Json& set = s.collections["applicationsets"]["guestbook"];
+  set["status"]["rollout"]["rollback"] = Json::parse(R"({
+    "reason": "StepFailed", "failedStep": 2, "startedAt": "2026-03-01T12:00:00Z",
+    "applications": [
+      {"application": "qa-eu", "step": 2, "from": ["b2"], "to": ["a1"], "phase": "RolledBack"},
+      {"application": "qa-us", "step": 2, "from": ["b2"], "to": ["a1"], "phase": "Failed",
+       "message": "sync failed: forbidden"},
+      {"application": "dev", "step": 1, "from": ["b2"], "to": ["a1"], "phase": "Waiting"}],
+    "kept": ["dev-new"]})");
+  const View view = AppSetStepView(s, "guestbook", Plain());
+  const std::string line =
+      "Rollback after step 2 failed, started 2026-03-01T12:00:00Z, in progress: 1 rolled back, 0 "
+      "syncing, 1 waiting, 1 failed of 3; kept at their revision: dev-new";
+  EXPECT_NE(view.text.find("\n" + line + "\n  rollback of qa-us failed: sync failed: forbidden\n"),
+            std::string::npos)
+      << view.text;
+  bool listed = false;
+  for (const auto& [key, text] : view.lines) listed = listed || (key == "rollback" && text == line);
+  EXPECT_TRUE(listed);
+}
+
 // The current step's state follows the rollout: paused, past its deadline, or (once the
 // rollout completed) no current step and every step Complete.
 TEST(GetViewsTest, StepStates) {
@@ -273,6 +299,14 @@ TEST(GetViewsTest, StepStates) {
                                          {"message", "ApplicationSet rollout step 2 failed"}};
        },
        "2      env in (qa)     1/2    [#####-----]   1            Failed"},
+      {"RolledBack",
+       [](Json& s) {
+         s["status"]["conditions"][0] = {{"type", "RolloutProgressing"},
+                                         {"status", "False"},
+                                         {"reason", "RolloutRolledBack"},
+                                         {"message", "ApplicationSet rollout was rolled back"}};
+       },
+       "2      env in (qa)     1/2    [#####-----]   1            Rolled back"},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);

@@ -51,6 +51,16 @@ FakeCoordinatorHandle::behavior_type FakeCoordinator(
         return engine::CommandAnswer{engine::CommandOutcome::kAccepted,
                                      "abort of " + set + " by " + caller};
       },
+      [=](actors::rollback_atom, const std::string& set, const std::string& to,
+          const std::string& caller) {
+        // A rollback while one runs is refused, as the set's actor does (kConflict).
+        if (set == "web-rolling-back") {
+          return engine::CommandAnswer{engine::CommandOutcome::kConflict,
+                                       "rollback of " + set + ": already being rolled back"};
+        }
+        return engine::CommandAnswer{engine::CommandOutcome::kAccepted,
+                                     "rollback of " + set + " to \"" + to + "\" by " + caller};
+      },
       [=](actors::skip_atom, const std::string&, const std::string&, const std::string&,
           const std::string&) { return unused; },
       [=](actors::refresh_atom, const std::string&) { return unused; },
@@ -103,6 +113,24 @@ TEST_F(OperatorCommandsTest, AnAbortReachesTheCoordinatorWithTheCaller) {
       api::ApiCommand{"abort", "web", std::nullopt, "127.0.0.1:5001", std::nullopt, {}, {}, {}});
   EXPECT_EQ(r.http_status, 202);
   EXPECT_EQ(r.message, "abort of web by 127.0.0.1:5001");
+}
+
+// Issue 29: a rollback goes to the set's actor with its target revision ("" = each app's last
+// healthy revisions) and the caller; the actor's answer, a refusal too, is the response.
+TEST_F(OperatorCommandsTest, ARollbackReachesTheCoordinatorWithItsRevisionAndCaller) {
+  auto handler = MakeOperatorCommandHandler(system_, coordinator_, board_);
+  api::ApiCommandResult r = handler(
+      api::ApiCommand{"rollback", "web", "v1.4.2", "127.0.0.1:5002", std::nullopt, {}, {}, {}});
+  EXPECT_EQ(r.http_status, 202);
+  EXPECT_EQ(r.message, "rollback of web to \"v1.4.2\" by 127.0.0.1:5002");
+  r = handler(
+      api::ApiCommand{"rollback", "web", std::nullopt, "127.0.0.1:5003", std::nullopt, {}, {}, {}});
+  EXPECT_EQ(r.http_status, 202);
+  EXPECT_EQ(r.message, "rollback of web to \"\" by 127.0.0.1:5003");
+  r = handler(api::ApiCommand{
+      "rollback", "web-rolling-back", std::nullopt, "127.0.0.1:5004", std::nullopt, {}, {}, {}});
+  EXPECT_EQ(r.http_status, 409);
+  EXPECT_EQ(r.message, "rollback of web-rolling-back: already being rolled back");
 }
 
 TEST_F(OperatorCommandsTest, NoAnswerWithinTheBoundIsA503SayingTheOutcomeIsUnknown) {

@@ -277,6 +277,46 @@ class WebView(unittest.TestCase):
             self.assertGreaterEqual(ratio, 4.5, "%s scheme: %s" % (scheme, where))
         self.shot("complete-dark")
 
+        # Issue 29: Rollback asks for confirmation and an optional revision, as Abort asks:
+        # cancelled, nothing reaches the daemon; confirmed, the daemon accepts it and stores it
+        # with the caller and the revision (requested, or already started by the next decision).
+        rollback = SET + ' button[data-action="rollback"]'
+        self.click(rollback)
+        self.wait("the rollback dialog", lambda:
+                  d.find_element(By.ID, "rollback-dialog").is_displayed())
+        self.assertIn("guestbook", d.find_element(By.ID, "rollback-title").text)
+        self.click("#rollback-cancel")
+        self.wait("the rollback dialog closed", lambda:
+                  not d.find_element(By.ID, "rollback-dialog").is_displayed())
+        rollout = self.env.appset("guestbook")["status"]["rollout"]
+        self.assertNotIn("rollbackRequested", rollout)
+        self.assertNotIn("rollback", rollout)
+        self.click(rollback)
+        self.wait("the rollback dialog again", lambda:
+                  d.find_element(By.ID, "rollback-dialog").is_displayed())
+        d.find_element(By.ID, "rollback-to").send_keys(self.env.head())
+        self.click("#rollback-confirm")
+        self.wait("the rollback accepted", lambda:
+                  self.attr("#action-status", "data-ok") == "true"
+                  and "rollback by" in self.text("#action-status"))
+        rollout = self.env.appset("guestbook")["status"]["rollout"]
+        stored = rollout.get("rollback") or rollout.get("rollbackRequested")
+        self.assertIsNotNone(stored, rollout)
+        self.assertEqual(stored["to"], self.env.head())
+        self.assertTrue(stored["by"].startswith("127.0.0.1:"), stored)
+        # The next decision starts it: the set reads Rolled back and shows the rollback, by
+        # whom and to which revision, with its apps counted by phase; once it finished, the
+        # Rollback button is offered again.
+        box = SET + " .callout.rollback"
+        self.wait("the rollback shown", lambda: self.attr(box, "data-reason") == "Operator"
+                  and self.attr(SET, "data-state") == "rolledback")
+        self.assertIn("Rollback by 127.0.0.1:", self.text(box))
+        self.assertIn("to revision " + self.env.head(), self.text(box))
+        self.assertEqual(self.count(box + " li[data-phase]"), 4)
+        self.wait("the rollback finished", lambda: self.attr(box, "data-finished") == "true"
+                  and self.count(rollback) == 1, timeout=90)
+        self.shot("rolled-back")
+
         self.assertEqual(self.csp_violations(), [])
 
     def test_polls_when_the_streams_are_blocked(self):

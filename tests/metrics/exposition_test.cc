@@ -57,6 +57,7 @@ void Populate(Metrics& m) {
   m.SyncFinished("web", "rollout", "Succeeded");
   m.SyncFinished("web", "manual", "Failed");
   m.AnalysisMeasured("web", 1, false);
+  m.RollbackStarted("web", "StepFailed");
   m.WorkloadCondition({"east", "web", "CloneSet", "web"}, "ProgressDeadlineExceeded", true);
   m.ClusterState("east", true);
   m.ClusterState("west", false);
@@ -107,6 +108,7 @@ TEST(ExpositionTest, EveryDocumentedMetricIsExposed) {
            "fleetwave_rollout_step_duration_seconds_count",
            "fleetwave_step_failures",
            "fleetwave_analysis_measurements_total",
+           "fleetwave_rollbacks_total",
            "fleetwave_workload_progress_deadline_exceeded",
            "fleetwave_workload_progressing",
            "fleetwave_cluster_up",

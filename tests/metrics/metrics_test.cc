@@ -190,6 +190,51 @@ TEST(MetricsTest, AnalysisMeasurementsAreCountedByStepAndResult) {
   EXPECT_TRUE(Find(Scrape(m), "fleetwave_analysis_measurements_total").empty());
 }
 
+// Issue 29: rollbacks counted by set and reason (a reason from elsewhere folds into "other");
+// the set's removal takes its series.
+TEST(MetricsTest, RollbacksAreCountedBySetAndReason) {
+  Metrics m;
+  m.RollbackStarted("web", "StepFailed");
+  m.RollbackStarted("web", "StepFailed");
+  m.RollbackStarted("web", "Operator");
+  m.RollbackStarted("api", "Operator");
+  m.RollbackStarted("api", "made-up");
+  auto all = Scrape(m);
+  const auto series = [&](const char* appset, const char* reason) {
+    return Find(all, "fleetwave_rollbacks_total", {{"appset", appset}, {"reason", reason}});
+  };
+  EXPECT_EQ(series("web", "StepFailed").at(0).value, 2);
+  EXPECT_EQ(series("web", "Operator").at(0).value, 1);
+  EXPECT_EQ(series("api", "Operator").at(0).value, 1);
+  EXPECT_EQ(series("api", "other").at(0).value, 1);
+  EXPECT_TRUE(series("api", "made-up").empty());
+  EXPECT_TRUE(series("api", "StepFailed").empty());
+  m.AppSetRemoved("web");
+  all = Scrape(m);
+  EXPECT_TRUE(Find(all, "fleetwave_rollbacks_total", {{"appset", "web"}}).empty());
+  EXPECT_EQ(Find(all, "fleetwave_rollbacks_total", {{"appset", "api"}}).size(), 2u);
+}
+
+// A set's rollback series exist from its first sight at 0 (the FleetwaveRolledBack alert's
+// increase() sees its first rollback as 0 -> 1), and a later observation keeps the count.
+TEST(MetricsTest, RollbackSeriesStartAtZeroWhenASetIsFirstSeen) {
+  Metrics m;
+  const Json status = {{"rollout", {{"generation", 1}, {"step", 1}}}};
+  m.AppSetObserved("web", status, {}, At("2026-03-01T12:00:00Z"));
+  auto all = Scrape(m);
+  const auto series = [&](const char* reason) {
+    return Find(all, "fleetwave_rollbacks_total", {{"appset", "web"}, {"reason", reason}});
+  };
+  ASSERT_EQ(Find(all, "fleetwave_rollbacks_total").size(), 2u);
+  EXPECT_EQ(series("StepFailed").at(0).value, 0);
+  EXPECT_EQ(series("Operator").at(0).value, 0);
+  m.RollbackStarted("web", "StepFailed");
+  m.AppSetObserved("web", status, {}, At("2026-03-01T12:01:00Z"));
+  all = Scrape(m);
+  EXPECT_EQ(series("StepFailed").at(0).value, 1);
+  EXPECT_EQ(series("Operator").at(0).value, 0);
+}
+
 // The per-app series after any sequence of results equal those of a Metrics that saw only the
 // last result: remembering each app's labels between calls (so an unchanged app costs no
 // prometheus call) never leaves a stale series or misses a change. And observing the same

@@ -23,7 +23,8 @@ EXAMPLES = os.path.join(REPO, "examples", "prometheus")
 ALERTS = ["FleetwaveProgressDeadlineExceeded", "FleetwaveRolloutStalled", "FleetwaveClusterDown",
           "FleetwaveConfigReloadFailed", "FleetwaveApplicationOutOfSync",
           "FleetwavePendingDeletion", "FleetwaveApplicationDrifted", "FleetwaveDecisionDiverged",
-          "FleetwaveGitRepositoryStale", "FleetwaveRolloutFailed", "FleetwaveAnalysisFailing"]
+          "FleetwaveGitRepositoryStale", "FleetwaveRolloutFailed", "FleetwaveAnalysisFailing",
+          "FleetwaveRolledBack"]
 
 
 def promtool(*args, cwd=EXAMPLES):

@@ -1,8 +1,8 @@
 // The operator actions through the daemon's API: `fleetwave sync APP [--revision R]`,
-// `skip APP --reason T`, `pause SET`, `resume SET`, `delete appset SET`, `refresh`. Each finds
-// the daemon and its token as daemon_client.h says, prints the daemon's answer, and exits 0 when
-// the daemon accepted the action, 1 when it refused it or could not be reached, 2 on a usage
-// error (ClientCliTest.*).
+// `skip APP --reason T`, `pause SET`, `resume SET`, `abort SET`, `rollback SET [--to R]`,
+// `delete appset SET`, `refresh`. Each finds the daemon and its token as daemon_client.h says,
+// prints the daemon's answer, and exits 0 when the daemon accepted the action, 1 when it refused
+// it or could not be reached, 2 on a usage error (ClientCliTest.*).
 #include <cstdlib>
 #include <functional>
 #include <set>
@@ -132,6 +132,28 @@ int RunAbort(const Argv& argv, std::ostream& out, std::ostream& err) {
       "abort", argv, out, err, {}, "usage: fleetwave abort SET [--server URL] [--token-file F]\n",
       1, [](const Args& a, std::string*) {
         return Action{"POST", "/api/v1/applicationsets/" + Segment(a.positional[0]) + "/abort", ""};
+      });
+}
+
+// [issue 29] The daemon answers at once (the next decision starts the rollback): the message
+// says what will be rolled back to, or why not (one already running is a conflict).
+int RunRollback(const Argv& argv, std::ostream& out, std::ostream& err) {
+  return ClientAction(
+      "rollback", argv, out, err, {"--to"},
+      "usage: fleetwave rollback SET [--to REVISION] [--server URL] [--token-file F]\n"
+      "  returns every app the rollout synced to its last healthy revisions (or to REVISION),\n"
+      "  last step first, and holds the rolled-back revision until a new commit\n",
+      1, [](const Args& a, std::string* error) {
+        engine::Json body = engine::Json::object();
+        if (auto to = a.Get("--to")) {
+          if (to->empty()) {
+            *error = "--to needs a revision (a commit, tag or branch)";
+            return Action{};
+          }
+          body["to"] = *to;
+        }
+        return Action{"POST", "/api/v1/applicationsets/" + Segment(a.positional[0]) + "/rollback",
+                      body.empty() ? "" : body.dump()};
       });
 }
 

@@ -392,6 +392,10 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
                                                   bool passed) {
     metrics.AnalysisMeasured(appset, step, passed);
   };
+  services.publish.rollback_started = [&metrics](const std::string& appset,
+                                                 const std::string& reason) {
+    metrics.RollbackStarted(appset, reason);
+  };
   services.publish.sync_finished = [&metrics](const std::string& appset, const std::string& trigger,
                                               const std::string& result) {
     metrics.SyncFinished(appset, trigger, result);

@@ -28,6 +28,7 @@ int RunSkip(const Argv& args, std::ostream& out, std::ostream& err);
 int RunPause(const Argv& args, std::ostream& out, std::ostream& err);
 int RunResume(const Argv& args, std::ostream& out, std::ostream& err);
 int RunAbort(const Argv& args, std::ostream& out, std::ostream& err);
+int RunRollback(const Argv& args, std::ostream& out, std::ostream& err);
 int RunDelete(const Argv& args, std::ostream& out, std::ostream& err);
 int RunRefresh(const Argv& args, std::ostream& out, std::ostream& err);
 

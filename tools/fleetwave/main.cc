@@ -30,6 +30,8 @@ constexpr Command kCommands[] = {
     {"pause", fleetwave::cli::RunPause, "pause an ApplicationSet's rollout"},
     {"resume", fleetwave::cli::RunResume, "resume a paused or halted rollout"},
     {"abort", fleetwave::cli::RunAbort, "halt a rollout now and hold its revision"},
+    {"rollback", fleetwave::cli::RunRollback,
+     "return a rollout's apps to earlier revisions and hold its revision"},
     {"delete", fleetwave::cli::RunDelete, "delete an ApplicationSet pending deletion now"},
     {"refresh", fleetwave::cli::RunRefresh, "reconcile every ApplicationSet now"},
     {"migrate-state", fleetwave::cli::RunMigrateState, "copy the state into etcd"},

@@ -26,6 +26,11 @@ void Ask(caf::scoped_actor& self, const actors::OperatorCommands& coordinator,
   } else if (command.kind == "abort") {
     self->request(coordinator, timeout, actors::abort_atom::value, command.target, command.caller)
         .receive(on_answer, on_error);
+  } else if (command.kind == "rollback") {
+    // The API carries a rollback's {"to": REVISION} as the command's revision.
+    self->request(coordinator, timeout, actors::rollback_atom::value, command.target,
+                  command.revision.value_or(""), command.caller)
+        .receive(on_answer, on_error);
   } else if (command.kind == "refresh") {
     self->request(coordinator, timeout, actors::refresh_atom::value, command.caller)
         .receive(on_answer, on_error);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "engine/appset_summary.h"
+#include "engine/rollback_summary.h"
 #include "tools/fleetwave/table.h"
 
 namespace fleetwave::cli {
@@ -77,7 +78,8 @@ struct Step {
 struct SetInfo {
   std::string name;
   std::string strategy;
-  // Progressing, Complete, Paused, Deadline exceeded, Failed, Aborted, Invalid, Error, "-"
+  // Progressing, Complete, Paused, Deadline exceeded, Failed, Aborted, Rolled back, Held by sync
+  // window, Invalid, Error, "-"
   std::string status;
   std::string message;
   std::string since;  // the AGE's start: when its resources were first generated
@@ -164,6 +166,7 @@ SetInfo Describe(const std::string& key, const Json& set) {
     if (s.number == info.current) {
       s.state = info.status == "Aborted"               ? "Aborted"
                 : info.status == "Failed"              ? "Failed"
+                : info.status == "Rolled back"         ? "Rolled back"
                 : info.status == "Held by sync window" ? "Held by sync window"
                 : paused                               ? "Paused"
                 : exceeded                             ? "Deadline exceeded"
@@ -256,7 +259,8 @@ const char* StateStyle(const std::string& s) {
   if (s == "Complete" || s == "Healthy") return kGreen;
   if (s == "Progressing" || s == "Pending") return kYellow;
   if (s == "Paused") return kMagenta;
-  if (s == "Deadline exceeded" || s == "Invalid" || s == "Error" || s == "Failed" || s == "Aborted")
+  if (s == "Deadline exceeded" || s == "Invalid" || s == "Error" || s == "Failed" ||
+      s == "Aborted" || s == "Rolled back")
     return kRed;
   return nullptr;
 }
@@ -453,6 +457,20 @@ void AppendAnalysis(const Json& analysis, View& view, bool color) {
   view.text += RenderTable({"TIME", "VALUE", "RESULT", "ERROR"}, rows, color);
 }
 
+// [issue 29] The set's rollback (RollbackSummaryOf) in one line, then each failed app the
+// summary names with its reason.
+void AppendRollback(const Json& rollback, View& view) {
+  const std::string line = engine::RollbackLine(rollback);
+  if (line.empty()) return;
+  view.lines.emplace_back("rollback", line);
+  view.text += "\n" + line + "\n";
+  for (const Json& failed : Array(rollback, {"failed"})) {
+    const std::string message = Str(failed, {"message"});
+    view.text += "  rollback of " + Str(failed, {"application"}) + " failed" +
+                 (message.empty() ? "" : ": " + message) + "\n";
+  }
+}
+
 View SetNotFoundView(const std::string& name) {
   View view;
   view.text = "applicationset \"" + name + "\" not found\n";
@@ -527,6 +545,7 @@ View AppSetStepView(const FleetState& state, const std::string& name, const View
         RenderTable({"APPLICATION", "HEALTH", "SYNC", "CLUSTER", "ROLLOUT"}, rows, options.color);
   }
   AppendAnalysis(engine::AnalysisOf(it->second), view, options.color);
+  AppendRollback(engine::RollbackSummaryOf(it->second), view);
   if (!info.message.empty()) view.text += "\n" + info.message + "\n";
   return view;
 }

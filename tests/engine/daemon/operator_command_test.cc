@@ -71,6 +71,12 @@ TEST(OperatorCommandTest, RolloutCommandsSayWhetherTheyChangedAnything) {
   AbortRollout(aborted, kT0, "10.0.0.7:5000");
   RolloutState completed;
   completed.generation = 1;
+  RolloutState requested = mid;  // issue 29: an operator's rollback, not yet started
+  RequestRollback(requested, kT0, "10.0.0.7:5000", "");
+  RolloutState rolling_back = mid;  // a failed step's rollback, running
+  rolling_back.rollback = RollbackState{kRollbackStepFailed, "", 2, "", kT0, std::nullopt, {}, {}};
+  RolloutState rolled_back = rolling_back;  // that rollback, finished
+  rolled_back.rollback->finished_at = kT0 + std::chrono::seconds(3);
   struct Case {
     const char* name;
     RolloutState state;
@@ -98,6 +104,24 @@ TEST(OperatorCommandTest, RolloutCommandsSayWhetherTheyChangedAnything) {
        false},
       {"resume an aborted one", aborted, RolloutCommand::kResume, "", CommandOutcome::kAccepted,
        false},
+      {"roll back a rollout mid-way", mid, RolloutCommand::kRollback, "", CommandOutcome::kAccepted,
+       false},
+      {"roll back to a revision", mid, RolloutCommand::kRollback, "v1.4.2",
+       CommandOutcome::kAccepted, false},
+      {"roll back a completed one", completed, RolloutCommand::kRollback, "",
+       CommandOutcome::kAccepted, false},
+      {"roll back an aborted one", aborted, RolloutCommand::kRollback, "",
+       CommandOutcome::kAccepted, false},
+      {"roll back before any rollout started", running, RolloutCommand::kRollback, "",
+       CommandOutcome::kUnchanged, false},
+      {"roll back while a rollback is requested", requested, RolloutCommand::kRollback, "v1",
+       CommandOutcome::kConflict, false},
+      {"roll back while a rollback runs", rolling_back, RolloutCommand::kRollback, "",
+       CommandOutcome::kConflict, false},
+      {"resume once a rollback is requested", requested, RolloutCommand::kResume, "",
+       CommandOutcome::kConflict, false},
+      {"resume once rolled back", rolled_back, RolloutCommand::kResume, "",
+       CommandOutcome::kConflict, false},
       {"skip again, same reason", skipped, RolloutCommand::kSkip, "rebuilt",
        CommandOutcome::kUnchanged, false},
       {"skip again, another reason", skipped, RolloutCommand::kSkip, "gone",
@@ -111,8 +135,8 @@ TEST(OperatorCommandTest, RolloutCommandsSayWhetherTheyChangedAnything) {
     EXPECT_EQ(CommandOutcomeName(a.outcome), std::string(CommandOutcomeName(c.outcome)));
     EXPECT_FALSE(a.message.empty());
     EXPECT_EQ(state.paused, c.paused_after);
-    if (c.outcome == CommandOutcome::kUnchanged) {
-      EXPECT_EQ(state, c.state);
+    if (c.outcome != CommandOutcome::kAccepted) {
+      EXPECT_EQ(state, c.state) << "a command not carried out changes nothing";
     }
     if (c.command == RolloutCommand::kSkip) {
       EXPECT_EQ(state.skipped["web-qa"], c.reason);
@@ -123,7 +147,21 @@ TEST(OperatorCommandTest, RolloutCommandsSayWhetherTheyChangedAnything) {
       EXPECT_EQ(state.aborted_at, kT0 + std::chrono::seconds(5));
       EXPECT_NE(a.message.find("aborted at step 2"), std::string::npos) << a.message;
     }
-    if (c.command == RolloutCommand::kResume) {
+    if (c.command == RolloutCommand::kRollback && c.outcome == CommandOutcome::kAccepted) {
+      // Requested for the next decision, with the caller and the revision to return to.
+      ASSERT_TRUE(state.rollback_requested.has_value());
+      EXPECT_EQ(state.rollback_requested->by, "10.0.0.9:6000");
+      EXPECT_EQ(state.rollback_requested->to, c.reason);
+      EXPECT_EQ(state.rollback_requested->at, kT0 + std::chrono::seconds(5));
+      EXPECT_EQ(state.rollback, c.state.rollback) << "the next decision starts it, not the command";
+      EXPECT_NE(
+          a.message.find(c.reason.empty() ? "its last healthy revisions" : "revision " + c.reason),
+          std::string::npos)
+          << a.message;
+    }
+    if (c.command == RolloutCommand::kResume && c.outcome == CommandOutcome::kConflict) {
+      EXPECT_NE(a.message.find("was rolled back"), std::string::npos) << a.message;
+    } else if (c.command == RolloutCommand::kResume) {
       EXPECT_FALSE(state.aborted) << "a resume ends an abort";
       EXPECT_EQ(state.failed_step, 0) << "a resume clears a failed step's halt";
       EXPECT_TRUE(state.failed_apps.empty());

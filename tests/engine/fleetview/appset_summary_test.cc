@@ -185,5 +185,17 @@ TEST(RolloutStatusWordTest, HeldBySyncWindowWhileItWouldProgress) {
   EXPECT_EQ(RolloutStatusWord({{"status", {{"conditions", {paused, held}}}}}, &message), "Paused");
 }
 
+// Issue 29: an operator's rollback is "Rolled back" with its condition's message.
+TEST(RolloutStatusWordTest, AnOperatorsRollbackIsRolledBack) {
+  const Json rolled_back = {{"type", "RolloutProgressing"},
+                            {"status", "False"},
+                            {"reason", "RolloutRolledBack"},
+                            {"message", "ApplicationSet rollout was rolled back by alice"}};
+  std::string message;
+  EXPECT_EQ(RolloutStatusWord({{"status", {{"conditions", {rolled_back}}}}}, &message),
+            "Rolled back");
+  EXPECT_EQ(message, "ApplicationSet rollout was rolled back by alice");
+}
+
 }  // namespace
 }  // namespace fleetwave::engine
