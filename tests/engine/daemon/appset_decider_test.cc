@@ -1,7 +1,9 @@
 // RollingSyncDecider against its oracle, ReconcileAppSet (issue 25): a seeded random fleet of
 // RollingSync apps lives through the events a daemon sees — syncs finishing, health flaps,
 // clusters going away and coming back, drift made by someone else, clusters observed late, new
-// commits (the daemon decides those from scratch and seeds a new decider), time passing — and
+// commits (the daemon decides those from scratch and seeds a new decider), time passing, and
+// (issue 29) steps failing under onFailure: Rollback or an operator's rollback, whose syncs
+// back run, fail and retry as any other — and
 // after every event the decider's decision must equal a from-scratch reconcile's on the same
 // inputs with the previous decision as the stored state: the set's status, the syncs it starts
 // (ids included), the specs it writes, the attempts due, the wake-up, the log lines and every
@@ -15,6 +17,8 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/operator_command.h"
+#include "engine/rollback.h"
 #include "tests/engine/daemon/daemon_fixture.h"
 
 namespace fleetwave::engine {
@@ -32,6 +36,10 @@ class DeciderWorld {
  public:
   explicit DeciderWorld(uint64_t seed) : rng_(seed), now_(kT0) {
     std::vector<RolloutStep> steps;
+    // Half the sets roll back a failed step (issue 29): every step has a budget and
+    // onFailure: Rollback, and the fleet starts out running r1, so the first commit has earlier
+    // healthy revisions to return to.
+    const bool rolls_back = Pick(0, 1) == 0;
     const int step_count = Pick(1, 3);
     for (int s = 0; s < step_count; ++s) {
       std::optional<IntOrString> max_update;
@@ -50,7 +58,8 @@ class DeciderWorld {
       }
       steps.push_back(EnvStep("e" + std::to_string(s), max_update));
       // Issue 29: a failure budget and a soak, so halts and the soak's wake-up are compared.
-      if (Pick(0, 2) == 0) steps.back().max_failures = Int(Pick(0, 1));
+      if (rolls_back || Pick(0, 2) == 0) steps.back().max_failures = Int(Pick(0, 1));
+      if (rolls_back) steps.back().on_failure = RolloutStep::OnFailure::kRollback;
       if (Pick(0, 2) == 0) steps.back().min_success_seconds = Pick(1, 5);
     }
     set_ = std::make_shared<ApplicationSet>(RollingSet(std::move(steps)));
@@ -65,6 +74,7 @@ class DeciderWorld {
                       "c" + std::to_string(Pick(0, clusters - 1)));
       a.observed = Pick(0, 3) != 0;
       if (Pick(0, 3) == 0) a.spec = Spec({{"automated", {{"prune", true}}}});
+      if (rolls_back) a.live_image = a.image;
       fleet_.push_back(a);
     }
     oracle_ = std::make_unique<FakeStore>(*set_);
@@ -93,7 +103,10 @@ class DeciderWorld {
       oracle_->Succeed(app, now_);
       decider_->SetOperation(app, oracle_->apps[app].operation);
       FakeApp& a = Find(app);
-      a.live_image = a.image;
+      // A rollback's sync back applies the content of the revision it returns to ("rN" holds
+      // "ui:N"); every other sync the commit's.
+      const OperationRecord& op = *oracle_->apps[app].operation;
+      a.live_image = IsRollbackOperation(op.operation) ? ImageAt(op.revisions) : a.image;
       a.live_health = Pick(0, 2) == 0 ? HealthCode::kProgressing : HealthCode::kHealthy;
       changed.insert(app);
     } else if (kind <= 4) {
@@ -144,6 +157,18 @@ class DeciderWorld {
       }
       return Commit(0);
     } else if (kind == 8) {
+      if (Pick(0, 3) == 0) {
+        // An operator's `fleetwave rollback` (issue 29): the appset actor stores the request
+        // and decides from scratch with a new decider, as after every rollout command.
+        RolloutState state = oracle_->status.rollout;
+        const CommandAnswer answer =
+            ApplyRolloutCommand(state, RolloutCommand::kRollback, kSet, "", "", now_, "alice");
+        if (answer.outcome == CommandOutcome::kAccepted) {
+          oracle_->status.rollout = std::move(state);
+          oracle_->status.has_rollout = true;
+          return Commit(0);
+        }
+      }
       // A resync: the daemon decides checked against a from-scratch reconcile on its state.
       return Decide({}, true);
     }
@@ -153,9 +178,18 @@ class DeciderWorld {
 
   int promotions() const { return promotions_; }
   int starts() const { return starts_; }
+  // Syncs back the decider started (issue 29), as the oracle did.
+  int rollback_starts() const { return rollback_starts_; }
 
  private:
   int Pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+
+  static std::string ImageAt(const std::vector<std::string>& revisions) {
+    if (revisions.size() != 1 || revisions[0].rfind('r', 0) != 0) {
+      throw std::logic_error("not a revision of this fleet");
+    }
+    return "ui:" + revisions[0].substr(1);
+  }
 
   FakeApp& Find(const std::string& name) {
     for (auto& a : fleet_) {
@@ -183,11 +217,19 @@ class DeciderWorld {
     return in;
   }
 
+  // `decided`: a decision the decider took too (its starts are compared with these).
+  void Count(const AppSetReconcileResult& r, bool decided) {
+    starts_ += static_cast<int>(r.starts.size());
+    for (const auto& s : r.starts) {
+      if (decided && s.trigger == SyncStartTrigger::kRollback) ++rollback_starts_;
+    }
+  }
+
   // The from-scratch decision the daemon commits, and a new decider seeded from it.
   std::string Commit(int) {
     AppSetReconcileResult r = ReconcileAppSet(OracleInput());
     oracle_->Persist(r);
-    starts_ += static_cast<int>(r.starts.size());
+    Count(r, false);
     decider_ = std::make_unique<RollingSyncDecider>(set_, oracle_->status, std::move(r.observed),
                                                     oracle_->apps, std::nullopt, now_);
     return "";
@@ -212,7 +254,7 @@ class DeciderWorld {
 
     const AppSetReconcileResult r = ReconcileAppSet(OracleInput());
     oracle_->Persist(r);
-    starts_ += static_cast<int>(r.starts.size());
+    Count(r, true);
     for (const auto& e : r.plan.application_status) {
       if (e.status == RolloutAppState::kPending) ++promotions_;
     }
@@ -292,6 +334,7 @@ class DeciderWorld {
   int revision_ = 1;
   int promotions_ = 0;
   int starts_ = 0;
+  int rollback_starts_ = 0;
 };
 
 // Seeds 1..80 in CI; bench/decider_differential runs many more through the same test
@@ -302,7 +345,7 @@ uint64_t SeedSetting(const char* name, uint64_t fallback) {
 }
 
 TEST(RollingSyncDeciderTest, DecidesAsTheFromScratchReconcileAfterEveryEvent) {
-  long long promotions = 0, starts = 0;
+  long long promotions = 0, starts = 0, rollback_starts = 0;
   const uint64_t first = SeedSetting("FLEETWAVE_DECIDER_FIRST_SEED", 1);
   const uint64_t count = std::max<uint64_t>(1, SeedSetting("FLEETWAVE_DECIDER_SEEDS", 80));
   for (uint64_t seed = first; seed < first + count; ++seed) {
@@ -313,10 +356,13 @@ TEST(RollingSyncDeciderTest, DecidesAsTheFromScratchReconcileAfterEveryEvent) {
     }
     promotions += world.promotions();
     starts += world.starts();
+    rollback_starts += world.rollback_starts();
   }
   // The runs exercised the rollout: entries were promoted and syncs started.
   EXPECT_GT(promotions, static_cast<long long>(count) * 700 / 80);
   EXPECT_GT(starts, static_cast<long long>(count) * 300 / 80);
+  // ... and rolled failed steps back through the decider (seeds 1..80 start 52 syncs back).
+  EXPECT_GT(rollback_starts, static_cast<long long>(count) * 25 / 80);
 }
 
 // The daemon's check that it fed the decider every stored fact: the first app whose spec or

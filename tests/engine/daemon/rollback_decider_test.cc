@@ -237,6 +237,9 @@ TEST(RollingSyncDeciderRollback, ASyncBackWaitsForItsUnreachableClusterAndStarts
                   "cluster is unreachable"));
   EXPECT_TRUE(daemon.Decide(At(55)).starts.empty());
   EXPECT_TRUE(daemon.Decide(At(56), {kQa}).starts.empty());
+  // A restart meanwhile holds it too: the decider seeded from the stored rollback knows qa's turn.
+  EXPECT_TRUE(daemon.Restart(At(57)).starts.empty());
+  EXPECT_TRUE(daemon.Decide(At(58), {kQa}).starts.empty());
   // Back: it starts, once.
   d = daemon.Reachable(kQa, true, At(60));
   ASSERT_EQ(AppsOf(d.starts), std::vector<std::string>{kQa});
