@@ -225,11 +225,49 @@ class DeciderWorld {
     }
   }
 
+  // The rules of a rollback's syncs back (issue 29) that agreement alone does not show, or "":
+  // each one is started once per app and rollback, on a reachable cluster, at the app's
+  // rollback target, and only when every later step's apps are done (last step first); no
+  // other sync starts while a rollback holds the revision.
+  std::string RollbackRulesBroken(const AppSetReconcileResult& r) {
+    const RolloutState& rollout = oracle_->status.rollout;
+    for (const SyncStart& s : r.starts) {
+      if (s.trigger != SyncStartTrigger::kRollback) {
+        // The rollback holds the generation's revision: nothing rolls out until a new commit.
+        if (rollout.rollback)
+          return std::string("a ") + SyncStartTriggerName(s.trigger) + " sync of " + s.app +
+                 " while the rollback holds the revision";
+        continue;
+      }
+      if (!rollout.rollback) return "sync back of " + s.app + " with no rollback";
+      const RollbackState& rb = *rollout.rollback;
+      const std::string key =
+          std::to_string(rollout.generation) + " " + FormatRfc3339(rb.started_at) + " " + s.app;
+      if (!synced_back_.insert(key).second) return "sync back of " + s.app + " sent again";
+      if (!Find(s.app).reachable) return "sync back of " + s.app + " on an unreachable cluster";
+      const RollbackApp* mine = nullptr;
+      for (const RollbackApp& a : rb.apps) {
+        if (a.app == s.app) mine = &a;
+      }
+      if (mine == nullptr) return "sync back of " + s.app + ", not one of the rollback's apps";
+      if (s.record.revisions != mine->to) return "sync back of " + s.app + " to the wrong place";
+      for (const RollbackApp& a : rb.apps) {
+        if (a.step > mine->step &&
+            (a.phase == RollbackAppPhase::kWaiting || a.phase == RollbackAppPhase::kSyncing)) {
+          return "sync back of " + s.app + " (step " + std::to_string(mine->step) + ") before " +
+                 a.app + " (step " + std::to_string(a.step) + ")";
+        }
+      }
+    }
+    return "";
+  }
+
   // The from-scratch decision the daemon commits, and a new decider seeded from it.
   std::string Commit(int) {
     AppSetReconcileResult r = ReconcileAppSet(OracleInput());
     oracle_->Persist(r);
     Count(r, false);
+    if (std::string broken = RollbackRulesBroken(r); !broken.empty()) return broken;
     decider_ = std::make_unique<RollingSyncDecider>(set_, oracle_->status, std::move(r.observed),
                                                     oracle_->apps, std::nullopt, now_);
     return "";
@@ -313,6 +351,7 @@ class DeciderWorld {
       }
     }
     if (d.drifted != r.plan.drifted) return "drifted differs";
+    if (std::string broken = RollbackRulesBroken(r); !broken.empty()) return broken;
     const auto& apps = decider_->applications();
     if (apps.size() != r.applications.size()) return "application count differs";
     for (size_t i = 0; i < apps.size(); ++i) {
@@ -331,6 +370,7 @@ class DeciderWorld {
   std::unique_ptr<FakeStore> oracle_;
   std::unique_ptr<RollingSyncDecider> decider_;
   std::map<std::string, std::string> reported_;  // app -> its operation when reported due
+  std::set<std::string> synced_back_;  // "generation rollback-start app" of each sync back
   int revision_ = 1;
   int promotions_ = 0;
   int starts_ = 0;

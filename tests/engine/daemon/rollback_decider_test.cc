@@ -102,6 +102,13 @@ class RollbackDaemon {
     return Decide(t, {app});
   }
 
+  // The attempt of the app's running sync at `t` could not run: it retries or ends in Error.
+  AppSetDelta AttemptFailed(const std::string& app, Time t) {
+    store_.FailAttempt(app, t);
+    decider_->SetOperation(app, store_.apps.at(app).operation);
+    return Decide(t, {app});
+  }
+
   AppSetDelta Reachable(const std::string& app, bool reachable, Time t) {
     Find(app).reachable = reachable;
     return Decide(t, {app});
@@ -274,6 +281,32 @@ TEST(RollingSyncDeciderRollback, ARestartMidRollbackGoesOnWithoutResendingASyncB
   d = daemon.Synced(kDev, At(70));
   EXPECT_TRUE(d.starts.empty());
   EXPECT_NE(RolloutMessage(daemon.store()).find("3 of 3 apps returned"), std::string::npos)
+      << RolloutMessage(daemon.store());
+}
+
+TEST(RollingSyncDeciderRollback, ASyncBackEndingInErrorFailsThatAppAndTheNextStepGoesBack) {
+  RollbackDaemon daemon;
+  AppSetDelta d;
+  Time t = RollOutUntilProdFails(daemon, d);
+  ASSERT_EQ(AppsOf(d.starts), std::vector<std::string>{kProd});
+  const std::string prod_back = d.starts[0].record.id;
+  // prod's cluster refuses every attempt: the operation retries, then ends in Error.
+  int attempts = 0;
+  do {
+    t += std::chrono::minutes(10);
+    d = daemon.AttemptFailed(kProd, t);
+    ++attempts;
+    if (daemon.OperationOf(kProd).phase == OperationPhase::kRunning) {
+      EXPECT_TRUE(d.starts.empty()) << "attempt " << attempts;
+    }
+  } while (daemon.OperationOf(kProd).phase == OperationPhase::kRunning && attempts < 20);
+  ASSERT_EQ(daemon.OperationOf(kProd).phase, OperationPhase::kError);
+  EXPECT_EQ(daemon.OperationOf(kProd).id, prod_back);
+  // The rollback goes on with qa; prod is not sent back again.
+  ASSERT_EQ(AppsOf(d.starts), std::vector<std::string>{kQa});
+  EXPECT_EQ(d.starts[0].trigger, SyncStartTrigger::kRollback);
+  EXPECT_TRUE(daemon.Decide(t + std::chrono::seconds(1), {kProd, kQa}).starts.empty());
+  EXPECT_NE(RolloutMessage(daemon.store()).find("; failed: guestbook-prod"), std::string::npos)
       << RolloutMessage(daemon.store());
 }
 
