@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/max_update.h"
 #include "engine/operator_command.h"
 #include "engine/rollback.h"
 #include "tests/engine/daemon/daemon_fixture.h"
@@ -227,10 +228,30 @@ class DeciderWorld {
 
   // The rules of a rollback's syncs back (issue 29) that agreement alone does not show, or "":
   // each one is started once per app and rollback, on a reachable cluster, at the app's
-  // rollback target, and only when every later step's apps are done (last step first); no
+  // rollback target, with no operation of the app running, and only when every later step's
+  // apps are done (last step first); at most a step's maxUpdate apps sync back at once; no
   // other sync starts while a rollback holds the revision.
-  std::string RollbackRulesBroken(const AppSetReconcileResult& r) {
+  std::string RollbackRulesBroken(const AppSetReconcileResult& r,
+                                  const std::map<std::string, StoredApp>& before) {
     const RolloutState& rollout = oracle_->status.rollout;
+    if (rollout.rollback) {
+      // Within each step at most its maxUpdate apps sync back at once (a manual gate counts
+      // as 1).
+      std::map<int, std::pair<long long, long long>> per_step;  // step -> syncing, apps
+      for (const RollbackApp& a : rollout.rollback->apps) {
+        auto& [syncing, apps] = per_step[a.step];
+        ++apps;
+        if (a.phase == RollbackAppPhase::kSyncing) ++syncing;
+      }
+      for (const auto& [step, counts] : per_step) {
+        std::optional<long long> limit = MaxUpdateLimit(
+            set_->strategy.steps.at(static_cast<size_t>(step - 1)).max_update, counts.second);
+        if (limit && counts.first > std::max<long long>(1, *limit)) {
+          return "step " + std::to_string(step) + " syncs " + std::to_string(counts.first) +
+                 " apps back at once";
+        }
+      }
+    }
     for (const SyncStart& s : r.starts) {
       if (s.trigger != SyncStartTrigger::kRollback) {
         // The rollback holds the generation's revision: nothing rolls out until a new commit.
@@ -245,6 +266,12 @@ class DeciderWorld {
           std::to_string(rollout.generation) + " " + FormatRfc3339(rb.started_at) + " " + s.app;
       if (!synced_back_.insert(key).second) return "sync back of " + s.app + " sent again";
       if (!Find(s.app).reachable) return "sync back of " + s.app + " on an unreachable cluster";
+      // A sync still running at the failed revision finishes first.
+      if (auto it = before.find(s.app); it != before.end() && it->second.operation &&
+                                        it->second.operation->phase == OperationPhase::kRunning) {
+        return "sync back of " + s.app + " while its operation " + it->second.operation->id +
+               " runs";
+      }
       const RollbackApp* mine = nullptr;
       for (const RollbackApp& a : rb.apps) {
         if (a.app == s.app) mine = &a;
@@ -265,9 +292,10 @@ class DeciderWorld {
   // The from-scratch decision the daemon commits, and a new decider seeded from it.
   std::string Commit(int) {
     AppSetReconcileResult r = ReconcileAppSet(OracleInput());
+    const std::map<std::string, StoredApp> before = oracle_->apps;
     oracle_->Persist(r);
     Count(r, false);
-    if (std::string broken = RollbackRulesBroken(r); !broken.empty()) return broken;
+    if (std::string broken = RollbackRulesBroken(r, before); !broken.empty()) return broken;
     decider_ = std::make_unique<RollingSyncDecider>(set_, oracle_->status, std::move(r.observed),
                                                     oracle_->apps, std::nullopt, now_);
     return "";
@@ -291,6 +319,7 @@ class DeciderWorld {
     for (const auto& s : d.starts) decider_->SetOperation(s.app, s.record);
 
     const AppSetReconcileResult r = ReconcileAppSet(OracleInput());
+    const std::map<std::string, StoredApp> before = oracle_->apps;
     oracle_->Persist(r);
     Count(r, true);
     for (const auto& e : r.plan.application_status) {
@@ -351,7 +380,7 @@ class DeciderWorld {
       }
     }
     if (d.drifted != r.plan.drifted) return "drifted differs";
-    if (std::string broken = RollbackRulesBroken(r); !broken.empty()) return broken;
+    if (std::string broken = RollbackRulesBroken(r, before); !broken.empty()) return broken;
     const auto& apps = decider_->applications();
     if (apps.size() != r.applications.size()) return "application count differs";
     for (size_t i = 0; i < apps.size(); ++i) {
