@@ -161,10 +161,13 @@ class DeciderWorld {
       if (Pick(0, 3) == 0) {
         // An operator's `fleetwave rollback` (issue 29): the appset actor stores the request
         // and decides from scratch with a new decider, as after every rollout command.
+        // Half of them with --to: every app the rollout synced goes to one earlier revision.
         RolloutState state = oracle_->status.rollout;
+        const std::string to = Pick(0, 1) == 0 ? "" : "r" + std::to_string(Pick(1, revision_));
         const CommandAnswer answer =
-            ApplyRolloutCommand(state, RolloutCommand::kRollback, kSet, "", "", now_, "alice");
+            ApplyRolloutCommand(state, RolloutCommand::kRollback, kSet, "", to, now_, "alice");
         if (answer.outcome == CommandOutcome::kAccepted) {
+          ++operator_rollbacks_;
           oracle_->status.rollout = std::move(state);
           oracle_->status.has_rollout = true;
           return Commit(0);
@@ -262,8 +265,9 @@ class DeciderWorld {
       }
       if (!rollout.rollback) return "sync back of " + s.app + " with no rollback";
       const RollbackState& rb = *rollout.rollback;
-      const std::string key =
-          std::to_string(rollout.generation) + " " + FormatRfc3339(rb.started_at) + " " + s.app;
+      // A generation has at most one failed step's rollback, then operators' ones.
+      const std::string key = std::to_string(rollout.generation) + " " +
+                              std::to_string(operator_rollbacks_) + " " + s.app;
       if (!synced_back_.insert(key).second) return "sync back of " + s.app + " sent again";
       if (!Find(s.app).reachable) return "sync back of " + s.app + " on an unreachable cluster";
       // A sync still running at the failed revision finishes first.
@@ -399,7 +403,8 @@ class DeciderWorld {
   std::unique_ptr<FakeStore> oracle_;
   std::unique_ptr<RollingSyncDecider> decider_;
   std::map<std::string, std::string> reported_;  // app -> its operation when reported due
-  std::set<std::string> synced_back_;  // "generation rollback-start app" of each sync back
+  std::set<std::string> synced_back_;  // "generation operator-rollbacks app" of each sync back
+  int operator_rollbacks_ = 0;
   int revision_ = 1;
   int promotions_ = 0;
   int starts_ = 0;
