@@ -1,7 +1,9 @@
 // RollingSyncDecider against its oracle, ReconcileAppSet (issue 25): a seeded random fleet of
 // RollingSync apps lives through the events a daemon sees — syncs finishing, health flaps,
 // clusters going away and coming back, drift made by someone else, clusters observed late, new
-// commits (the daemon decides those from scratch and seeds a new decider), time passing — and
+// commits (the daemon decides those from scratch and seeds a new decider), time passing, and
+// (issue 29) steps failing under onFailure: Rollback or an operator's rollback, whose syncs
+// back run, fail and retry as any other — and
 // after every event the decider's decision must equal a from-scratch reconcile's on the same
 // inputs with the previous decision as the stored state: the set's status, the syncs it starts
 // (ids included), the specs it writes, the attempts due, the wake-up, the log lines and every
@@ -15,6 +17,9 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/max_update.h"
+#include "engine/operator_command.h"
+#include "engine/rollback.h"
 #include "tests/engine/daemon/daemon_fixture.h"
 
 namespace fleetwave::engine {
@@ -32,6 +37,10 @@ class DeciderWorld {
  public:
   explicit DeciderWorld(uint64_t seed) : rng_(seed), now_(kT0) {
     std::vector<RolloutStep> steps;
+    // Half the sets roll back a failed step (issue 29): every step has a budget and
+    // onFailure: Rollback, and the fleet starts out running r1, so the first commit has earlier
+    // healthy revisions to return to.
+    const bool rolls_back = Pick(0, 1) == 0;
     const int step_count = Pick(1, 3);
     for (int s = 0; s < step_count; ++s) {
       std::optional<IntOrString> max_update;
@@ -50,7 +59,8 @@ class DeciderWorld {
       }
       steps.push_back(EnvStep("e" + std::to_string(s), max_update));
       // Issue 29: a failure budget and a soak, so halts and the soak's wake-up are compared.
-      if (Pick(0, 2) == 0) steps.back().max_failures = Int(Pick(0, 1));
+      if (rolls_back || Pick(0, 2) == 0) steps.back().max_failures = Int(Pick(0, 1));
+      if (rolls_back) steps.back().on_failure = RolloutStep::OnFailure::kRollback;
       if (Pick(0, 2) == 0) steps.back().min_success_seconds = Pick(1, 5);
     }
     set_ = std::make_shared<ApplicationSet>(RollingSet(std::move(steps)));
@@ -65,6 +75,7 @@ class DeciderWorld {
                       "c" + std::to_string(Pick(0, clusters - 1)));
       a.observed = Pick(0, 3) != 0;
       if (Pick(0, 3) == 0) a.spec = Spec({{"automated", {{"prune", true}}}});
+      if (rolls_back) a.live_image = a.image;
       fleet_.push_back(a);
     }
     oracle_ = std::make_unique<FakeStore>(*set_);
@@ -93,7 +104,10 @@ class DeciderWorld {
       oracle_->Succeed(app, now_);
       decider_->SetOperation(app, oracle_->apps[app].operation);
       FakeApp& a = Find(app);
-      a.live_image = a.image;
+      // A rollback's sync back applies the content of the revision it returns to ("rN" holds
+      // "ui:N"); every other sync the commit's.
+      const OperationRecord& op = *oracle_->apps[app].operation;
+      a.live_image = IsRollbackOperation(op.operation) ? ImageAt(op.revisions) : a.image;
       a.live_health = Pick(0, 2) == 0 ? HealthCode::kProgressing : HealthCode::kHealthy;
       changed.insert(app);
     } else if (kind <= 4) {
@@ -144,6 +158,21 @@ class DeciderWorld {
       }
       return Commit(0);
     } else if (kind == 8) {
+      if (Pick(0, 3) == 0) {
+        // An operator's `fleetwave rollback` (issue 29): the appset actor stores the request
+        // and decides from scratch with a new decider, as after every rollout command.
+        // Half of them with --to: every app the rollout synced goes to one earlier revision.
+        RolloutState state = oracle_->status.rollout;
+        const std::string to = Pick(0, 1) == 0 ? "" : "r" + std::to_string(Pick(1, revision_));
+        const CommandAnswer answer =
+            ApplyRolloutCommand(state, RolloutCommand::kRollback, kSet, "", to, now_, "alice");
+        if (answer.outcome == CommandOutcome::kAccepted) {
+          ++operator_rollbacks_;
+          oracle_->status.rollout = std::move(state);
+          oracle_->status.has_rollout = true;
+          return Commit(0);
+        }
+      }
       // A resync: the daemon decides checked against a from-scratch reconcile on its state.
       return Decide({}, true);
     }
@@ -153,9 +182,18 @@ class DeciderWorld {
 
   int promotions() const { return promotions_; }
   int starts() const { return starts_; }
+  // Syncs back the decider started (issue 29), as the oracle did.
+  int rollback_starts() const { return rollback_starts_; }
 
  private:
   int Pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng_); }
+
+  static std::string ImageAt(const std::vector<std::string>& revisions) {
+    if (revisions.size() != 1 || revisions[0].rfind('r', 0) != 0) {
+      throw std::logic_error("not a revision of this fleet");
+    }
+    return "ui:" + revisions[0].substr(1);
+  }
 
   FakeApp& Find(const std::string& name) {
     for (auto& a : fleet_) {
@@ -183,11 +221,85 @@ class DeciderWorld {
     return in;
   }
 
+  // `decided`: a decision the decider took too (its starts are compared with these).
+  void Count(const AppSetReconcileResult& r, bool decided) {
+    starts_ += static_cast<int>(r.starts.size());
+    for (const auto& s : r.starts) {
+      if (decided && s.trigger == SyncStartTrigger::kRollback) ++rollback_starts_;
+    }
+  }
+
+  // The rules of a rollback's syncs back (issue 29) that agreement alone does not show, or "":
+  // each one is started once per app and rollback, on a reachable cluster, at the app's
+  // rollback target, with no operation of the app running, and only when every later step's
+  // apps are done (last step first); at most a step's maxUpdate apps sync back at once; no
+  // other sync starts while a rollback holds the revision.
+  std::string RollbackRulesBroken(const AppSetReconcileResult& r,
+                                  const std::map<std::string, StoredApp>& before) {
+    const RolloutState& rollout = oracle_->status.rollout;
+    if (rollout.rollback) {
+      // Within each step at most its maxUpdate apps sync back at once (a manual gate counts
+      // as 1).
+      std::map<int, std::pair<long long, long long>> per_step;  // step -> syncing, apps
+      for (const RollbackApp& a : rollout.rollback->apps) {
+        auto& [syncing, apps] = per_step[a.step];
+        ++apps;
+        if (a.phase == RollbackAppPhase::kSyncing) ++syncing;
+      }
+      for (const auto& [step, counts] : per_step) {
+        std::optional<long long> limit = MaxUpdateLimit(
+            set_->strategy.steps.at(static_cast<size_t>(step - 1)).max_update, counts.second);
+        if (limit && counts.first > std::max<long long>(1, *limit)) {
+          return "step " + std::to_string(step) + " syncs " + std::to_string(counts.first) +
+                 " apps back at once";
+        }
+      }
+    }
+    for (const SyncStart& s : r.starts) {
+      if (s.trigger != SyncStartTrigger::kRollback) {
+        // The rollback holds the generation's revision: nothing rolls out until a new commit.
+        if (rollout.rollback)
+          return std::string("a ") + SyncStartTriggerName(s.trigger) + " sync of " + s.app +
+                 " while the rollback holds the revision";
+        continue;
+      }
+      if (!rollout.rollback) return "sync back of " + s.app + " with no rollback";
+      const RollbackState& rb = *rollout.rollback;
+      // A generation has at most one failed step's rollback, then operators' ones.
+      const std::string key = std::to_string(rollout.generation) + " " +
+                              std::to_string(operator_rollbacks_) + " " + s.app;
+      if (!synced_back_.insert(key).second) return "sync back of " + s.app + " sent again";
+      if (!Find(s.app).reachable) return "sync back of " + s.app + " on an unreachable cluster";
+      // A sync still running at the failed revision finishes first.
+      if (auto it = before.find(s.app); it != before.end() && it->second.operation &&
+                                        it->second.operation->phase == OperationPhase::kRunning) {
+        return "sync back of " + s.app + " while its operation " + it->second.operation->id +
+               " runs";
+      }
+      const RollbackApp* mine = nullptr;
+      for (const RollbackApp& a : rb.apps) {
+        if (a.app == s.app) mine = &a;
+      }
+      if (mine == nullptr) return "sync back of " + s.app + ", not one of the rollback's apps";
+      if (s.record.revisions != mine->to) return "sync back of " + s.app + " to the wrong place";
+      for (const RollbackApp& a : rb.apps) {
+        if (a.step > mine->step &&
+            (a.phase == RollbackAppPhase::kWaiting || a.phase == RollbackAppPhase::kSyncing)) {
+          return "sync back of " + s.app + " (step " + std::to_string(mine->step) + ") before " +
+                 a.app + " (step " + std::to_string(a.step) + ")";
+        }
+      }
+    }
+    return "";
+  }
+
   // The from-scratch decision the daemon commits, and a new decider seeded from it.
   std::string Commit(int) {
     AppSetReconcileResult r = ReconcileAppSet(OracleInput());
+    const std::map<std::string, StoredApp> before = oracle_->apps;
     oracle_->Persist(r);
-    starts_ += static_cast<int>(r.starts.size());
+    Count(r, false);
+    if (std::string broken = RollbackRulesBroken(r, before); !broken.empty()) return broken;
     decider_ = std::make_unique<RollingSyncDecider>(set_, oracle_->status, std::move(r.observed),
                                                     oracle_->apps, std::nullopt, now_);
     return "";
@@ -211,8 +323,9 @@ class DeciderWorld {
     for (const auto& s : d.starts) decider_->SetOperation(s.app, s.record);
 
     const AppSetReconcileResult r = ReconcileAppSet(OracleInput());
+    const std::map<std::string, StoredApp> before = oracle_->apps;
     oracle_->Persist(r);
-    starts_ += static_cast<int>(r.starts.size());
+    Count(r, true);
     for (const auto& e : r.plan.application_status) {
       if (e.status == RolloutAppState::kPending) ++promotions_;
     }
@@ -271,6 +384,7 @@ class DeciderWorld {
       }
     }
     if (d.drifted != r.plan.drifted) return "drifted differs";
+    if (std::string broken = RollbackRulesBroken(r, before); !broken.empty()) return broken;
     const auto& apps = decider_->applications();
     if (apps.size() != r.applications.size()) return "application count differs";
     for (size_t i = 0; i < apps.size(); ++i) {
@@ -289,9 +403,12 @@ class DeciderWorld {
   std::unique_ptr<FakeStore> oracle_;
   std::unique_ptr<RollingSyncDecider> decider_;
   std::map<std::string, std::string> reported_;  // app -> its operation when reported due
+  std::set<std::string> synced_back_;  // "generation operator-rollbacks app" of each sync back
+  int operator_rollbacks_ = 0;
   int revision_ = 1;
   int promotions_ = 0;
   int starts_ = 0;
+  int rollback_starts_ = 0;
 };
 
 // Seeds 1..80 in CI; bench/decider_differential runs many more through the same test
@@ -302,7 +419,7 @@ uint64_t SeedSetting(const char* name, uint64_t fallback) {
 }
 
 TEST(RollingSyncDeciderTest, DecidesAsTheFromScratchReconcileAfterEveryEvent) {
-  long long promotions = 0, starts = 0;
+  long long promotions = 0, starts = 0, rollback_starts = 0;
   const uint64_t first = SeedSetting("FLEETWAVE_DECIDER_FIRST_SEED", 1);
   const uint64_t count = std::max<uint64_t>(1, SeedSetting("FLEETWAVE_DECIDER_SEEDS", 80));
   for (uint64_t seed = first; seed < first + count; ++seed) {
@@ -313,10 +430,13 @@ TEST(RollingSyncDeciderTest, DecidesAsTheFromScratchReconcileAfterEveryEvent) {
     }
     promotions += world.promotions();
     starts += world.starts();
+    rollback_starts += world.rollback_starts();
   }
   // The runs exercised the rollout: entries were promoted and syncs started.
   EXPECT_GT(promotions, static_cast<long long>(count) * 700 / 80);
   EXPECT_GT(starts, static_cast<long long>(count) * 300 / 80);
+  // ... and rolled failed steps back through the decider (seeds 1..80 start 52 syncs back).
+  EXPECT_GT(rollback_starts, static_cast<long long>(count) * 25 / 80);
 }
 
 // The daemon's check that it fed the decider every stored fact: the first app whose spec or
