@@ -128,6 +128,17 @@ class AnalysisBetweenWaves(unittest.TestCase):
         env.start()
         return env
 
+    def wait_step_1_failed(self, env):
+        """RolloutProgressing False/RolloutFailed naming step 1: the condition."""
+        wait_for(lambda: progressing(env, "analysed").get("reason") == "RolloutFailed",
+                 timeout=90, interval=0.1,
+                 what=lambda: "the rollout to fail: %s\n%s"
+                 % (progressing(env, "analysed"), env.log_tail()))
+        c = progressing(env, "analysed")
+        self.assertEqual(c.get("status"), "False")
+        self.assertIn("step 1 failed", c["message"])
+        return c
+
     def sample(self):
         body = self.prom.api("query?query=" + METRIC) or {}
         result = (body.get("data") or {}).get("result") or []
@@ -159,13 +170,7 @@ class AnalysisBetweenWaves(unittest.TestCase):
 
     def test_a_failing_query_halts_the_rollout_and_step_2_is_never_written(self):
         env = self.start(0.9, failure_limit=0, default_prometheus=False)
-        wait_for(lambda: progressing(env, "analysed").get("reason") == "RolloutFailed",
-                 timeout=90, interval=0.1,
-                 what=lambda: "the rollout to fail: %s\n%s"
-                 % (progressing(env, "analysed"), env.log_tail()))
-        c = progressing(env, "analysed")
-        self.assertEqual(c.get("status"), "False")
-        self.assertIn("step 1 failed", c["message"])
+        c = self.wait_step_1_failed(env)
         self.assertIn("0.9", c["message"])
         self.assertIn('"< 0.5"', c["message"])
         self.assertIn(METRIC, c["message"])
@@ -210,13 +215,7 @@ class AnalysisBetweenWaves(unittest.TestCase):
         self.addCleanup(env.close)
         env.write_appset("analysed.yaml", analysed_set(env, "analysed", 1, url))
         env.start()
-        wait_for(lambda: progressing(env, "analysed").get("reason") == "RolloutFailed",
-                 timeout=90, interval=0.1,
-                 what=lambda: "the rollout to fail: %s\n%s"
-                 % (progressing(env, "analysed"), env.log_tail()))
-        c = progressing(env, "analysed")
-        self.assertEqual(c.get("status"), "False")
-        self.assertIn("step 1 failed", c["message"])
+        c = self.wait_step_1_failed(env)
         self.assertIn(url, c["message"])
         self.assertIsNone(first_deployment_write(env, "sim-1"), "step 2 was written")
         self.assertEqual(env.applies("sim-1"), [], "step 2's cluster was written")

@@ -21,6 +21,7 @@
 #include "engine/operator_command.h"
 #include "engine/rollback.h"
 #include "tests/engine/daemon/daemon_fixture.h"
+#include "tests/engine/daemon/decider_refresh.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -306,15 +307,7 @@ class DeciderWorld {
   }
 
   std::string Decide(const std::set<std::string>& changed, bool checked = false) {
-    for (const auto& name : changed) {
-      ObservedApp o = decider_->TakeObserved(name);
-      ObservedApp fresh = Observe(Find(name));
-      fresh.application = o.application;  // the memo stays with the app
-      fresh.application_sync = o.application_sync;
-      fresh.application_key = o.application_key;
-      fresh.application_built = o.application_built;
-      decider_->PutObserved(std::move(fresh));
-    }
+    for (const auto& name : changed) PutRefreshed(*decider_, name, Observe(Find(name)));
     DeciderCheck check;
     const AppSetDelta d = checked ? decider_->DecideChecked(now_, check) : decider_->Decide(now_);
     if (!check.agrees) return "checked decision: " + check.difference;

@@ -12,6 +12,7 @@
 #include "engine/rollback.h"
 #include "engine/rollingsync/appset_decider.h"
 #include "tests/engine/daemon/daemon_fixture.h"
+#include "tests/engine/daemon/decider_refresh.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -62,15 +63,7 @@ class RollbackDaemon {
   // The decision at `t` after `changed` apps changed; the decider's delta (the oracle's agrees).
   AppSetDelta Decide(Time t, const std::set<std::string>& changed = {}) {
     now_ = t;
-    for (const auto& name : changed) {
-      ObservedApp o = decider_->TakeObserved(name);
-      ObservedApp fresh = Observe(Find(name));
-      fresh.application = o.application;  // the memo stays with the app
-      fresh.application_sync = o.application_sync;
-      fresh.application_key = o.application_key;
-      fresh.application_built = o.application_built;
-      decider_->PutObserved(std::move(fresh));
-    }
+    for (const auto& name : changed) PutRefreshed(*decider_, name, Observe(Find(name)));
     DeciderCheck check;
     AppSetDelta d = decider_->DecideChecked(now_, check);
     EXPECT_TRUE(check.agrees) << check.difference;
