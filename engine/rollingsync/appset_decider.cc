@@ -119,7 +119,10 @@ void RollingSyncDecider::Mark(const std::string& name) {
 
 void RollingSyncDecider::TrackRunning(const std::string& name) {
   if (auto was = running_.find(name); was != running_.end()) {
-    if (was->second) retry_at_.erase({*was->second, name});
+    if (was->second) {
+      retry_at_.erase({*was->second, name});
+      reported_retries_.erase({*was->second, name});
+    }
     running_.erase(was);
   }
   due_unreported_.erase(name);
@@ -273,6 +276,7 @@ AppSetDelta RollingSyncDecider::Decide(Time now_in) {
   due_unreported_.clear();
   while (!retry_at_.empty() && retry_at_.begin()->first <= now) {
     due.insert(retry_at_.begin()->second);
+    reported_retries_.insert(*retry_at_.begin());
     retry_at_.erase(retry_at_.begin());
   }
   for (const std::string& name : dirty_) {
@@ -283,6 +287,12 @@ AppSetDelta RollingSyncDecider::Decide(Time now_in) {
     if (started.count(name) == 0) out.attempts_due.push_back(name);
   }
   if (!retry_at_.empty()) KeepEarliest(out.wake_at, retry_at_.begin()->first);
+  // A retry reported due before the clock stepped back is not due again at `now`: wake at its
+  // time, as a decision from scratch (which reads every running operation) does.
+  if (auto later = reported_retries_.lower_bound({now + std::chrono::seconds(1), std::string()});
+      later != reported_retries_.end()) {
+    KeepEarliest(out.wake_at, later->first);
+  }
   if (d.step_deadline) KeepEarliest(out.wake_at, *d.step_deadline);
   if (d.soak_ends_at) KeepEarliest(out.wake_at, *d.soak_ends_at);  // a timer, never a poll
   if (d.window_edge_at) KeepEarliest(out.wake_at, *d.window_edge_at);

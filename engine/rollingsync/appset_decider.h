@@ -153,6 +153,9 @@ class RollingSyncDecider {
   // the app itself changed (a cluster back may let a held attempt run).
   std::map<std::string, std::optional<Time>> running_;
   std::set<std::pair<Time, std::string>> retry_at_;
+  // Retries popped from retry_at_ (reported due), until their operation changes: a clock that
+  // steps back makes one of them not due yet, and the wake-up must still come at its time.
+  std::set<std::pair<Time, std::string>> reported_retries_;
   std::set<std::string> due_unreported_;
   std::size_t unobserved_ = 0;  // apps whose cluster was not observed yet
   std::optional<Time> reuse_since_;

@@ -85,7 +85,9 @@ class DeciderWorld {
 
   // One event and the decision after it on both sides; the first difference, or "".
   std::string Step() {
-    now_ += std::chrono::seconds(Pick(0, 3));
+    // Mostly forward; now and then the clock steps back (NTP), which the decider must follow
+    // as a decision from scratch does.
+    now_ += std::chrono::seconds(Pick(0, 9) == 0 ? -2 : Pick(0, 3));
     const int kind = Pick(0, 9);
     std::set<std::string> changed;
     if (kind <= 2) {
@@ -358,7 +360,13 @@ class DeciderWorld {
         return "attempt due never reported: " + app + " " + now_op;
       }
     }
-    if (d.wake_at != r.wake_at) return "wake_at differs";
+    if (d.wake_at != r.wake_at) {
+      auto text = [](const std::optional<Time>& t) {
+        return t ? FormatRfc3339(*t) : std::string("none");
+      };
+      return "wake_at differs: decider " + text(d.wake_at) + ", from scratch " + text(r.wake_at) +
+             " at " + FormatRfc3339(now_);
+    }
     // "sync held back" is told in the decision that made the entry Pending; the from-scratch
     // reconcile, which remembers nothing, tells it again in every decision of that second, the
     // decider once. Every other line is the same, in the same order.
