@@ -28,12 +28,6 @@ namespace {
 
 using namespace daemon_testing;
 
-Json WithoutReconciledAt(const Json& application) {
-  Json out = application;
-  out["status"].erase("reconciledAt");
-  return out;
-}
-
 class DeciderWorld {
  public:
   explicit DeciderWorld(uint64_t seed) : rng_(seed), now_(kT0) {

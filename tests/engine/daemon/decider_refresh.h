@@ -1,6 +1,5 @@
-// Hands a decider an app's fresh observation as the appset actor does (FeedDecider): the new
-// facts, with the Application memo the decider keeps for that app carried over, so that an
-// unchanged app's Application is not rebuilt. Shared by the decider tests.
+// What the decider tests share: handing a decider an app's fresh observation as the appset actor
+// does (FeedDecider), and comparing Applications without the time they were reconciled.
 #pragma once
 
 #include <string>
@@ -9,6 +8,8 @@
 
 namespace fleetwave::engine::daemon_testing {
 
+// The fresh facts, with the Application memo the decider keeps for the app carried over, so
+// that an unchanged app's Application is not rebuilt.
 inline void PutRefreshed(RollingSyncDecider& decider, const std::string& app, ObservedApp fresh) {
   ObservedApp held = decider.TakeObserved(app);
   fresh.application = held.application;  // the memo stays with the app
@@ -16,6 +17,13 @@ inline void PutRefreshed(RollingSyncDecider& decider, const std::string& app, Ob
   fresh.application_key = held.application_key;
   fresh.application_built = held.application_built;
   decider.PutObserved(std::move(fresh));
+}
+
+// An Application without status.reconciledAt, which only says when it was built.
+inline Json WithoutReconciledAt(const Json& application) {
+  Json out = application;
+  out["status"].erase("reconciledAt");
+  return out;
 }
 
 }  // namespace fleetwave::engine::daemon_testing

@@ -19,12 +19,6 @@ namespace {
 
 using namespace daemon_testing;
 
-Json WithoutReconciledAt(const Json& application) {
-  Json out = application;
-  out["status"].erase("reconciledAt");
-  return out;
-}
-
 // dev (step 1), qa (step 2), prod (step 3: a failure budget of 0 and onFailure: Rollback),
 // completed at r1 ("ui:1"); the commit r2 ("ui:2") is being rolled out.
 ApplicationSet RollbackSet() {
