@@ -18,20 +18,6 @@ const Json* Child(const Json* object, const char* key) {
   return it == object->end() || it->is_null() ? nullptr : &*it;
 }
 
-bool IsMultiSourceSpec(const Json& spec) {
-  const Json* sources = Child(&spec, "sources");
-  return sources != nullptr && sources->is_array() && !sources->empty();
-}
-
-std::string JoinRevisions(const std::vector<std::string>& revisions) {
-  std::string out;
-  for (const auto& r : revisions) {
-    if (!out.empty()) out += ",";
-    out += r;
-  }
-  return out;
-}
-
 // Deterministic from its inputs and unique per start: the previous operation's id chains the
 // starts of one app, so two starts in the same second at the same revision still differ.
 std::string OperationId(const std::string& app, SyncStartTrigger trigger,

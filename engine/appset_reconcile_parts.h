@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/appset_reconcile.h"
+#include "engine/sync_operation.h"
 
 namespace fleetwave::engine::reconcile {
 
@@ -22,8 +23,8 @@ namespace fleetwave::engine::reconcile {
 inline constexpr const char* kSourceErrorCondition = "ComparisonError";
 
 const Json* Child(const Json* object, const char* key);
-bool IsMultiSourceSpec(const Json& spec);
-std::string JoinRevisions(const std::vector<std::string>& revisions);
+using engine::IsMultiSourceSpec;  // engine/sync_operation.h
+using engine::JoinRevisions;
 // Deterministic from its inputs and unique per start: the previous operation's id chains the
 // starts of one app, so two starts in the same second at the same revision still differ.
 std::string OperationId(const std::string& app, SyncStartTrigger trigger,

@@ -29,17 +29,6 @@ int StepNumber(const std::string& step) {
   }
 }
 
-std::string Revisions(const std::vector<std::string>& revisions) {
-  std::string out;
-  for (const auto& r : revisions) out += (out.empty() ? "" : ",") + r;
-  return out;
-}
-
-bool MultiSource(const Json& spec) {
-  auto sources = spec.find("sources");
-  return sources != spec.end() && sources->is_array() && !sources->empty();
-}
-
 // The app's operation is its sync back: a rollback's (its Reason), at the app's `to`, started
 // since the app began Syncing. Times have whole seconds, so the time alone cannot tell the
 // sync back from the rollout's own sync that started in the second the rollback did.
@@ -131,7 +120,7 @@ std::vector<RollbackSync> StepRollback(
     } else if (op->phase == "Failed" || op->phase == "Error") {
       a.phase = RollbackAppPhase::kFailed;
       a.since = now;
-      a.message = "its sync back to " + Revisions(a.to) + " ended " + op->phase;
+      a.message = "its sync back to " + JoinRevisions(a.to) + " ended " + op->phase;
     }
   }
 
@@ -185,10 +174,11 @@ std::vector<RollbackSync> StepRollback(
     SyncTrigger trigger;
     trigger.username = rollback.by.empty() ? "fleetwave-rollback" : rollback.by;
     trigger.automated = rollback.by.empty();
-    trigger.reason = kRollbackReasonPrefix + rollback.reason + ") from " + Revisions(a->from) +
-                     " to " + Revisions(a->to) + ", step " + std::to_string(a->step);
-    listed.push_back({a->app, a->to, *a->since,
-                      BuildSyncOperation(live->spec, a->to, MultiSource(live->spec), trigger)});
+    trigger.reason = kRollbackReasonPrefix + rollback.reason + ") from " + JoinRevisions(a->from) +
+                     " to " + JoinRevisions(a->to) + ", step " + std::to_string(a->step);
+    listed.push_back(
+        {a->app, a->to, *a->since,
+         BuildSyncOperation(live->spec, a->to, IsMultiSourceSpec(live->spec), trigger)});
   }
   return listed;
 }

@@ -237,9 +237,7 @@ void PromoteEntry(AppRolloutStatus& entry, const Application& live, Time now) {
 }
 
 Json RolloutSyncOperation(const Json& spec, const std::vector<std::string>& pinned) {
-  auto sources = spec.find("sources");
-  const bool multi = sources != spec.end() && sources->is_array() && !sources->empty();
-  return BuildSyncOperation(spec, pinned, multi);
+  return BuildSyncOperation(spec, pinned, IsMultiSourceSpec(spec));
 }
 
 RollbackInputs JoinedRollbackInputs(const JoinedApps& joined) {

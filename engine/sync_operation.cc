@@ -1,6 +1,21 @@
 #include "engine/sync_operation.h"
 
 namespace fleetwave::engine {
+
+bool IsMultiSourceSpec(const Json& spec) {
+  if (!spec.is_object()) return false;
+  auto sources = spec.find("sources");
+  return sources != spec.end() && sources->is_array() && !sources->empty();
+}
+
+std::string JoinRevisions(const std::vector<std::string>& revisions) {
+  std::string out;
+  for (const auto& r : revisions) {
+    if (!out.empty()) out += ",";
+    out += r;
+  }
+  return out;
+}
 namespace {
 
 constexpr const char* kRolloutReason =

@@ -15,6 +15,11 @@
 
 namespace fleetwave::engine {
 
+// An Application spec with `sources` (non-empty) syncs through sync.revisions.
+bool IsMultiSourceSpec(const Json& spec);
+// Revisions as one text: "a,b" (log lines, messages, operation ids).
+std::string JoinRevisions(const std::vector<std::string>& revisions);
+
 // Who started a sync and why: initiatedBy.{username, automated} and an info Reason entry.
 struct SyncTrigger {
   std::string username;  // "" = omitted (Argo's automated sync names nobody)
