@@ -1,18 +1,29 @@
 #include "engine/rollback_metric.h"
 
-#include "engine/issue.h"
 #include "engine/rollback_state.h"
 
 namespace fleetwave::engine {
 namespace {
 
-// status.rollout.rollback of a stored or committed status.rollout, if it holds one.
+// What tells one rollback from another (its reason and start) of a stored or committed
+// status.rollout, if it holds one. Only those two fields are read: a running rollback lists
+// every app it returns, and this runs at each committed change of status.rollout.
 std::optional<RollbackState> RollbackOf(const std::optional<Json>& rollout) {
   if (!rollout || !rollout->is_object()) return std::nullopt;
   const auto it = rollout->find("rollback");
-  if (it == rollout->end() || it->is_null()) return std::nullopt;
-  Issues issues;  // the decision's own decoding reports them; the metric only counts
-  return DecodeRollbackState(*it, "status.rollout.rollback", issues);
+  if (it == rollout->end() || !it->is_object()) return std::nullopt;
+  const auto reason = it->find("reason");
+  const auto started = it->find("startedAt");
+  if (reason == it->end() || !reason->is_string() || started == it->end() ||
+      !started->is_string()) {
+    return std::nullopt;  // the decision's own decoding reports it; the metric only counts
+  }
+  const std::optional<Time> at = ParseRfc3339(started->get_ref<const std::string&>());
+  if (!at) return std::nullopt;
+  RollbackState identity;
+  identity.reason = reason->get<std::string>();
+  identity.started_at = *at;
+  return identity;
 }
 
 }  // namespace
