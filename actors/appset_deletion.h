@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/appset.h"
-#include "engine/deletion_state.h"
+#include "engine/deletion/deletion_state.h"
 #include "engine/generate.h"
 #include "sources/app_render.h"
 #include "store/state.h"

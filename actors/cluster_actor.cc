@@ -20,7 +20,7 @@
 #include "cluster-clients/informer.h"
 #include "cluster-clients/json_fields.h"
 #include "engine/check.h"
-#include "engine/progress_deadline.h"
+#include "engine/progress/progress_deadline.h"
 #include "engine/tracking.h"
 #include "store/state.h"
 

@@ -8,7 +8,7 @@
 
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
-#include "engine/deletion_state.h"
+#include "engine/deletion/deletion_state.h"
 #include "engine/operator_command.h"
 #include "engine/tracking.h"
 #include "store/state.h"

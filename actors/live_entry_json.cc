@@ -1,8 +1,8 @@
 #include "actors/live_entry_json.h"
 
 #include "cluster-clients/json_fields.h"
+#include "engine/progress/workload.h"
 #include "engine/tracking.h"
-#include "engine/workload.h"
 
 namespace fleetwave::actors {
 

@@ -15,7 +15,7 @@
 
 #include "engine/apply_plan.h"
 #include "engine/error.h"
-#include "engine/health.h"
+#include "engine/health/health.h"
 #include "engine/live_object.h"
 #include "engine/object_ref.h"
 #include "engine/operation_record.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "engine/workload.h"
+#include "engine/progress/workload.h"
 
 namespace fleetwave::actors {
 

@@ -6,8 +6,8 @@
 
 #include "actors/status_board.h"
 #include "engine/appset_summary.h"
+#include "engine/progress/workload.h"
 #include "engine/rollback_summary.h"
-#include "engine/workload.h"
 
 namespace fleetwave::actors {
 namespace {

@@ -1,7 +1,7 @@
 // The workload actor: one per watched workload that has a progress deadline, spawned and
 // stopped by its cluster actor from the workload watch (cluster_actor.h). It holds the
-// `Progressing` condition fleetwave computes for the workload (engine/progress_deadline.h) and
-// the one timer that looks again when the engine says so.
+// `Progressing` condition fleetwave computes for the workload (engine/progress/progress_deadline.h)
+// and the one timer that looks again when the engine says so.
 //
 // Rules (tests/actors/workload_actor_test.cc pins each):
 //  - Every update is evaluated at once with the stored previous condition and Services::now;
@@ -39,10 +39,10 @@
 
 #include "actors/atoms.h"
 #include "actors/services.h"
-#include "engine/health.h"
+#include "engine/health/health.h"
 #include "engine/object_ref.h"
-#include "engine/progress_deadline.h"
-#include "engine/workload.h"
+#include "engine/progress/progress_deadline.h"
+#include "engine/progress/workload.h"
 #include "store/state.h"
 
 namespace fleetwave::actors {

@@ -10,7 +10,7 @@
 
 #include "cluster-clients/result.h"
 #include "engine/object_ref.h"
-#include "engine/workload.h"
+#include "engine/progress/workload.h"
 
 namespace fleetwave::actors {
 

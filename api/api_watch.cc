@@ -1,6 +1,6 @@
 #include "api/api_watch.h"
 
-#include "engine/workload.h"
+#include "engine/progress/workload.h"
 
 namespace fleetwave::api {
 

@@ -6,8 +6,8 @@
 
 #include "engine/app_query.h"
 #include "engine/appset_summary.h"
+#include "engine/progress/workload.h"
 #include "engine/url_query.h"
-#include "engine/workload.h"
 
 namespace fleetwave::api {
 namespace {

@@ -6,11 +6,11 @@
 
 #include "engine/allatonce.h"
 #include "engine/analysis_settings.h"
-#include "engine/app_health.h"
 #include "engine/app_project.h"
 #include "engine/app_sync_policy.h"
 #include "engine/apply_plan.h"
 #include "engine/appset_reconcile_parts.h"
+#include "engine/health/app_health.h"
 #include "engine/repository_condition.h"
 #include "engine/retry_policy.h"
 #include "engine/rollout_spec_diff.h"

@@ -20,7 +20,7 @@
 #include "engine/appset.h"
 #include "engine/error.h"
 #include "engine/generate.h"
-#include "engine/health.h"
+#include "engine/health/health.h"
 #include "engine/live_object.h"
 #include "engine/operation_record.h"
 #include "engine/operator_command.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <utility>
 
-#include "engine/app_health.h"
+#include "engine/health/app_health.h"
 #include "engine/repository_condition.h"
 #include "engine/retry_policy.h"
 #include "engine/rollout_spec_diff.h"

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <map>
 
+#include "engine/progress/workload.h"
 #include "engine/rollback_summary.h"
-#include "engine/workload.h"
 
 namespace fleetwave::engine {
 namespace {

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "engine/workload.h"
+#include "engine/progress/workload.h"
 
 namespace fleetwave::engine {
 namespace {

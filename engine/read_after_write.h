@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/health.h"
+#include "engine/health/health.h"
 #include "engine/live_object.h"
 #include "engine/object_ref.h"
 

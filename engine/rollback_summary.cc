@@ -4,8 +4,8 @@
 #include <optional>
 
 #include "engine/issue.h"
+#include "engine/progress/workload.h"
 #include "engine/rollback_state.h"
-#include "engine/workload.h"
 
 namespace fleetwave::engine {
 namespace {

@@ -5,7 +5,7 @@
 #include <prometheus/client_metric.h>
 #include <prometheus/metric_type.h>
 
-#include "engine/workload.h"
+#include "engine/progress/workload.h"
 
 namespace fleetwave::metrics {
 namespace {

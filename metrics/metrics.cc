@@ -10,8 +10,8 @@
 #include <prometheus/text_serializer.h>
 
 #include "engine/max_failures.h"
+#include "engine/progress/workload.h"
 #include "engine/rollback_state.h"
-#include "engine/workload.h"
 #include "metrics/process_collector.h"
 
 namespace fleetwave::metrics {

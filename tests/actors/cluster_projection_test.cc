@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "actors/live_entry_json.h"
-#include "engine/health.h"
+#include "engine/health/health.h"
 #include "engine/tracking.h"
 
 namespace fleetwave::actors {

@@ -21,7 +21,7 @@
 #include "actors/deletion_actor.h"
 #include "actors/services.h"
 #include "engine/appset.h"
-#include "engine/deletion_state.h"
+#include "engine/deletion/deletion_state.h"
 #include "engine/live_object.h"
 #include "engine/yaml_json.h"
 #include "sources/fake_source.h"

@@ -16,7 +16,7 @@
 #include "actors/blocking_pool.h"
 #include "actors/services.h"
 #include "actors/workload_actor.h"
-#include "engine/workload.h"
+#include "engine/progress/workload.h"
 #include "store/memory_store.h"
 #include "store/state.h"
 

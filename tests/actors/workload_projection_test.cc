@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "actors/workload_projection.h"
-#include "engine/progress_deadline.h"
+#include "engine/progress/progress_deadline.h"
 
 namespace fleetwave::actors {
 namespace {

@@ -1,7 +1,7 @@
 // The workload reader on any JSON: the fields the progress-deadline logic reads from a
 // Deployment, StatefulSet, DaemonSet or CloneSet of any shape. Reading never fails on odd
 // types (a field that cannot be read is absent); an exception or a sanitizer report is a bug.
-#include "engine/workload.h"
+#include "engine/progress/workload.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -21,8 +21,8 @@
 #include <prometheus/registry.h>
 #include <prometheus/text_serializer.h>
 
+#include "engine/progress/workload.h"
 #include "engine/time.h"
-#include "engine/workload.h"
 #include "metrics/metrics.h"
 
 namespace fleetwave::metrics {

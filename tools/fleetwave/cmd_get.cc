@@ -10,7 +10,7 @@
 #include <iostream>
 #include <utility>
 
-#include "engine/workload.h"
+#include "engine/progress/workload.h"
 #include "engine/yaml_json.h"
 #include "tools/fleetwave/commands.h"
 #include "tools/fleetwave/daemon_client.h"

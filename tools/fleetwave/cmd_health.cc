@@ -1,7 +1,7 @@
 // `fleetwave health -f OBJECT`: the health of any Kubernetes object, as Argo CD would judge it
 // plus fleetwave's CloneSet and progress-deadline rules. Stateless: a workload's deadline is
 // read from its own Progressing condition.
-#include "engine/health.h"
+#include "engine/health/health.h"
 #include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"
 #include "tools/fleetwave/progress_object.h"

@@ -3,7 +3,7 @@
 // defaults to the wall clock, read here and only here.
 #include <chrono>
 
-#include "engine/progress_deadline.h"
+#include "engine/progress/progress_deadline.h"
 #include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"
 #include "tools/fleetwave/progress_object.h"

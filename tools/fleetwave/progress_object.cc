@@ -1,7 +1,7 @@
 #include "tools/fleetwave/progress_object.h"
 
 #include "engine/issue.h"
-#include "engine/workload.h"
+#include "engine/progress/workload.h"
 #include "tools/fleetwave/input.h"
 
 namespace fleetwave::cli {

@@ -7,7 +7,7 @@
 #include <ostream>
 #include <string>
 
-#include "engine/progress_deadline.h"
+#include "engine/progress/progress_deadline.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::cli {

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/workload.h"
+#include "engine/progress/workload.h"
 #include "tools/fleetwave/table.h"
 
 namespace fleetwave::cli {

@@ -1,6 +1,6 @@
 // Deleting what disappeared (product §3.5, RollingSync §8): marking, cancelling and starting
 // after the grace period, and the rounds of the Deleting phase.
-#include "engine/deletion_state.h"
+#include "engine/deletion/deletion_state.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // write decodes without an issue.
 #include <gtest/gtest.h>
 
-#include "engine/deletion_state.h"
+#include "engine/deletion/deletion_state.h"
 #include "engine/operation_record.h"
 #include "engine/rollout_conditions.h"
 #include "engine/rollout_plan.h"

@@ -1,6 +1,6 @@
 // Health per kind from realistic objects (tests/testdata/health/, as `kubectl get -o json`
 // prints them), the deadline override, and Application aggregation.
-#include "engine/health.h"
+#include "engine/health/health.h"
 #include "tests/test_paths.h"
 
 #include <fstream>

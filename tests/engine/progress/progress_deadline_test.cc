@@ -1,7 +1,7 @@
 // Table tests for the progress-deadline state machine, for what the
 // conformance vectors do not reach: the [fleetwave] clock fixes, requeue edges, v1beta1
 // layouts, StatefulSet/DaemonSet predicates, OnDelete, annotation vs field, stale status.
-#include "engine/progress_deadline.h"
+#include "engine/progress/progress_deadline.h"
 
 #include <optional>
 #include <string>

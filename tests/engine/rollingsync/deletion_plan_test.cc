@@ -1,5 +1,5 @@
 // deletionOrder: which apps an ApplicationSet deletion removes now.
-#include "engine/deletion_plan.h"
+#include "engine/deletion/deletion_plan.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,6 @@
-// An app's live health from its inputs (engine/app_health.h): unreachable, read-after-write,
+// An app's live health from its inputs (engine/health/app_health.h): unreachable, read-after-write,
 // missing objects, the worst object.
-#include "engine/app_health.h"
+#include "engine/health/app_health.h"
 
 #include <gtest/gtest.h>
 

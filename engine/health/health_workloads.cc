@@ -4,8 +4,8 @@
 // included ("less then"), because users grep for them.
 #include <string>
 
-#include "engine/health_kinds.h"
-#include "engine/workload.h"
+#include "engine/health/health_kinds.h"
+#include "engine/progress/workload.h"
 
 namespace fleetwave::engine::health_rules {
 namespace {

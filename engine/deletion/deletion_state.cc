@@ -1,8 +1,8 @@
-#include "engine/deletion_state.h"
+#include "engine/deletion/deletion_state.h"
 
 #include <algorithm>
 
-#include "engine/deletion_plan.h"
+#include "engine/deletion/deletion_plan.h"
 #include "engine/generate.h"
 #include "engine/stored_fields.h"
 

@@ -1,8 +1,8 @@
-#include "engine/health.h"
+#include "engine/health/health.h"
 
 #include "engine/check.h"
-#include "engine/health_kinds.h"
-#include "engine/workload.h"
+#include "engine/health/health_kinds.h"
+#include "engine/progress/workload.h"
 
 namespace fleetwave::engine {
 namespace {

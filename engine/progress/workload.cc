@@ -1,4 +1,4 @@
-#include "engine/workload.h"
+#include "engine/progress/workload.h"
 
 #include <cmath>
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/health_kinds.h"
-#include "engine/workload.h"
+#include "engine/health/health_kinds.h"
+#include "engine/progress/workload.h"
 
 namespace fleetwave::engine::health_rules {
 namespace {

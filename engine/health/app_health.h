@@ -8,7 +8,7 @@
 #include <map>
 #include <vector>
 
-#include "engine/health.h"
+#include "engine/health/health.h"
 #include "engine/object_ref.h"
 #include "engine/read_after_write.h"
 #include "engine/render.h"

@@ -1,4 +1,4 @@
-#include "engine/app_health.h"
+#include "engine/health/app_health.h"
 
 namespace fleetwave::engine {
 

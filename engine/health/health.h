@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/progress_deadline.h"
+#include "engine/progress/progress_deadline.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::engine {

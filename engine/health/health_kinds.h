@@ -1,4 +1,4 @@
-// The per-kind health rules behind AssessHealth (engine/health.h). Internal to the engine;
+// The per-kind health rules behind AssessHealth (engine/health/health.h). Internal to the engine;
 // each takes the object as the API server returns it. Absent numeric fields read as 0, as
 // they do in the typed Go structs the Argo CD rules were written against.
 #pragma once
@@ -7,7 +7,7 @@
 #include <initializer_list>
 #include <string_view>
 
-#include "engine/health.h"
+#include "engine/health/health.h"
 
 namespace fleetwave::engine::health_rules {
 

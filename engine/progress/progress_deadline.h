@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/progress/workload.h"
 #include "engine/time.h"
-#include "engine/workload.h"
 
 namespace fleetwave::engine {
 

@@ -1,4 +1,4 @@
-#include "engine/progress_deadline.h"
+#include "engine/progress/progress_deadline.h"
 
 #include <algorithm>
 #include <chrono>

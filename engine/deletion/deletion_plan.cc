@@ -1,4 +1,4 @@
-#include "engine/deletion_plan.h"
+#include "engine/deletion/deletion_plan.h"
 
 #include <algorithm>
 
