@@ -1,0 +1,25 @@
+#include "engine/sync/attempt_end.h"
+
+#include "engine/appset_reconcile.h"
+
+namespace fleetwave::engine {
+
+std::optional<SyncFinished> SyncFinishedOf(const OperationRecord& record) {
+  if (record.phase == OperationPhase::kRunning) return std::nullopt;
+  return SyncFinished{SyncStartTriggerName(TriggerOfOperation(record)),
+                      std::string(OperationPhaseName(record.phase))};
+}
+
+std::string AttemptEndLine(const std::string& app, const std::optional<std::string>& cluster,
+                           const OperationRecord& record) {
+  std::string line = (cluster ? "cluster=" + *cluster + " " : std::string()) + "app=" + app +
+                     " sync " + record.id + " ";
+  if (record.phase == OperationPhase::kRunning) {
+    return line + "attempt failed (" + record.message + "), retry " +
+           std::to_string(record.retry_count);
+  }
+  return line + std::string(OperationPhaseName(record.phase)) +
+         (record.message.empty() ? "" : ": " + record.message);
+}
+
+}  // namespace fleetwave::engine

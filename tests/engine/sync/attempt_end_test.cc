@@ -1,0 +1,79 @@
+// What the end of a sync attempt reports (engine/sync/attempt_end.h).
+#include "engine/sync/attempt_end.h"
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <string>
+
+namespace fleetwave::engine {
+namespace {
+
+const char* kByRollout = R"({"initiatedBy":{"username":"applicationset-controller"}})";
+const char* kByAutomation = R"({"initiatedBy":{"automated":true}})";
+const char* kByOperator = R"({"initiatedBy":{"username":"alice"}})";
+
+OperationRecord Ended(const char* operation, OperationPhase phase, const std::string& message,
+                      int64_t retry_count = 0) {
+  OperationRecord r =
+      StartOperation("op-7", Json::parse(operation), {"r1"}, FromUnixSeconds(1'700'000'000));
+  r.phase = phase;
+  r.message = message;
+  r.retry_count = retry_count;
+  return r;
+}
+
+TEST(AttemptEndTest, SyncFinishedOf) {
+  struct Case {
+    const char* name;
+    OperationRecord record;
+    std::optional<SyncFinished> want;
+  };
+  const Case cases[] = {
+      {"still Running (a retry is due): nothing finished",
+       Ended(kByRollout, OperationPhase::kRunning, "boom", 1), std::nullopt},
+      {"rollout's sync Succeeded", Ended(kByRollout, OperationPhase::kSucceeded, ""),
+       SyncFinished{"rollout", "Succeeded"}},
+      {"automated sync Failed", Ended(kByAutomation, OperationPhase::kFailed, "x"),
+       SyncFinished{"automated", "Failed"}},
+      {"operator's sync Error", Ended(kByOperator, OperationPhase::kError, "x"),
+       SyncFinished{"manual", "Error"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(SyncFinishedOf(c.record), c.want);
+  }
+}
+
+TEST(AttemptEndTest, AttemptEndLine) {
+  struct Case {
+    const char* name;
+    std::optional<std::string> cluster;
+    OperationRecord record;
+    const char* want;
+  };
+  const Case cases[] = {
+      {"a retry is due", "sim-1",
+       Ended(kByRollout, OperationPhase::kRunning, "one or more objects failed to apply", 2),
+       "cluster=sim-1 app=dev-a sync op-7 attempt failed (one or more objects failed to apply), "
+       "retry 2"},
+      {"succeeded with a message", "sim-1",
+       Ended(kByRollout, OperationPhase::kSucceeded, "successfully synced"),
+       "cluster=sim-1 app=dev-a sync op-7 Succeeded: successfully synced"},
+      {"succeeded without a message", "sim-1", Ended(kByRollout, OperationPhase::kSucceeded, ""),
+       "cluster=sim-1 app=dev-a sync op-7 Succeeded"},
+      {"failed after retries", "sim-2",
+       Ended(kByOperator, OperationPhase::kFailed, "boom (retried 3 times).", 3),
+       "cluster=sim-2 app=dev-a sync op-7 Failed: boom (retried 3 times)."},
+      {"app no longer generated: no cluster named", std::nullopt,
+       Ended(kByOperator, OperationPhase::kError, "no cluster named sim-9"),
+       "app=dev-a sync op-7 Error: no cluster named sim-9"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(AttemptEndLine("dev-a", c.cluster, c.record), c.want);
+  }
+}
+
+}  // namespace
+}  // namespace fleetwave::engine
