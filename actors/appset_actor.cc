@@ -22,6 +22,9 @@
 #include "engine/rollout_state.h"
 #include "engine/rollout_status.h"
 #include "engine/strategy_json.h"
+#include "engine/sync/attempt_end.h"
+#include "engine/sync/attempt_gate.h"
+#include "engine/sync/attempt_send.h"
 #include "engine/tracking.h"
 #include "sources/app_render.h"
 #include "sources/generator_inputs.h"
@@ -1459,23 +1462,15 @@ void OnFinished(Self* self, AttemptDonePtr done) {
   } else {
     st.mirror->stored[done->app].operation = done->record;
     if (st.decider) st.decider->SetOperation(done->app, done->record);
-    const auto& r = done->record;
-    if (r.phase != engine::OperationPhase::kRunning && st.services->publish.sync_finished) {
-      st.services->publish.sync_finished(
-          st.spec->appset.name, engine::SyncStartTriggerName(engine::TriggerOfOperation(r)),
-          std::string(engine::OperationPhaseName(r.phase)));
+    const std::optional<engine::SyncFinished> finished = engine::SyncFinishedOf(done->record);
+    if (finished && st.services->publish.sync_finished) {
+      st.services->publish.sync_finished(st.spec->appset.name, finished->trigger, finished->phase);
     }
     const engine::GeneratedApplication* generated =
         st.last ? FindApp(*st.last, done->app) : nullptr;
-    std::string line = (generated ? "cluster=" + generated->cluster + " " : std::string()) +
-                       "app=" + done->app + " sync " + r.id + " ";
-    if (r.phase == engine::OperationPhase::kRunning) {
-      line += "attempt failed (" + r.message + "), retry " + std::to_string(r.retry_count);
-    } else {
-      line += std::string(engine::OperationPhaseName(r.phase)) +
-              (r.message.empty() ? "" : ": " + r.message);
-    }
-    Log(self, line);
+    Log(self,
+        engine::AttemptEndLine(
+            done->app, generated ? std::optional(generated->cluster) : std::nullopt, done->record));
   }
   if (!done->applied.empty()) {
     st.applied[done->app] = done->applied;
@@ -1489,12 +1484,8 @@ void SendAttempt(Self* self, const std::string& app, const engine::OperationReco
   auto& st = self->state;
   const engine::GeneratedApplication* generated = FindApp(*st.last, app);
   auto cluster = st.clusters->find(generated->cluster);
-  if (cluster == st.clusters->end()) {
-    FinishAttempt(self, app, record, {}, {},
-                  engine::NotFoundError("", "no cluster named " + generated->cluster), false);
-    return;
-  }
-  const Json& spec = Member(generated->object, "spec");
+  const engine::AttemptTarget destination{
+      {st.spec->appset.name, app}, generated->cluster, cluster != st.clusters->end()};
   std::vector<engine::LiveObject> live;
   auto view = st.views.find(generated->cluster);
   if (view != st.views.end()) {
@@ -1503,13 +1494,13 @@ void SendAttempt(Self* self, const std::string& app, const engine::OperationReco
       for (const auto& e : entries->second) live.push_back(e.object);
     }
   }
-  const bool prune = Member(Member(record.operation, "sync"), "prune") == Json(true);
-  engine::SyncAttempt attempt = engine::PlanSyncAttempt(
-      {st.spec->appset.name, app}, desired, live, engine::DecodeIgnoreDifferences(spec), prune);
-  if (attempt.apply.empty() && attempt.prune.empty()) {
-    FinishAttempt(self, app, record, std::move(attempt.settled), {}, std::nullopt, false);
+  engine::AttemptSendPlan plan = engine::PlanAttemptSend(
+      destination, record, Member(generated->object, "spec"), desired, live);
+  if (plan.finish_now) {
+    FinishAttempt(self, app, record, std::move(plan.attempt.settled), {}, plan.error, false);
     return;
   }
+  engine::SyncAttempt& attempt = plan.attempt;
   auto command = std::make_shared<ApplyCommand>();
   command->appset = st.spec->appset.name;
   command->app = app;
@@ -1521,9 +1512,7 @@ void SendAttempt(Self* self, const std::string& app, const engine::OperationReco
   ClusterActor target = cluster->second;
   // By value: the gathered apps `generated` points into may be replaced before the reply.
   const std::string cluster_name = generated->cluster;
-  Log(self, "app=" + app + " cluster=" + generated->cluster + " applying " +
-                std::to_string(command->objects.size()) + " object(s), pruning " +
-                std::to_string(command->prune.size()));
+  Log(self, engine::AttemptSendLine(destination, command->objects.size(), command->prune.size()));
   // One global sync slot per attempt (the coordinator's limit), held until the attempt ends.
   self->request(st.coordinator, caf::infinite, slot_atom::value).then([=](slot_atom) {
     self->request(target, std::chrono::minutes(5), apply_atom::value, ApplyCommandPtr(command))
@@ -1551,12 +1540,14 @@ void StartAttempt(Self* self, const std::string& app, const engine::OperationRec
   st.in_flight.insert(app);
   const auto& renders = st.last->generation->renders;
   auto render = renders.find(app);
-  if (render != renders.end() && render->second.ok() &&
-      render->second.revisions == record.revisions) {
+  engine::CurrentRender current;
+  if (render != renders.end()) current = {render->second.ok(), &render->second.revisions};
+  if (engine::ChooseAttemptRender(current, record.revisions) ==
+      engine::AttemptRenderChoice::kUseCurrent) {
     SendAttempt(self, app, record, *render->second.objects);
     return;
   }
-  // The operation pins other revisions than the current ones: render at those.
+  // Rendered on the pool at the operation's pinned revisions.
   AppSetActorImpl me = caf::actor_cast<AppSetActorImpl>(self);
   sources::Source* source = st.services->source;
   auto job = std::make_shared<AttemptRender>();
@@ -1574,20 +1565,22 @@ void StartAttempt(Self* self, const std::string& app, const engine::OperationRec
 }
 
 void OnAttemptRendered(Self* self, AttemptRenderPtr job) {
-  if (!job->render.ok()) {
-    FinishAttempt(self, job->app, job->record, {}, {}, job->render.error(), false);
-    return;
+  switch (engine::AfterAttemptRender(job->render.ok(),
+                                     FindApp(*self->state.last, job->app) != nullptr)) {
+    case engine::AfterPinnedRender::kFinishWithRenderError:
+      FinishAttempt(self, job->app, job->record, {}, {}, job->render.error(), false);
+      return;
+    case engine::AfterPinnedRender::kDrop:
+      self->state.in_flight.erase(job->app);
+      return;
+    case engine::AfterPinnedRender::kSend:
+      SendAttempt(self, job->app, job->record, *job->render.objects);
+      return;
   }
-  if (FindApp(*self->state.last, job->app) == nullptr) {
-    self->state.in_flight.erase(job->app);
-    return;
-  }
-  SendAttempt(self, job->app, job->record, *job->render.objects);
 }
 
-// Every Running operation without an attempt in this process whose next attempt is due: new
-// starts, retries, and operations a crash interrupted (PlanSyncAttempt re-applies only what the
-// cluster lacks).
+// Starts the app's attempt when engine::DecideAttempt finds it due: new starts, retries, and
+// operations a crash interrupted (PlanSyncAttempt re-applies only what the cluster lacks).
 void RunDueAttempt(Self* self, const std::string& app, const engine::StoredApp& stored,
                    engine::Time now);
 
@@ -1615,20 +1608,30 @@ void RunAttempts(Self* self, const std::vector<std::string>& due,
 void RunDueAttempt(Self* self, const std::string& app, const engine::StoredApp& stored,
                    engine::Time now) {
   auto& st = self->state;
-  if (st.in_flight.count(app) > 0) return;
-  if (!stored.operation || stored.operation->phase != engine::OperationPhase::kRunning) return;
-  // Only against a cluster whose watches have listed: after a restart, an attempt planned
-  // before the live objects arrive would re-apply objects that already carry the hash.
+  engine::AttemptFacts facts;
+  facts.operation = stored.operation ? &*stored.operation : nullptr;
+  facts.in_flight = st.in_flight.count(app) > 0;
   const engine::GeneratedApplication* generated = FindApp(*st.last, app);
-  if (generated == nullptr) return;
-  auto view = st.views.find(generated->cluster);
-  if (view == st.views.end() || !view->second.reachable || !view->second.synced) return;
-  const engine::OperationRecord record = *stored.operation;  // StartAttempt may change the map
-  if (record.next_attempt_at && *record.next_attempt_at > now) {
-    ArmWake(self, record.next_attempt_at);
-    return;
+  facts.generated = generated != nullptr;
+  if (generated != nullptr) {
+    if (auto view = st.views.find(generated->cluster); view != st.views.end()) {
+      facts.cluster_reachable = view->second.reachable;
+      facts.cluster_synced = view->second.synced;
+    }
   }
-  StartAttempt(self, app, record);
+  const engine::AttemptDecision decision = engine::DecideAttempt(facts, now);
+  switch (decision.readiness) {
+    case engine::AttemptReadiness::kNotDue:
+      return;
+    case engine::AttemptReadiness::kWaitUntil:
+      ArmWake(self, decision.wake_at);
+      return;
+    case engine::AttemptReadiness::kStart: {
+      const engine::OperationRecord record = *stored.operation;  // StartAttempt may change it
+      StartAttempt(self, app, record);
+      return;
+    }
+  }
 }
 
 // ---- manual sync ----
