@@ -132,15 +132,29 @@ std::string Base64(std::string_view bytes) {
   return out;
 }
 
-// The merge key names of an associative list, from any of its "k:{...}" field-set entries.
-std::vector<std::string> ListKeys(const Json* fields) {
-  std::vector<std::string> keys;
-  if (fields == nullptr || !fields->is_object()) return keys;
+// A list's "k:{...}" field-set entries with their keys parsed, once per list rather than once
+// per item (parsing them per item was most of a comparison's cost).
+struct KeyedFields {
+  Json key;  // the parsed merge key: an object
+  const Json* fields = nullptr;
+};
+
+std::vector<KeyedFields> ParseKeyedFields(const Json* fields) {
+  std::vector<KeyedFields> keyed;
+  if (fields == nullptr || !fields->is_object()) return keyed;
   for (auto it = fields->begin(); it != fields->end(); ++it) {
     if (it.key().rfind("k:", 0) != 0) continue;
-    const Json key = Json::parse(std::string_view(it.key()).substr(2), nullptr, false);
-    if (!key.is_object()) continue;
-    for (auto k = key.begin(); k != key.end(); ++k) keys.push_back(k.key());
+    Json key = Json::parse(std::string_view(it.key()).substr(2), nullptr, false);
+    if (key.is_object()) keyed.push_back({std::move(key), &it.value()});
+  }
+  return keyed;
+}
+
+// The merge key names of an associative list, from its first non-empty "k:{...}" entry.
+std::vector<std::string> ListKeys(const std::vector<KeyedFields>& keyed) {
+  std::vector<std::string> keys;
+  for (const auto& k : keyed) {
+    for (auto name = k.key.begin(); name != k.key.end(); ++name) keys.push_back(name.key());
     if (!keys.empty()) break;
   }
   return keys;
@@ -155,19 +169,16 @@ bool IsSet(const Json* fields) {
 }
 
 // The field set of the live list item at `index`: the "k:{...}" entry naming it.
-const Json* ItemFields(const Json* fields, const Json& list, size_t index) {
-  if (fields == nullptr || !fields->is_object()) return nullptr;
+const Json* ItemFields(const std::vector<KeyedFields>& keyed, const Json& list, size_t index) {
   const Json& item = list[index];
-  for (auto it = fields->begin(); it != fields->end(); ++it) {
-    if (it.key().rfind("k:", 0) != 0) continue;
-    const Json key = Json::parse(std::string_view(it.key()).substr(2), nullptr, false);
-    if (!key.is_object() || key.empty()) continue;
+  for (const auto& k : keyed) {
+    if (k.key.empty()) continue;
     bool match = true;
-    for (auto k = key.begin(); k != key.end() && match; ++k) {
-      auto v = item.find(k.key());
-      match = v != item.end() && *v == k.value();
+    for (auto name = k.key.begin(); name != k.key.end() && match; ++name) {
+      auto v = item.find(name.key());
+      match = v != item.end() && *v == name.value();
     }
-    if (match) return &it.value();
+    if (match) return k.fields;
   }
   return nullptr;
 }
@@ -235,10 +246,23 @@ class Walker {
              std::string_view parent) {
     const size_t length = pointer_.size();
     pointer_ += '/';
-    pointer_ += EscapePointerToken(token);
+    AppendEscaped(token);
     const bool stop = Value(d, l, f, parent, token);
     pointer_.resize(length);
     return stop;
+  }
+
+  // EscapePointerToken appended in place: one compared field costs no string of its own.
+  void AppendEscaped(std::string_view token) {
+    for (const char c : token) {
+      if (c == '~') {
+        pointer_ += "~0";
+      } else if (c == '/') {
+        pointer_ += "~1";
+      } else {
+        pointer_ += c;
+      }
+    }
   }
 
   bool Value(const Json& d, const Json* l, const Json* f, std::string_view parent,
@@ -247,7 +271,7 @@ class Walker {
     if (l != nullptr && l->is_null()) l = nullptr;
     if (d.is_object()) {
       if (l != nullptr && !l->is_object()) return Found();
-      return Object(d, l, f, false);
+      return Object(d, l, f, false, key);
     }
     if (l == nullptr) return IsZero(d) ? false : Found();
     if (d.is_array()) {
@@ -257,13 +281,16 @@ class Walker {
     return SameScalar(d, *l, parent, key) ? false : Found();
   }
 
-  bool Object(const Json& d, const Json* l, const Json* f, bool top) {
-    const std::string parent = pointer_.substr(pointer_.rfind('/') + 1);
+  // `name` is the object's own key (unescaped; an index inside a list): its members' parent,
+  // which decides whether a scalar compares as a quantity.
+  bool Object(const Json& d, const Json* l, const Json* f, bool top, std::string_view name = {}) {
     for (auto it = d.begin(); it != d.end(); ++it) {
-      const std::string& name = it.key();
-      if (top && (name == "apiVersion" || name == "kind" || name == "status")) continue;
-      const Json* child_fields = Member(f, "f:" + name);
-      if (Child(name, it.value(), Member(l, name), child_fields, parent)) return true;
+      const std::string& member = it.key();
+      if (top && (member == "apiVersion" || member == "kind" || member == "status")) continue;
+      field_key_.assign("f:");
+      field_key_ += member;
+      const Json* child_fields = Member(f, field_key_);
+      if (Child(member, it.value(), Member(l, member), child_fields, name)) return true;
     }
     return false;
   }
@@ -273,7 +300,8 @@ class Walker {
   }
 
   bool List(const Json& d, const Json& l, const Json* f) {
-    const std::vector<std::string> keys = ListKeys(f);
+    const std::vector<KeyedFields> keyed = ParseKeyedFields(f);
+    const std::vector<std::string> keys = ListKeys(keyed);
     const bool by_name =
         keys.empty() && !d.empty() && AllObjectsWithName(d) && AllObjectsWithName(l);
     if (!keys.empty() || by_name) {
@@ -289,7 +317,7 @@ class Walker {
           if (stop) return true;
           continue;
         }
-        if (Item(*j, d[i], &l[*j], ItemFields(f, l, *j))) return true;
+        if (Item(*j, d[i], &l[*j], ItemFields(keyed, l, *j))) return true;
       }
       return false;
     }
@@ -316,6 +344,7 @@ class Walker {
 
   const std::vector<std::string>& ignored_;
   std::string pointer_;
+  std::string field_key_;  // "f:<member>", reused for every member's managed-fields lookup
   std::optional<std::string> found_;
 };
 
