@@ -13,6 +13,7 @@
 #include "cluster-clients/prometheus_query.h"
 #include "engine/app_project.h"
 #include "engine/appset/decision_gate.h"
+#include "engine/appset/stored_mirror.h"
 #include "engine/appset_reconcile.h"
 #include "engine/operator_command.h"
 #include "engine/poll_schedule.h"
@@ -69,26 +70,10 @@ struct Gathered {
 };
 using GatheredPtr = std::shared_ptr<const Gathered>;
 
-// The store's view of the set, kept in memory after the first load: this actor is the only
-// writer of its keys, so it updates the mirror after each commit instead of reading back.
-struct Mirror {
-  std::map<std::string, Json> statuses;
-  Json conditions = Json::array();
-  std::optional<Json> rollout;
-  // Each app's spec and operation as the engine reads them, decoded once when they change rather
-  // than in every reconcile (decoding every app's operation was 5% of the daemon's CPU at 1,000
-  // apps).
-  std::map<std::string, engine::StoredApp> stored;
-};
-
-// What one decision changes in the mirror, applied once its commit landed (ApplyChange): a
-// decision never copies the set's whole mirror, which at 2,000 apps cost more than deciding.
-struct MirrorChange {
-  std::set<std::string> removed;  // apps whose records left the set (marked for deletion)
-  std::map<std::string, Json> statuses, specs;
-  std::map<std::string, engine::OperationRecord> operations;  // started by the decision
-  std::optional<Json> conditions, rollout;
-};
+// The store's view of the set (engine/appset/stored_mirror.h), kept in memory after the first
+// load, and what one decision changes in it, applied once its commit landed.
+using engine::MirrorChange;
+using Mirror = engine::StoredMirror;
 
 // A decision committed (or not) to the store.
 struct Persisted {
@@ -677,16 +662,6 @@ void MarkApps(Self* self, const Gathered& g, const GatheredPtr& previous,
 
 // ---- reconcile ----
 
-Json StoredStatusJson(const Mirror& m) {
-  Json status = Json::object();
-  Json entries = Json::array();
-  for (const auto& [app, entry] : m.statuses) entries.push_back(entry);
-  status["applicationStatus"] = std::move(entries);
-  status["conditions"] = m.conditions;
-  if (m.rollout) status["rollout"] = *m.rollout;
-  return status;
-}
-
 // Each of these resets the engine's cached comparison (ObservedApp::compared) when what it
 // compared changes.
 void ObserveRender(const Gathered& g, engine::ObservedApp& o) {
@@ -878,7 +853,7 @@ void ShowStoredStatus(Self* self, const std::vector<engine::Error>& errors) {
   if (!st.services->publish.appset || !st.mirror) return;
   engine::Issues issues;
   st.shown_stored_status = engine::StoredStatusWithRepositoryErrors(
-      StoredStatusJson(*st.mirror), st.shown_stored_status, errors, Now(self), issues);
+      engine::StoredStatusJson(*st.mirror), st.shown_stored_status, errors, Now(self), issues);
   Json summary = SummaryOf(self);
   summary["status"] = st.shown_stored_status;
   st.services->publish.appset(st.spec->appset.name, summary, {}, {});  // no apps generated yet
@@ -1090,6 +1065,18 @@ void CheckDecider(Self* self) {
   }
 }
 
+// A decision's change as store writes: every record it names, nothing else (which records a
+// decision writes is engine::ChangeOfDecision's and ChangeOfDelta's rule).
+void PutChange(const std::string& set, const MirrorChange& change, store::StateBatch& batch) {
+  for (const auto& [app, entry] : change.statuses) batch.PutAppStatus(set, app, entry);
+  if (change.conditions) batch.PutConditions(set, *change.conditions);
+  if (change.rollout) batch.PutRollout(set, *change.rollout);
+  for (const auto& [app, spec] : change.specs) batch.PutAppSpec(set, app, spec);
+  for (const auto& [app, record] : change.operations) {
+    batch.PutOperation(set, app, engine::OperationRecordToJson(record));
+  }
+}
+
 // An event's decision on what changed, committed before it is acted on.
 void DecideIncrementally(Self* self) {
   auto& st = self->state;
@@ -1097,31 +1084,9 @@ void DecideIncrementally(Self* self) {
   auto persisted = std::make_shared<Persisted>();
   persisted->delta = st.decider->Decide(Now(self));
   persisted->pending_deletions = st.pending_deletions;
-  const engine::AppSetDelta& d = *persisted->delta;
-  const std::string& set = st.spec->appset.name;
-  MirrorChange& change = persisted->change;
+  persisted->change = engine::ChangeOfDelta(*persisted->delta, st.decider->status());
   store::StateBatch batch;
-  for (const auto& e : d.changed_entries) {
-    Json entry = engine::EncodeAppRolloutStatus(e);
-    batch.PutAppStatus(set, e.application, entry);
-    change.statuses[e.application] = std::move(entry);
-  }
-  if (d.conditions) {
-    change.conditions = Member(st.decider->status(), "conditions");
-    batch.PutConditions(set, *change.conditions);
-  }
-  if (d.rollout) {
-    change.rollout = Member(st.decider->status(), "rollout");
-    batch.PutRollout(set, *change.rollout);
-  }
-  for (const auto& [app, spec] : d.specs) {
-    batch.PutAppSpec(set, app, spec);
-    change.specs[app] = spec;
-  }
-  for (const auto& start : d.starts) {
-    batch.PutOperation(set, start.app, engine::OperationRecordToJson(start.record));
-    change.operations[start.app] = start.record;
-  }
+  PutChange(st.spec->appset.name, persisted->change, batch);
   if (batch.ops().empty()) {
     self->send(self, persisted_atom::value, persisted);
     return;
@@ -1149,7 +1114,7 @@ void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous, b
   engine::AppSetReconcileInput input;
   input.appset = &st.spec->appset;
   engine::Issues issues;
-  input.stored = engine::DecodeStoredRolloutStatus(StoredStatusJson(*st.mirror), issues);
+  input.stored = engine::DecodeStoredRolloutStatus(engine::StoredStatusJson(*st.mirror), issues);
   for (const auto& i : issues) Log(self, "stored status: " + engine::FormatIssue(i));
   input.apps = RefreshObserved(self, *g);
   input.generator_repository_errors = g->generation->generator_repository_errors;
@@ -1172,50 +1137,16 @@ void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous, b
     st.automated_warned = true;
   }
 
-  // What changed against the mirror becomes one atomic batch.
-  const Mirror& mirror = *st.mirror;
-  MirrorChange& change = persisted->change;
+  // What changed against the mirror becomes one atomic batch, with the deletion marks of the
+  // apps the gather no longer generates (MarkApps adds them to the change's removed apps).
+  engine::DecisionChange decided = engine::ChangeOfDecision(*st.mirror, result);
+  persisted->change = std::move(decided.change);
   store::StateBatch batch;
-  const std::string& set = st.spec->appset.name;
-  std::set<std::string> present;
-  const Json& entries = Member(result.status, "applicationStatus");
-  if (entries.is_array()) {
-    for (const auto& entry : entries) {
-      const Json& name = Member(entry, "application");
-      if (!name.is_string()) continue;
-      const std::string app = name.get<std::string>();
-      present.insert(app);
-      auto it = mirror.statuses.find(app);
-      if (it == mirror.statuses.end() || it->second != entry) {
-        batch.PutAppStatus(set, app, entry);
-        change.statuses[app] = entry;
-      }
-    }
-  }
+  PutChange(st.spec->appset.name, persisted->change, batch);
   if (previous != nullptr) {
-    MarkApps(self, *g, *previous, present, batch, *persisted);
+    MarkApps(self, *g, *previous, decided.present, batch, *persisted);
   } else {
     persisted->pending_deletions = st.pending_deletions;
-  }
-  const Json& conditions = Member(result.status, "conditions");
-  const Json new_conditions = conditions.is_array() ? conditions : Json::array();
-  if (new_conditions != mirror.conditions) {
-    batch.PutConditions(set, new_conditions);
-    change.conditions = new_conditions;
-  }
-  const Json& rollout = Member(result.status, "rollout");
-  if (rollout.is_object() && (!mirror.rollout || *mirror.rollout != rollout)) {
-    batch.PutRollout(set, rollout);
-    change.rollout = rollout;
-  }
-  for (const auto& [app, spec] : result.specs) {
-    batch.PutAppSpec(set, app, spec);
-    change.specs[app] = spec;
-  }
-  for (const auto& start : result.starts) {
-    const Json record = engine::OperationRecordToJson(start.record);
-    batch.PutOperation(set, start.app, record);
-    change.operations[start.app] = start.record;
   }
 
   if (batch.ops().empty()) {
@@ -1225,33 +1156,17 @@ void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous, b
   CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, persisted_atom::value);
 }
 
-// Applies a committed decision's change to the mirror. An attempt that ended while the decision
-// was committed updated the mirror already, and the decision's copy still holds that operation
-// as Running, which would start the attempt again (a duplicate apply). A decision never changes
-// an existing operation, it only starts ones with new ids, so for an operation with the same id
-// the mirror's record is the newer one.
+// Applies a committed decision's change to the mirror (engine::ApplyChange says how) and tells
+// the incremental decider, if one holds the set, the specs and operations it now holds.
 void ApplyChange(Self* self, MirrorChange change) {
   auto& st = self->state;
   if (!st.mirror) return;  // a decision is only taken with the mirror loaded
   Mirror& m = *st.mirror;
-  for (const auto& app : change.removed) {
-    m.statuses.erase(app);
-    m.stored.erase(app);
-  }
-  for (auto& [app, value] : change.statuses) m.statuses[app] = std::move(value);
-  engine::RollingSyncDecider* decider = self->state.decider.get();
-  for (auto& [app, value] : change.specs) {
-    if (decider) decider->SetSpec(app, value);
-    m.stored[app].spec = std::move(value);
-    m.stored[app].spec_fingerprint = 0;
-  }
-  for (auto& [app, record] : change.operations) {
-    auto& live = m.stored[app].operation;
-    if (!(live && live->id == record.id)) live = std::move(record);
-    if (decider) decider->SetOperation(app, live);
-  }
-  if (change.conditions) m.conditions = std::move(*change.conditions);
-  if (change.rollout) m.rollout = std::move(change.rollout);
+  const engine::MirrorUpdated updated = engine::ApplyChange(m, std::move(change));
+  engine::RollingSyncDecider* decider = st.decider.get();
+  if (!decider) return;
+  for (const auto& app : updated.specs) decider->SetSpec(app, *m.stored.at(app).spec);
+  for (const auto& app : updated.operations) decider->SetOperation(app, m.stored.at(app).operation);
 }
 
 // [issue 29] Counts the rollback a committed decision started (fleetwave_rollbacks_total), from
