@@ -124,6 +124,20 @@ std::vector<std::string> RetiredToStop(const std::map<std::string, Time>& retire
   return stop;
 }
 
+std::optional<DeletionRefusal> RefuseOperatorDeletion(const std::string& appset,
+                                                      const RunningSet& set,
+                                                      const std::string& caller) {
+  if (!set.defined) return std::nullopt;
+  DeletionRefusal refusal;
+  refusal.line = "appset=" + appset + " deletion requested by " + caller + " refused: " + set.file +
+                 " still defines it; remove the file";
+  refusal.answer = {CommandOutcome::kConflict,
+                    "applicationset " + appset + " is defined by " + set.file +
+                        "; remove that file to delete it (files are the source of truth: a set "
+                        "still defined would be re-created on the next reload)"};
+  return refusal;
+}
+
 std::chrono::seconds RetireSettle(std::int64_t git_poll_interval_seconds) {
   return std::chrono::seconds(2 * std::max<std::int64_t>(1, git_poll_interval_seconds) + 5);
 }

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/operator_command.h"
 #include "engine/reload_plan.h"
 #include "engine/time.h"
 
@@ -94,6 +95,17 @@ std::optional<std::string> DirectoryLine(const std::optional<std::string>& direc
 std::vector<std::string> RetiredToStop(const std::map<std::string, Time>& retired_at,
                                        const std::set<std::string>& needed, Time now,
                                        std::chrono::seconds settle);
+
+// An operator's deletion of a set the coordinator runs: refused while a file still defines it
+// (files are the source of truth: a set still defined would be re-created on the next reload),
+// with the line to log; nothing when the deletion actor may take it.
+struct DeletionRefusal {
+  CommandAnswer answer;
+  std::string line;
+};
+std::optional<DeletionRefusal> RefuseOperatorDeletion(const std::string& appset,
+                                                      const RunningSet& set,
+                                                      const std::string& caller);
 
 // How long a retired context waits for those marks: an appset actor stores them after its next
 // reconcile, which comes at once (the reload sends the new spec) and within a poll interval at

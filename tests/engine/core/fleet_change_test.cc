@@ -275,6 +275,19 @@ TEST(RetiredToStop, OnlyUnneededAndSettled) {
             (Names{"fresh", "needed", "settled"}));
 }
 
+TEST(RefuseOperatorDeletion, OnlyWhileAFileDefinesTheSet) {
+  EXPECT_EQ(RefuseOperatorDeletion("web", {false, "a.yaml"}, "alice"), std::nullopt);
+  const auto refusal = RefuseOperatorDeletion("web", {true, "a.yaml"}, "alice");
+  ASSERT_TRUE(refusal.has_value());
+  EXPECT_EQ(refusal->answer.outcome, CommandOutcome::kConflict);
+  EXPECT_EQ(refusal->answer.message,
+            "applicationset web is defined by a.yaml; remove that file to delete it (files are "
+            "the source of truth: a set still defined would be re-created on the next reload)");
+  EXPECT_EQ(refusal->line,
+            "appset=web deletion requested by alice refused: a.yaml still defines it; remove "
+            "the file");
+}
+
 TEST(RetireSettle, TwoPollIntervalsAndFiveSeconds) {
   EXPECT_EQ(RetireSettle(30), std::chrono::seconds(65));
   EXPECT_EQ(RetireSettle(0), std::chrono::seconds(7));  // a poll interval is at least 1s
