@@ -277,25 +277,20 @@ void Merge(Self* self, const DaemonInputs& fresh, bool first) {
   st.projects = engine::ProjectsInForce(st.good_projects);
   st.trusted = plan.trusted;
   for (const engine::FileEvent& e : plan.events) {
+    const engine::FileReport report = engine::ReportFileEvent(e);
+    if (report.degraded) Degraded(self, "file");
+    for (const auto& line : report.lines) Log(self, line);
     switch (e.kind) {
       case engine::FileEvent::Kind::kRemoved:
         // A file that left the directory takes every error shown under it with it, its
         // load's and those its sets' actors published (a gather that failed).
-        if (e.had_error) Log(self, e.path + ": removed; its error is gone");
         if (publish.file) publish.file(e.path, {});
         if (publish.file_removed) publish.file_removed(e.path);
         break;
       case engine::FileEvent::Kind::kClean:
-        if (e.was_failing) Log(self, e.path + ": loads again");
         if (publish.file) publish.file(e.path, {});
         break;
       case engine::FileEvent::Kind::kFailed:
-        if (e.changed) {
-          Degraded(self, "file");
-          for (const auto& error : e.errors) Log(self, error);
-          Log(self, e.path + (e.kept ? ": the last good version stays in force"
-                                     : ": not loaded (no earlier good version)"));
-        }
         if (publish.file) publish.file(e.path, e.errors);
         break;
     }
@@ -507,9 +502,9 @@ CoordinatorImpl::behavior_type CoordinatorBehavior(Self* self, CoordinatorConfig
           return;
         }
         if (s.config.services->publish.reloaded) {
-          bool ok = merged && fresh->config_errors.empty() && !fresh->directory_error;
-          for (const auto& [path, file] : fresh->files) ok = ok && file.errors.empty();
-          s.config.services->publish.reloaded(s.ticket_loading, ok);
+          s.config.services->publish.reloaded(
+              s.ticket_loading, engine::ReloadSucceeded(merged, fresh->config_errors.empty(),
+                                                        !fresh->directory_error, fresh->files));
         }
       },
       [=](slot_atom) -> caf::result<slot_atom> {

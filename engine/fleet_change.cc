@@ -101,6 +101,34 @@ ConfigVerdict PlanConfigLoad(const ConfigLoad& load) {
   return verdict;
 }
 
+FileReport ReportFileEvent(const FileEvent& e) {
+  FileReport report;
+  switch (e.kind) {
+    case FileEvent::Kind::kRemoved:
+      if (e.had_error) report.lines.push_back(e.path + ": removed; its error is gone");
+      break;
+    case FileEvent::Kind::kClean:
+      if (e.was_failing) report.lines.push_back(e.path + ": loads again");
+      break;
+    case FileEvent::Kind::kFailed:
+      if (e.changed) {
+        report.degraded = true;
+        report.lines = e.errors;
+        report.lines.push_back(e.path + (e.kept ? ": the last good version stays in force"
+                                                : ": not loaded (no earlier good version)"));
+      }
+      break;
+  }
+  return report;
+}
+
+bool ReloadSucceeded(bool applied, bool config_ok, bool directory_ok,
+                     const std::map<std::string, AppSetFile>& files) {
+  bool ok = applied && config_ok && directory_ok;
+  for (const auto& [path, file] : files) ok = ok && file.errors.empty();
+  return ok;
+}
+
 std::optional<std::string> DirectoryLine(const std::optional<std::string>& directory_error,
                                          bool directory_empty, bool had_sets,
                                          const std::string& directory) {

@@ -84,6 +84,20 @@ struct ConfigVerdict {
 };
 ConfigVerdict PlanConfigLoad(const ConfigLoad& load);
 
+// What the coordinator logs about one file of a reload (PlanReload's events), and whether it
+// counts fleetwave_degraded_total{reason="file"}: only news is logged and counted (a file whose
+// errors changed, one that loads again, a removed file that showed an error).
+struct FileReport {
+  std::vector<std::string> lines;
+  bool degraded = false;
+};
+FileReport ReportFileEvent(const FileEvent& event);
+
+// Whether a reload succeeded, as its ticket's answer says: it was applied without an internal
+// error, fleetwave.yaml loaded, the directory was read and every file loaded.
+bool ReloadSucceeded(bool applied, bool config_ok, bool directory_ok,
+                     const std::map<std::string, AppSetFile>& files);
+
 // The line a reload logs about the ApplicationSet directory, if any: an unreadable one, or an
 // empty one while sets were loaded before (both keep the sets in force).
 std::optional<std::string> DirectoryLine(const std::optional<std::string>& directory_error,

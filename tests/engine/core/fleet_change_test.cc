@@ -288,6 +288,62 @@ TEST(RefuseOperatorDeletion, OnlyWhileAFileDefinesTheSet) {
             "the file");
 }
 
+TEST(ReportFileEvent, OnlyNewsIsLoggedAndCounted) {
+  auto event = [](FileEvent::Kind kind, bool had_error, bool was_failing, bool changed, bool kept) {
+    FileEvent e;
+    e.kind = kind;
+    e.path = "f.yaml";
+    e.errors = {"f.yaml:3:1: bad"};
+    e.had_error = had_error;
+    e.was_failing = was_failing;
+    e.changed = changed;
+    e.kept = kept;
+    return e;
+  };
+  using K = FileEvent::Kind;
+  struct Case {
+    const char* name;
+    FileEvent event;
+    Names lines;
+    bool degraded;
+  } cases[] = {
+      {"removed after an error",
+       event(K::kRemoved, true, false, false, false),
+       {"f.yaml: removed; its error is gone"},
+       false},
+      {"removed quietly", event(K::kRemoved, false, false, false, false), {}, false},
+      {"loads again", event(K::kClean, false, true, false, false), {"f.yaml: loads again"}, false},
+      {"clean as before", event(K::kClean, false, false, false, false), {}, false},
+      {"a new failure keeping its last good version",
+       event(K::kFailed, false, false, true, true),
+       {"f.yaml:3:1: bad", "f.yaml: the last good version stays in force"},
+       true},
+      {"a new failure of a file never loaded",
+       event(K::kFailed, false, false, true, false),
+       {"f.yaml:3:1: bad", "f.yaml: not loaded (no earlier good version)"},
+       true},
+      {"the same failure again", event(K::kFailed, false, false, false, true), {}, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const FileReport report = ReportFileEvent(c.event);
+    EXPECT_EQ(report.lines, c.lines);
+    EXPECT_EQ(report.degraded, c.degraded);
+  }
+}
+
+TEST(ReloadSucceeded, EveryPartMustLoad) {
+  AppSetFile bad;
+  bad.errors = {"b: bad"};
+  const std::map<std::string, AppSetFile> clean{{"a.yaml", AppSetFile{}}};
+  const std::map<std::string, AppSetFile> failing{{"a.yaml", AppSetFile{}}, {"b.yaml", bad}};
+  EXPECT_TRUE(ReloadSucceeded(true, true, true, clean));
+  EXPECT_FALSE(ReloadSucceeded(false, true, true, clean));
+  EXPECT_FALSE(ReloadSucceeded(true, false, true, clean));
+  EXPECT_FALSE(ReloadSucceeded(true, true, false, clean));
+  EXPECT_FALSE(ReloadSucceeded(true, true, true, failing));
+}
+
 TEST(RetireSettle, TwoPollIntervalsAndFiveSeconds) {
   EXPECT_EQ(RetireSettle(30), std::chrono::seconds(65));
   EXPECT_EQ(RetireSettle(0), std::chrono::seconds(7));  // a poll interval is at least 1s
