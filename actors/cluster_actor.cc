@@ -823,14 +823,6 @@ caf::result<ApplyReplyPtr> StartApply(Self self, const ApplyCommandPtr& cmd) {
   return run->promise;
 }
 
-// The patch that removes fleetwave's marks (preserveResourcesOnDeletion).
-clients::Json UnmarkPatch() {
-  return {{"metadata",
-           {{"annotations",
-             {{engine::kTrackingIdAnnotation, nullptr}, {engine::kAppliedHashAnnotation, nullptr}}},
-            {"labels", {{engine::kAppLabel, nullptr}}}}}};
-}
-
 caf::result<DeleteReplyPtr> StartDelete(Self self, const DeleteCommandPtr& cmd) {
   auto& st = self->state;
   auto reply = std::make_shared<DeleteReply>();
@@ -870,7 +862,7 @@ caf::result<DeleteReplyPtr> StartDelete(Self self, const DeleteCommandPtr& cmd) 
       done(UnknownKind(ref));
       continue;
     }
-    st.client->MergePatch(*resource, ref.namespace_, ref.name, UnmarkPatch(),
+    st.client->MergePatch(*resource, ref.namespace_, ref.name, engine::UntrackPatch(),
                           [self, done](Result r) mutable {
                             NoteResult(self, r, "merge patch");
                             done(std::move(r));

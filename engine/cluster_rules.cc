@@ -3,6 +3,8 @@
 #include <set>
 #include <utility>
 
+#include "engine/tracking.h"
+
 namespace fleetwave::engine {
 
 std::vector<WatchedKind> KindsToWatch(const std::vector<RenderedObject>& objects) {
@@ -22,6 +24,12 @@ ObjectResult DeletionResult(const ObjectRef& ref, bool ok, bool not_found, const
                             const std::string& verb) {
   if (ok || not_found) return {ref, ObjectResultCode::kPruned, verb};
   return {ref, ObjectResultCode::kSyncFailed, error};
+}
+
+Json UntrackPatch() {
+  return {{"metadata",
+           {{"annotations", {{kTrackingIdAnnotation, nullptr}, {kAppliedHashAnnotation, nullptr}}},
+            {"labels", {{kAppLabel, nullptr}}}}}};
 }
 
 WorkloadEventStep OnWorkloadEvent(bool has_deadline, bool deciding, bool has_actor) {

@@ -11,6 +11,7 @@
 #include "engine/object_ref.h"
 #include "engine/operation_record.h"
 #include "engine/render.h"
+#include "engine/yaml_json.h"
 
 namespace fleetwave::engine {
 
@@ -31,6 +32,10 @@ std::vector<WatchedKind> KindsToWatch(const std::vector<RenderedObject>& objects
 // the request's error.
 ObjectResult DeletionResult(const ObjectRef& ref, bool ok, bool not_found, const std::string& error,
                             const std::string& verb);
+
+// The merge patch that leaves an object fleetwave no longer tracks (preserveResourcesOnDeletion):
+// its tracking-id and applied-hash annotations and its app label go, nothing else changes.
+Json UntrackPatch();
 
 // What a watch event of a workload (added or updated) does to its progress-deadline actor.
 struct WorkloadEventStep {

@@ -61,6 +61,23 @@ TEST(DeletionResult, AlreadyGoneCountsAsDone) {
   }
 }
 
+TEST(UntrackPatch, RemovesExactlyFleetwavesMarks) {
+  Json object = {{"metadata",
+                  {{"name", "web"},
+                   {"annotations",
+                    {{"fleetwave.io/tracking-id", "set:app:apps/Deployment:ns/web"},
+                     {"fleetwave.io/applied-hash", "abc"},
+                     {"team", "blue"}}},
+                   {"labels", {{"fleetwave.io/app", "app"}, {"tier", "web"}}}}},
+                 {"spec", {{"replicas", 2}}}};
+  object.merge_patch(UntrackPatch());
+  const Json expected = {
+      {"metadata",
+       {{"name", "web"}, {"annotations", {{"team", "blue"}}}, {"labels", {{"tier", "web"}}}}},
+      {"spec", {{"replicas", 2}}}};
+  EXPECT_EQ(object, expected);
+}
+
 TEST(OnWorkloadEvent, ADeadlineGetsAnActorOnlyWhileDeciding) {
   struct Case {
     const char* name;
