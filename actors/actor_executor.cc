@@ -1,7 +1,6 @@
 #include "actors/actor_executor.h"
 
 #include <atomic>
-#include <caf/actor.hpp>
 #include <caf/actor_addr.hpp>
 #include <caf/actor_cast.hpp>
 #include <caf/send.hpp>
@@ -17,17 +16,17 @@ struct ActorExecutor::Impl {
   std::atomic<long> dropped{0};
 };
 
-ActorExecutor::ActorExecutor(const caf::actor& target) : impl_(std::make_unique<Impl>()) {
+ActorExecutor::ActorExecutor(const RunTarget& target) : impl_(std::make_unique<Impl>()) {
   impl_->target = caf::actor_cast<caf::actor_addr>(target);
 }
 
 ActorExecutor::~ActorExecutor() = default;
 
 void ActorExecutor::Submit(std::function<void()> fn) {
-  caf::actor strong;
+  RunTarget strong;
   {
     std::lock_guard<std::mutex> lock(impl_->mu);
-    strong = caf::actor_cast<caf::actor>(impl_->target);
+    strong = caf::actor_cast<RunTarget>(impl_->target);
   }
   // An exited actor's handle is invalid; an actor that exits between this check and the send
   // discards the message with its mailbox. Either way the closure never runs.

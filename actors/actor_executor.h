@@ -12,18 +12,22 @@
 // Thread-safety: Submit and Close may be called from any thread.
 #pragma once
 
-#include <caf/fwd.hpp>
+#include <caf/typed_actor.hpp>
 #include <functional>
 #include <memory>
 #include <string>
 
+#include "actors/atoms.h"
 #include "cluster-clients/executor.h"
 
 namespace fleetwave::actors {
 
+// What an executor's target understands: closures to run.
+using RunTarget = caf::typed_actor<caf::reacts_to<run_atom, RunClosure>>;
+
 class ActorExecutor final : public clients::Executor {
  public:
-  explicit ActorExecutor(const caf::actor& target);
+  explicit ActorExecutor(const RunTarget& target);
   ~ActorExecutor() override;
   ActorExecutor(const ActorExecutor&) = delete;
   ActorExecutor& operator=(const ActorExecutor&) = delete;

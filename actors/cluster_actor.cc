@@ -20,6 +20,7 @@
 #include "cluster-clients/informer.h"
 #include "cluster-clients/json_fields.h"
 #include "engine/check.h"
+#include "engine/cluster_rules.h"
 #include "engine/progress/progress_deadline.h"
 #include "engine/tracking.h"
 #include "store/state.h"
@@ -323,21 +324,17 @@ void OnWorkload(Self self, const clients::Projection& p) {
   if (!pw) return;
   const bool has_deadline = engine::ResolveDeadline(pw->workload).seconds.has_value();
   auto w = std::make_shared<const engine::Workload>(std::move(pw->workload));
-  if (has_deadline) {
+  auto slot = st.workloads.find(pw->ref);
+  const engine::WorkloadEventStep step = engine::OnWorkloadEvent(
+      has_deadline, st.config.deciding && st.records_loaded, slot != st.workloads.end());
+  if (step.remember) {
     st.deadlined[pw->ref] = w;
   } else {
     st.deadlined.erase(pw->ref);
   }
-  // A standby only remembers it; a term's start spawns its actor (StartDeciding).
-  if (!st.config.deciding || !st.records_loaded) return;
-  auto slot = st.workloads.find(pw->ref);
-  if (slot != st.workloads.end()) {
-    // The actor evaluates the update; without a deadline it removes its record and quits.
-    self->send(slot->second.actor, workload_atom::value, WorkloadPtr(w));
-    if (!has_deadline) ForgetWorkload(self, pw->ref);
-    return;
-  }
-  if (!has_deadline) return;
+  if (step.tell_actor) self->send(slot->second.actor, workload_atom::value, WorkloadPtr(w));
+  if (step.forget_actor) ForgetWorkload(self, pw->ref);
+  if (!step.spawn_actor) return;
   WorkloadActorConfig config;
   config.cluster = st.config.cluster.name;
   config.ref = pw->ref;
@@ -377,7 +374,7 @@ void OnWorkloadsListed(Self self, const std::string& kind, const std::string& ns
   std::size_t n = 0;
   for (auto it = st.stored_workloads.begin(); it != st.stored_workloads.end();) {
     const auto& [rns, rkind, rname] = it->first;
-    if (rkind == kind && (ns.empty() || rns == ns)) {
+    if (engine::RecordCoveredByListing(rkind, rns, kind, ns)) {
       batch.RemoveWorkload(st.config.cluster.name, rns, rkind, rname);
       ++n;
       it = st.stored_workloads.erase(it);
@@ -688,11 +685,8 @@ void DeleteObject(Self self, const engine::ObjectRef& ref, std::function<void(Re
 }
 
 engine::ObjectResult DeleteResult(const engine::ObjectRef& ref, const Result& r, const char* verb) {
-  // Already gone counts as done: the object does not exist, which is what was asked.
-  if (r.ok() || r.outcome == clients::Outcome::kNotFound) {
-    return {ref, engine::ObjectResultCode::kPruned, verb};
-  }
-  return {ref, engine::ObjectResultCode::kSyncFailed, r.ToString()};
+  return engine::DeletionResult(ref, r.ok(), r.outcome == clients::Outcome::kNotFound, r.ToString(),
+                                verb);
 }
 
 // One apply command in flight. Callbacks run in the actor, so plain counters suffice.
@@ -810,12 +804,8 @@ caf::result<ApplyReplyPtr> StartApply(Self self, const ApplyCommandPtr& cmd) {
     reply->error = engine::TransientError("", DownMessage(st));
     return ApplyReplyPtr(std::move(reply));
   }
-  // What fleetwave applies is watched (idempotent per kind), so every applied object shows up
-  // in its app's entries and read-after-write can complete whatever kinds an app renders.
-  for (const auto& o : cmd->objects) {
-    clients::FieldReader fields(o.object);
-    const std::string api_version = fields.String({"apiVersion"});
-    if (!api_version.empty() && !o.ref.kind.empty()) WatchKind(self, api_version, o.ref.kind);
+  for (const engine::WatchedKind& k : engine::KindsToWatch(cmd->objects)) {
+    WatchKind(self, k.api_version, k.kind);
   }
   auto run = std::make_shared<ApplyRun>();
   run->cmd = cmd;
@@ -831,14 +821,6 @@ caf::result<ApplyReplyPtr> StartApply(Self self, const ApplyCommandPtr& cmd) {
   run->ordered = engine::SequentialApplyPrefix(cmd->objects);
   ApplyOrdered(self, run);
   return run->promise;
-}
-
-// The patch that removes fleetwave's marks (preserveResourcesOnDeletion).
-clients::Json UnmarkPatch() {
-  return {{"metadata",
-           {{"annotations",
-             {{engine::kTrackingIdAnnotation, nullptr}, {engine::kAppliedHashAnnotation, nullptr}}},
-            {"labels", {{engine::kAppLabel, nullptr}}}}}};
 }
 
 caf::result<DeleteReplyPtr> StartDelete(Self self, const DeleteCommandPtr& cmd) {
@@ -880,7 +862,7 @@ caf::result<DeleteReplyPtr> StartDelete(Self self, const DeleteCommandPtr& cmd) 
       done(UnknownKind(ref));
       continue;
     }
-    st.client->MergePatch(*resource, ref.namespace_, ref.name, UnmarkPatch(),
+    st.client->MergePatch(*resource, ref.namespace_, ref.name, engine::UntrackPatch(),
                           [self, done](Result r) mutable {
                             NoteResult(self, r, "merge patch");
                             done(std::move(r));
@@ -894,7 +876,7 @@ ClusterActorImpl::behavior_type ClusterBehavior(Self self, ClusterActorConfig co
   st.config = std::move(config);
   st.cache = std::make_unique<ClusterCache>(st.config.cluster.name, st.config.liveness,
                                             st.config.options.seed);
-  st.executor = std::make_shared<ActorExecutor>(caf::actor_cast<caf::actor>(self));
+  st.executor = std::make_shared<ActorExecutor>(caf::actor_cast<RunTarget>(self));
   clients::ClientOptions options = st.config.options;
   if (!options.log) {
     // The client warns from the transport's loop thread, possibly after this actor is gone

@@ -11,6 +11,7 @@
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
 #include "actors/deletion_actor.h"
+#include "engine/fleet_change.h"
 #include "engine/operator_command.h"
 #include "engine/project_reload.h"
 #include "engine/reload_plan.h"
@@ -101,45 +102,32 @@ void Degraded(Self* self, const char* reason) {
   }
 }
 
-std::string Join(const std::vector<std::string>& lines) {
-  std::string out;
-  for (const auto& l : lines) out += (out.empty() ? "" : "; ") + l;
-  return out;
-}
-
 ClusterMapPtr ClusterMapOf(Self* self) {
   ClusterMap map = self->state.clusters;
   for (const auto& [name, retired] : self->state.retired) map.emplace(name, retired.first);
   return std::make_shared<const ClusterMap>(std::move(map));
 }
 
-// How long a retired context waits for the marks its removal causes: an appset actor stores
-// them after its next reconcile, which comes at once (the reload sends the new spec) and
-// within a poll interval at the latest.
 std::chrono::seconds RetireSettle(Self* self) {
-  return std::chrono::seconds(
-      2 * std::max<long long>(1, self->state.inputs.config.git_poll_interval_seconds) + 5);
+  return engine::RetireSettle(self->state.inputs.config.git_poll_interval_seconds);
 }
 
-// Stops the retired contexts no pending deletion needs (after their settle time).
+// Stops the retired contexts engine::RetiredToStop names.
 void SweepRetired(Self* self) {
   auto& st = self->state;
-  const engine::Time now = st.config.services->now();
-  bool changed = false;
-  for (auto it = st.retired.begin(); it != st.retired.end();) {
-    if (st.needed.count(it->first) == 0 && it->second.second + RetireSettle(self) <= now) {
-      Log(self, "cluster=" + it->first +
-                    " left the kubeconfig and no pending deletion needs it; "
-                    "its actor stops");
-      st.names.erase(it->second.first.address());
-      self->send_exit(it->second.first, caf::exit_reason::user_shutdown);
-      it = st.retired.erase(it);
-      changed = true;
-    } else {
-      ++it;
-    }
+  std::map<std::string, engine::Time> retired_at;
+  for (const auto& [name, retired] : st.retired) retired_at[name] = retired.second;
+  const std::vector<std::string> stop =
+      engine::RetiredToStop(retired_at, st.needed, st.config.services->now(), RetireSettle(self));
+  for (const auto& name : stop) {
+    Log(self, "cluster=" + name +
+                  " left the kubeconfig and no pending deletion needs it; its actor stops");
+    auto it = st.retired.find(name);
+    st.names.erase(it->second.first.address());
+    self->send_exit(it->second.first, caf::exit_reason::user_shutdown);
+    st.retired.erase(it);
   }
-  if (changed && st.deleter) {
+  if (!stop.empty() && st.deleter) {
     self->send(st.deleter, clusters_atom::value, ClusterMapOf(self), st.trusted);
   }
 }
@@ -181,98 +169,81 @@ void SpawnAppSet(Self* self, const std::string& name) {
   st.names[entry.actor.address()] = name;
 }
 
-// Makes the running actors match the inputs in force.
-void Apply(Self* self, bool clusters_changed) {
-  if (self->state.deleter) clusters_changed = true;  // the deletion actor hears every change
+// Makes the running actors match the inputs in force: engine::PlanFleetChange decides, the
+// coordinator spawns, stops and sends.
+void Apply(Self* self) {
   auto& st = self->state;
-  // Clusters: one actor per context; a changed context is replaced, a removed one stopped.
-  std::set<std::string> contexts;
+  engine::FleetNow now;
   for (const auto& c : st.inputs.cluster_configs) {
-    contexts.insert(c.name);
-    auto it = st.cluster_configs.find(c.name);
-    // Whole values: any changed field (a rotated key, a new exec plugin, proxy, server name,
-    // skip-verify or password) must reach the cluster's client, which only a new actor builds.
-    if (it != st.cluster_configs.end() && it->second == c) continue;
-    if (auto old = st.retired.find(c.name); old != st.retired.end()) {
-      st.names.erase(old->second.first.address());
-      self->send_exit(old->second.first, caf::exit_reason::user_shutdown);
-      st.retired.erase(old);
-    }
-    if (auto old = st.clusters.find(c.name); old != st.clusters.end()) {
-      Log(self, "cluster=" + c.name + " changed in the kubeconfig; its actor restarts");
-      st.names.erase(old->second.address());
-      self->send_exit(old->second, caf::exit_reason::user_shutdown);
-    }
-    SpawnCluster(self, c);
-    clusters_changed = true;
+    auto running = st.cluster_configs.find(c.name);
+    now.clusters.push_back({c.name, running != st.cluster_configs.end() && running->second == c});
   }
-  for (auto it = st.clusters.begin(); it != st.clusters.end();) {
-    if (contexts.count(it->first) == 0) {
-      // Its apps disappear from cluster generators and are marked PendingDeletion; deleting
-      // them needs the cluster, so its actor runs on (retired) until no deletion needs it.
-      Log(self, "cluster=" + it->first +
-                    " left the kubeconfig; its actor runs on while a pending deletion needs it");
-      if (st.config.services->publish.cluster_removed) {
-        st.config.services->publish.cluster_removed(it->first);
-      }
-      st.names[it->second.address()] = "retired:" + it->first;
-      st.retired[it->first] = {it->second, st.config.services->now()};
-      self->delayed_send(self, RetireSettle(self) + std::chrono::seconds(1), sweep_atom::value);
-      st.cluster_configs.erase(it->first);
-      it = st.clusters.erase(it);
-      clusters_changed = true;
-    } else {
-      ++it;
+  for (const auto& [name, actor] : st.clusters) now.running_clusters.insert(name);
+  for (const auto& [name, retired] : st.retired) now.retired_clusters.insert(name);
+  now.good_files = &st.reload.good_files;
+  for (const auto& [name, entry] : st.appsets) now.sets[name] = {entry.defined, entry.file};
+  now.trusted = st.trusted;
+  now.deletion_grace_seconds = st.inputs.config.deletion_grace_period_seconds;
+  const engine::FleetChange change = engine::PlanFleetChange(now);
+  for (const auto& line : change.log) Log(self, line);
+
+  std::map<std::string, const clients::ClusterConfig*> configs;
+  for (const auto& c : st.inputs.cluster_configs) configs[c.name] = &c;
+  for (const auto& name : change.stop_retired) {
+    auto old = st.retired.find(name);
+    st.names.erase(old->second.first.address());
+    self->send_exit(old->second.first, caf::exit_reason::user_shutdown);
+    st.retired.erase(old);
+  }
+  for (const auto& name : change.restart_clusters) {
+    auto old = st.clusters.find(name);
+    st.names.erase(old->second.address());
+    self->send_exit(old->second, caf::exit_reason::user_shutdown);
+    SpawnCluster(self, *configs.at(name));
+  }
+  for (const auto& name : change.spawn_clusters) SpawnCluster(self, *configs.at(name));
+  for (const auto& name : change.retire_clusters) {
+    if (st.config.services->publish.cluster_removed) {
+      st.config.services->publish.cluster_removed(name);
     }
+    auto it = st.clusters.find(name);
+    st.names[it->second.address()] = "retired:" + name;
+    st.retired[name] = {it->second, st.config.services->now()};
+    self->delayed_send(self, RetireSettle(self) + std::chrono::seconds(1), sweep_atom::value);
+    st.cluster_configs.erase(name);
+    st.clusters.erase(it);
   }
-  // ApplicationSets: the last good sets of every file.
-  std::vector<engine::DuplicateSet> duplicates;
-  const std::map<std::string, engine::WantedSet> wanted =
-      engine::WantedSets(st.reload.good_files, &duplicates);
-  for (const auto& d : duplicates) {
-    Log(self, d.file + ": ApplicationSet " + d.name + " is also defined in " + d.used_file +
-                  "; the first one is used");
-  }
+
   const ClusterMapPtr cluster_map = ClusterMapOf(self);
-  for (const auto& [name, where] : wanted) {
-    auto it = st.appsets.find(name);
+  auto spec_of = [&](const engine::WantedSet& where) {
     engine::ApplicationSet set = *where.set;
     set.projects = st.projects;  // the projects in force, a failing file's last good ones kept
-    AppSetSpecPtr spec = SpecOf(self, set);
-    if (it == st.appsets.end()) {
-      st.appsets[name].spec = spec;
-      st.appsets[name].file = where.file;
-      SpawnAppSet(self, name);
-      Log(self, "appset=" + name + " loaded from " + where.file);
-    } else {
-      if (!it->second.defined) Log(self, "appset=" + name + " is defined again in " + where.file);
-      it->second.defined = true;
-      it->second.spec = spec;
-      it->second.file = where.file;
-      self->send(it->second.actor, spec_atom::value, spec, cluster_map);
-    }
+    return SpecOf(self, set);
+  };
+  for (const auto& [name, where] : change.spawn_sets) {
+    st.appsets[name].spec = spec_of(where);
+    st.appsets[name].file = where.file;
+    SpawnAppSet(self, name);
   }
-  // A set that is no longer defined keeps its actor with its last good spec: the actor marks
-  // it PendingDeletion, and the deletion actor deletes it after the grace period (product
-  // §3.5). Never while the inputs did not load: then the set simply stays as it was.
-  for (auto& [name, entry] : st.appsets) {
-    if (wanted.count(name) > 0) continue;
-    if (st.trusted && entry.defined) {
-      Log(self, "appset=" + name + " is no longer defined (was in " + entry.file +
-                    "); it is marked PendingDeletion");
-      entry.defined = false;
-    }
+  for (const auto& [name, where] : change.respec_sets) {
+    AppSetEntry& entry = st.appsets.at(name);
+    entry.defined = true;
+    entry.spec = spec_of(where);
+    entry.file = where.file;
+    self->send(entry.actor, spec_atom::value, entry.spec, cluster_map);
+  }
+  for (const engine::UndefinedSet& undefined : change.undefined_sets) {
+    AppSetEntry& entry = st.appsets.at(undefined.name);
+    entry.defined = undefined.defined;
     auto spec = std::make_shared<AppSetSpec>(*entry.spec);
-    spec->defined = entry.defined;
-    spec->inputs_trusted = st.trusted;
-    spec->deletion_grace = std::chrono::seconds(
-        std::max<long long>(0, st.inputs.config.deletion_grace_period_seconds));
+    spec->defined = undefined.defined;
+    spec->inputs_trusted = change.inputs_trusted;
+    spec->deletion_grace = std::chrono::seconds(change.deletion_grace_seconds);
     entry.spec = spec;
     self->send(entry.actor, spec_atom::value, AppSetSpecPtr(spec), cluster_map);
   }
-  if (clusters_changed && st.deleter) {
-    self->send(st.deleter, clusters_atom::value, cluster_map, st.trusted);
-  }
+  // The deletion actor hears the clusters and the trust after every change (either may move).
+  if (st.deleter) self->send(st.deleter, clusters_atom::value, cluster_map, st.trusted);
 }
 
 // Merges a fresh load into the inputs in force; a failing part keeps its last good version.
@@ -280,18 +251,23 @@ void Merge(Self* self, const DaemonInputs& fresh, bool first) {
   auto& st = self->state;
   const auto& publish = st.config.services->publish;
   for (const auto& w : fresh.warnings) Log(self, "warning: " + w);
-  if (fresh.config_errors.empty()) {
+  engine::ConfigLoad load;
+  load.errors = &fresh.config_errors;
+  load.errors_before = &st.config_errors;
+  load.load_failed = fresh.load_failed;
+  load.first = first;
+  const engine::ConfigVerdict verdict = engine::PlanConfigLoad(load);
+  if (verdict.line) Log(self, *verdict.line);
+  if (verdict.degraded) Degraded(self, "file");
+  if (verdict.take_fresh) {
     st.inputs.config = fresh.config;
     st.inputs.clusters = fresh.clusters;
     st.inputs.cluster_configs = fresh.cluster_configs;
     st.inputs.config_path = fresh.config_path;
     if (publish.repositories) publish.repositories(fresh.config.repositories);
     if (publish.file) publish.file(fresh.config_path, {});
-  } else {
-    Log(self, std::string(first ? "" : "reload: ") + Join(fresh.config_errors) +
-                  (first ? "" : "; the previous configuration stays in force"));
-    if (publish.file) publish.file(fresh.config_path, fresh.config_errors);
-    if (fresh.config_errors != st.config_errors && !fresh.load_failed) Degraded(self, "file");
+  } else if (publish.file) {
+    publish.file(fresh.config_path, fresh.config_errors);
   }
   st.config_errors = fresh.config_errors;
   const bool had_sets = !st.reload.good_files.empty();
@@ -301,39 +277,30 @@ void Merge(Self* self, const DaemonInputs& fresh, bool first) {
   st.projects = engine::ProjectsInForce(st.good_projects);
   st.trusted = plan.trusted;
   for (const engine::FileEvent& e : plan.events) {
+    const engine::FileReport report = engine::ReportFileEvent(e);
+    if (report.degraded) Degraded(self, "file");
+    for (const auto& line : report.lines) Log(self, line);
     switch (e.kind) {
       case engine::FileEvent::Kind::kRemoved:
         // A file that left the directory takes every error shown under it with it, its
         // load's and those its sets' actors published (a gather that failed).
-        if (e.had_error) Log(self, e.path + ": removed; its error is gone");
         if (publish.file) publish.file(e.path, {});
         if (publish.file_removed) publish.file_removed(e.path);
         break;
       case engine::FileEvent::Kind::kClean:
-        if (e.was_failing) Log(self, e.path + ": loads again");
         if (publish.file) publish.file(e.path, {});
         break;
       case engine::FileEvent::Kind::kFailed:
-        if (e.changed) {
-          Degraded(self, "file");
-          for (const auto& error : e.errors) Log(self, error);
-          Log(self, e.path + (e.kept ? ": the last good version stays in force"
-                                     : ": not loaded (no earlier good version)"));
-        }
         if (publish.file) publish.file(e.path, e.errors);
         break;
     }
   }
-  if (fresh.directory_error) {
-    Log(self,
-        "reload: " + *fresh.directory_error + "; the ApplicationSets loaded before stay in force");
-  } else if (plan.directory_empty && had_sets) {
-    Log(self, "reload: the ApplicationSet directory " + fresh.config.application_sets +
-                  " is empty; the ApplicationSets loaded before stay in force and nothing is "
-                  "deleted");
+  if (auto line = engine::DirectoryLine(fresh.directory_error, plan.directory_empty, had_sets,
+                                        fresh.config.application_sets)) {
+    Log(self, *line);
   }
   st.reload = std::move(plan.next);
-  Apply(self, false);
+  Apply(self);
 }
 
 void StartLoad(Self* self) {
@@ -432,7 +399,7 @@ void OnSetDeleted(Self* self, const std::string& name) {
   if (st.config.services->publish.appset_removed) {
     st.config.services->publish.appset_removed(name);
   }
-  Guarded(self, "applying a deletion", [&] { Apply(self, false); });
+  Guarded(self, "applying a deletion", [&] { Apply(self); });
 }
 
 void OnDown(Self* self, const caf::down_msg& down) {
@@ -535,9 +502,9 @@ CoordinatorImpl::behavior_type CoordinatorBehavior(Self* self, CoordinatorConfig
           return;
         }
         if (s.config.services->publish.reloaded) {
-          bool ok = merged && fresh->config_errors.empty() && !fresh->directory_error;
-          for (const auto& [path, file] : fresh->files) ok = ok && file.errors.empty();
-          s.config.services->publish.reloaded(s.ticket_loading, ok);
+          s.config.services->publish.reloaded(
+              s.ticket_loading, engine::ReloadSucceeded(merged, fresh->config_errors.empty(),
+                                                        !fresh->directory_error, fresh->files));
         }
       },
       [=](slot_atom) -> caf::result<slot_atom> {
@@ -638,16 +605,10 @@ CoordinatorImpl::behavior_type CoordinatorBehavior(Self* self, CoordinatorConfig
           return engine::CommandAnswer{engine::CommandOutcome::kNotFound,
                                        what + " refused: no applicationset " + appset};
         }
-        if (it->second.defined) {
-          // Files are the source of truth: a set still defined would be re-created on the next
-          // reload.
-          Log(self, "appset=" + appset + " deletion requested by " + caller +
-                        " refused: " + it->second.file + " still defines it; remove the file");
-          return engine::CommandAnswer{
-              engine::CommandOutcome::kConflict,
-              "applicationset " + appset + " is defined by " + it->second.file +
-                  "; remove that file to delete it (files are the source of truth: a set still "
-                  "defined would be re-created on the next reload)"};
+        if (auto refusal = engine::RefuseOperatorDeletion(
+                appset, {it->second.defined, it->second.file}, caller)) {
+          Log(self, refusal->line);
+          return refusal->answer;
         }
         auto promise = self->make_response_promise();
         promise.delegate(s.deleter, delete_atom::value, appset, caller);

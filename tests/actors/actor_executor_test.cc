@@ -21,7 +21,7 @@ namespace fleetwave::actors {
 namespace {
 
 // An actor that only runs closures, logging what escapes them.
-caf::behavior Runner(caf::event_based_actor*, std::shared_ptr<std::vector<std::string>> log) {
+RunTarget::behavior_type Runner(RunTarget::pointer, std::shared_ptr<std::vector<std::string>> log) {
   return {[log](run_atom, const RunClosure& fn) {
     RunInActor(fn, [log](const std::string& m) { log->push_back(m); });
   }};
@@ -45,7 +45,7 @@ class ActorExecutorTest : public ::testing::Test {
 
 TEST_F(ActorExecutorTest, RunsClosuresInTheActorInSubmissionOrder) {
   auto log = std::make_shared<std::vector<std::string>>();
-  caf::actor runner = system_.spawn(Runner, log);
+  RunTarget runner = system_.spawn(Runner, log);
   ActorExecutor executor(runner);
   std::vector<int> ran;
   for (int i = 0; i < 5; ++i) executor.Submit([&ran, i] { ran.push_back(i); });
@@ -59,7 +59,7 @@ TEST_F(ActorExecutorTest, RunsClosuresInTheActorInSubmissionOrder) {
 
 TEST_F(ActorExecutorTest, AThrowingClosureIsLoggedAndTheNextOneRuns) {
   auto log = std::make_shared<std::vector<std::string>>();
-  caf::actor runner = system_.spawn(Runner, log);
+  RunTarget runner = system_.spawn(Runner, log);
   ActorExecutor executor(runner);
   bool after = false;
   executor.Submit([] { throw std::runtime_error("boom"); });
@@ -80,7 +80,7 @@ TEST_F(ActorExecutorTest, DropsSubmissionsAfterTheActorExits) {
   for (const Case& c : std::vector<Case>{{"actor exited", false}, {"executor closed", true}}) {
     SCOPED_TRACE(c.name);
     auto log = std::make_shared<std::vector<std::string>>();
-    caf::actor runner = system_.spawn(Runner, log);
+    RunTarget runner = system_.spawn(Runner, log);
     ActorExecutor executor(runner);
     if (c.close) {
       executor.Close();
@@ -109,7 +109,7 @@ TEST(ActorExecutorThreadsTest, ClosuresFromManyThreadsRunOneAtATime) {
   cfg.set("logger.verbosity", caf::atom("quiet"));
   caf::actor_system system(cfg);
   auto log = std::make_shared<std::vector<std::string>>();
-  caf::actor runner = system.spawn(Runner, log);
+  RunTarget runner = system.spawn(Runner, log);
   ActorExecutor executor(runner);
 
   constexpr int kThreads = 4;

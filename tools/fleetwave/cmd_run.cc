@@ -523,7 +523,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   std::unique_ptr<store::EtcdKeyWatch> leader_watch;
   // A standby has no coordinator: the watchdog's ping goes to this stand-in, so it still proves
   // the scheduler makes progress.
-  caf::actor standby_pong;
+  actors::HeartbeatTarget standby_pong;
   if (!config.leader_election) {
     coordinators.Set(actors::SpawnCoordinator(system, std::move(coordinator_config)));
   } else {
@@ -593,7 +593,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
             store::EtcdClientOptions{
                 1000, std::max<long>(1000, config.leader_election->lease_duration_seconds * 500)}),
         identity, config.leader_election->lease_duration_seconds);
-    standby_pong = system.spawn([]() -> caf::behavior {
+    standby_pong = system.spawn([]() -> actors::HeartbeatTarget::behavior_type {
       return {[](actors::ping_atom) { return actors::ping_atom::value; }};
     });
     LeadershipCallbacks callbacks;
@@ -656,7 +656,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
         log_fn);
   }
   auto current_coordinator = [&coordinators, &standby_pong] {
-    caf::actor c = caf::actor_cast<caf::actor>(coordinators.Get());
+    actors::HeartbeatTarget c = coordinators.Get();
     return c ? c : standby_pong;
   };
   auto stop_actors = [&coordinators, &standby_pong, &cluster_pool] {

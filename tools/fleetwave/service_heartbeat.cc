@@ -6,14 +6,15 @@
 
 namespace fleetwave::cli {
 
-ServiceHeartbeat::ServiceHeartbeat(caf::actor_system& system, caf::actor target,
+ServiceHeartbeat::ServiceHeartbeat(caf::actor_system& system, actors::HeartbeatTarget target,
                                    std::chrono::milliseconds period, bool ping,
                                    std::function<void()> on_alive, std::function<void()> on_tick)
     : ServiceHeartbeat(
           system, [target = std::move(target)] { return target; }, period, ping,
           std::move(on_alive), std::move(on_tick)) {}
 
-ServiceHeartbeat::ServiceHeartbeat(caf::actor_system& system, std::function<caf::actor()> target,
+ServiceHeartbeat::ServiceHeartbeat(caf::actor_system& system,
+                                   std::function<actors::HeartbeatTarget()> target,
                                    std::chrono::milliseconds period, bool ping,
                                    std::function<void()> on_alive, std::function<void()> on_tick)
     : period_(period),
@@ -44,7 +45,7 @@ void ServiceHeartbeat::Loop(caf::actor_system* system) {
       bool answered = false;
       // The reply travels through the coordinator's mailbox and a scheduler thread: no reply
       // within the period means the actor system is not making progress.
-      const caf::actor target = target_();
+      const actors::HeartbeatTarget target = target_();
       self->request(target, period_, actors::ping_atom::value)
           .receive([&](actors::ping_atom) { answered = true; }, [&](caf::error&) {});
       if (answered && on_alive_) on_alive_();

@@ -25,15 +25,18 @@
 #include <string>
 #include <thread>
 
+#include "actors/coordinator_interface.h"
+
 namespace fleetwave::cli {
 
 class ServiceHeartbeat {
  public:
-  ServiceHeartbeat(caf::actor_system& system, caf::actor target, std::chrono::milliseconds period,
-                   bool ping, std::function<void()> on_alive, std::function<void()> on_tick);
+  ServiceHeartbeat(caf::actor_system& system, actors::HeartbeatTarget target,
+                   std::chrono::milliseconds period, bool ping, std::function<void()> on_alive,
+                   std::function<void()> on_tick);
   // The actor asked is `target()`'s at each ping (leader election: the coordinator of the term
   // this instance leads, or a standby's stand-in).
-  ServiceHeartbeat(caf::actor_system& system, std::function<caf::actor()> target,
+  ServiceHeartbeat(caf::actor_system& system, std::function<actors::HeartbeatTarget()> target,
                    std::chrono::milliseconds period, bool ping, std::function<void()> on_alive,
                    std::function<void()> on_tick);
   ~ServiceHeartbeat();
@@ -50,7 +53,7 @@ class ServiceHeartbeat {
   bool ping_;
   std::function<void()> on_alive_;
   std::function<void()> on_tick_;
-  std::function<caf::actor()> target_;
+  std::function<actors::HeartbeatTarget()> target_;
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;

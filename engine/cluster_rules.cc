@@ -1,0 +1,54 @@
+#include "engine/cluster_rules.h"
+
+#include <set>
+#include <utility>
+
+#include "engine/tracking.h"
+
+namespace fleetwave::engine {
+
+std::vector<WatchedKind> KindsToWatch(const std::vector<RenderedObject>& objects) {
+  std::vector<WatchedKind> kinds;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const RenderedObject& o : objects) {
+    auto api_version = o.object.is_object() ? o.object.find("apiVersion") : o.object.end();
+    if (api_version == o.object.end() || !api_version->is_string()) continue;
+    const std::string version = api_version->get<std::string>();
+    if (version.empty() || o.ref.kind.empty()) continue;
+    if (seen.emplace(version, o.ref.kind).second) kinds.push_back({version, o.ref.kind});
+  }
+  return kinds;
+}
+
+ObjectResult DeletionResult(const ObjectRef& ref, bool ok, bool not_found, const std::string& error,
+                            const std::string& verb) {
+  if (ok || not_found) return {ref, ObjectResultCode::kPruned, verb};
+  return {ref, ObjectResultCode::kSyncFailed, error};
+}
+
+Json UntrackPatch() {
+  return {{"metadata",
+           {{"annotations", {{kTrackingIdAnnotation, nullptr}, {kAppliedHashAnnotation, nullptr}}},
+            {"labels", {{kAppLabel, nullptr}}}}}};
+}
+
+WorkloadEventStep OnWorkloadEvent(bool has_deadline, bool deciding, bool has_actor) {
+  WorkloadEventStep step;
+  step.remember = has_deadline;
+  if (!deciding) return step;  // a standby only remembers; a term's start spawns
+  if (has_actor) {
+    // The actor evaluates the update; without a deadline it removes its record and quits.
+    step.tell_actor = true;
+    step.forget_actor = !has_deadline;
+    return step;
+  }
+  step.spawn_actor = has_deadline;
+  return step;
+}
+
+bool RecordCoveredByListing(const std::string& record_kind, const std::string& record_ns,
+                            const std::string& listed_kind, const std::string& listed_ns) {
+  return record_kind == listed_kind && (listed_ns.empty() || record_ns == listed_ns);
+}
+
+}  // namespace fleetwave::engine

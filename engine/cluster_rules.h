@@ -1,0 +1,58 @@
+// The cluster actor's rules as pure functions (issue 25: no domain decision in actors/): which
+// kinds an apply makes it watch, what a delete's answer means for the object, and what a
+// workload watch event does to the workload's progress-deadline actor. The actor owns the
+// client, the watches and the workload actors and acts on these answers. Pinned by
+// tests/engine/core/cluster_rules_test.cc.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "engine/object_ref.h"
+#include "engine/operation_record.h"
+#include "engine/render.h"
+#include "engine/yaml_json.h"
+
+namespace fleetwave::engine {
+
+// A kind the cluster actor watches (existence of what fleetwave applied).
+struct WatchedKind {
+  std::string api_version;
+  std::string kind;
+  bool operator==(const WatchedKind&) const = default;
+};
+
+// What fleetwave applies is watched, so every applied object shows up in its app's entries and
+// read-after-write can complete whatever kinds an app renders: each kind once, in the order the
+// apply names them; an object without apiVersion or kind names none.
+std::vector<WatchedKind> KindsToWatch(const std::vector<RenderedObject>& objects);
+
+// A delete's answer for one object: done when it succeeded or the object was already gone
+// (it does not exist, which is what was asked), reported with `verb`; otherwise failed with
+// the request's error.
+ObjectResult DeletionResult(const ObjectRef& ref, bool ok, bool not_found, const std::string& error,
+                            const std::string& verb);
+
+// The merge patch that leaves an object fleetwave no longer tracks (preserveResourcesOnDeletion):
+// its tracking-id and applied-hash annotations and its app label go, nothing else changes.
+Json UntrackPatch();
+
+// What a watch event of a workload (added or updated) does to its progress-deadline actor.
+struct WorkloadEventStep {
+  bool remember = false;      // kept among the workloads with a deadline (a term's start spawns)
+  bool tell_actor = false;    // its running actor evaluates the update
+  bool forget_actor = false;  // the actor's decision stops counting (it removes its record)
+  bool spawn_actor = false;   // a new actor, from its stored record if any
+  bool operator==(const WorkloadEventStep&) const = default;
+};
+// `has_deadline`: the workload carries a progress deadline; `deciding`: this replica leads and
+// its stored records are loaded (a standby only remembers); `has_actor`: one runs for it.
+WorkloadEventStep OnWorkloadEvent(bool has_deadline, bool deciding, bool has_actor);
+
+// A stored deadline record is stale after a workload watch of `listed_kind` in `listed_ns`
+// ("" = every namespace) listed and did not name it: its workload was deleted while the
+// daemon was away.
+bool RecordCoveredByListing(const std::string& record_kind, const std::string& record_ns,
+                            const std::string& listed_kind, const std::string& listed_ns);
+
+}  // namespace fleetwave::engine

@@ -1,0 +1,124 @@
+// The cluster actor's rules as tables (engine/cluster_rules.h): the kinds an apply watches, what
+// a delete's answer means, what a workload event does to its deadline actor, and which stored
+// deadline records a workload listing covers.
+#include "engine/cluster_rules.h"
+
+#include <gtest/gtest.h>
+
+namespace fleetwave::engine {
+namespace {
+
+RenderedObject Object(const std::string& kind, Json object) {
+  RenderedObject o;
+  o.ref.kind = kind;
+  o.ref.name = "x";
+  o.object = std::move(object);
+  return o;
+}
+
+TEST(KindsToWatch, EachAppliedKindOnceInOrder) {
+  struct Case {
+    const char* name;
+    std::vector<RenderedObject> objects;
+    std::vector<WatchedKind> kinds;
+  } cases[] = {
+      {"nothing applied watches nothing", {}, {}},
+      {"each kind once, in apply order",
+       {Object("Namespace", {{"apiVersion", "v1"}}),
+        Object("Deployment", {{"apiVersion", "apps/v1"}}),
+        Object("Namespace", {{"apiVersion", "v1"}})},
+       {{"v1", "Namespace"}, {"apps/v1", "Deployment"}}},
+      {"the same kind of two versions is two watches",
+       {Object("CloneSet", {{"apiVersion", "apps.kruise.io/v1alpha1"}}),
+        Object("CloneSet", {{"apiVersion", "apps.kruise.io/v1beta1"}})},
+       {{"apps.kruise.io/v1alpha1", "CloneSet"}, {"apps.kruise.io/v1beta1", "CloneSet"}}},
+      {"no apiVersion, an empty or non-string one, or no kind names none",
+       {Object("ConfigMap", Json::object()), Object("ConfigMap", {{"apiVersion", ""}}),
+        Object("ConfigMap", {{"apiVersion", 1}}), Object("", {{"apiVersion", "v1"}}),
+        Object("Secret", Json::array())},
+       {}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(KindsToWatch(c.objects), c.kinds);
+  }
+}
+
+TEST(DeletionResult, AlreadyGoneCountsAsDone) {
+  const ObjectRef ref{"apps", "Deployment", "web", "api"};
+  struct Case {
+    const char* name;
+    bool ok, not_found;
+    ObjectResult result;
+  } cases[] = {
+      {"deleted", true, false, {ref, ObjectResultCode::kPruned, "pruned"}},
+      {"already gone", false, true, {ref, ObjectResultCode::kPruned, "pruned"}},
+      {"refused", false, false, {ref, ObjectResultCode::kSyncFailed, "403 forbidden"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(DeletionResult(ref, c.ok, c.not_found, "403 forbidden", "pruned"), c.result);
+  }
+}
+
+TEST(UntrackPatch, RemovesExactlyFleetwavesMarks) {
+  Json object = {{"metadata",
+                  {{"name", "web"},
+                   {"annotations",
+                    {{"fleetwave.io/tracking-id", "set:app:apps/Deployment:ns/web"},
+                     {"fleetwave.io/applied-hash", "abc"},
+                     {"team", "blue"}}},
+                   {"labels", {{"fleetwave.io/app", "app"}, {"tier", "web"}}}}},
+                 {"spec", {{"replicas", 2}}}};
+  object.merge_patch(UntrackPatch());
+  const Json expected = {
+      {"metadata",
+       {{"name", "web"}, {"annotations", {{"team", "blue"}}}, {"labels", {{"tier", "web"}}}}},
+      {"spec", {{"replicas", 2}}}};
+  EXPECT_EQ(object, expected);
+}
+
+TEST(OnWorkloadEvent, ADeadlineGetsAnActorOnlyWhileDeciding) {
+  struct Case {
+    const char* name;
+    bool has_deadline, deciding, has_actor;
+    WorkloadEventStep step;  // remember, tell, forget, spawn
+  } cases[] = {
+      {"a standby only remembers a deadline", true, false, false, {true, false, false, false}},
+      {"a standby forgets one that lost its deadline", false, false, false, {}},
+      {"a standby leaves a running actor alone", true, false, true, {true, false, false, false}},
+      {"deciding: a new deadline spawns an actor", true, true, false, {true, false, false, true}},
+      {"deciding: no deadline and no actor is nothing", false, true, false, {}},
+      {"deciding: the actor evaluates an update", true, true, true, {true, true, false, false}},
+      {"deciding: a lost deadline is told, then forgotten",
+       false,
+       true,
+       true,
+       {false, true, true, false}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(OnWorkloadEvent(c.has_deadline, c.deciding, c.has_actor), c.step);
+  }
+}
+
+TEST(RecordCoveredByListing, KindAndNamespace) {
+  struct Case {
+    const char* name;
+    const char *record_kind, *record_ns, *listed_kind, *listed_ns;
+    bool covered;
+  } cases[] = {
+      {"same kind, every namespace listed", "Deployment", "a", "Deployment", "", true},
+      {"same kind, its namespace listed", "Deployment", "a", "Deployment", "a", true},
+      {"same kind, another namespace listed", "Deployment", "a", "Deployment", "b", false},
+      {"another kind", "StatefulSet", "a", "Deployment", "", false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(RecordCoveredByListing(c.record_kind, c.record_ns, c.listed_kind, c.listed_ns),
+              c.covered);
+  }
+}
+
+}  // namespace
+}  // namespace fleetwave::engine
