@@ -9,6 +9,7 @@
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
 #include "engine/deletion/deletion_state.h"
+#include "engine/deletion/deletion_sweep.h"
 #include "engine/operator_command.h"
 #include "engine/tracking.h"
 #include "store/state.h"
@@ -20,16 +21,8 @@ using retry_atom = caf::atom_constant<caf::atom("retry")>;
 
 using engine::Json;
 
-// One stored deletion; app "" = the whole set.
-struct Key {
-  std::string appset, app;
-  auto operator<=>(const Key&) const = default;
-};
-
-struct Stored {
-  engine::DeletionRecord record;
-  int64_t revision = 0;
-};
+using Key = engine::DeletionKey;
+using Stored = engine::StoredDeletion;
 
 struct Loaded {
   std::map<Key, Stored> records;
@@ -113,9 +106,7 @@ void LogOnce(Self* self, const std::string& key, const std::string& line) {
   if (self->state.logged.insert(key).second) Log(self, line);
 }
 
-std::string Who(const Key& k) {
-  return "appset=" + k.appset + (k.app.empty() ? std::string() : " app=" + k.app);
-}
+std::string Who(const Key& k) { return engine::DeletionWho(k); }
 
 engine::Time Now(Self* self) { return self->state.config.services->now(); }
 
@@ -362,7 +353,23 @@ void Commit(Self* self, RoundPtr round) {
   });
 }
 
-// One round over every stored deletion: which are due, which Deleting ones moved on.
+// The store operations of the sweep's record writes, in order.
+void AddWrites(const std::vector<engine::DeletionWrite>& writes, Round& round) {
+  for (const auto& w : writes) {
+    const auto& [appset, app] = w.key;
+    if (w.record) {
+      round.batch.PutDeletion(appset, app, engine::EncodeDeletionRecord(*w.record), w.expected);
+    } else {
+      round.batch.Remove(
+          app.empty() ? store::keys::SetDeletion(appset) : store::keys::AppDeletion(appset, app),
+          w.expected);
+    }
+    round.records[w.key] = w.record;
+  }
+}
+
+// One sweep over every stored deletion (engine::PlanDeletionSweep decides which are due and
+// which Deleting ones moved on); its writes are committed before its commands are sent.
 void Advance(Self* self) {
   auto& st = self->state;
   if (!st.loaded || !st.have_clusters) return;
@@ -370,82 +377,24 @@ void Advance(Self* self) {
     st.dirty = true;
     return;
   }
-  const engine::Time now = Now(self);
+  engine::DeletionSweepInput input;
+  input.records = st.records;
+  input.inputs_trusted = st.config.inputs_trusted;
+  input.now = Now(self);
+  for (const auto& [key, stored] : st.records) {
+    auto& views = input.views[key];
+    for (const auto& a : stored.record.apps) views[a.name] = ViewOf(self, key, a);
+  }
+  engine::DeletionSweep sweep = engine::PlanDeletionSweep(input);
+  for (const auto& line : sweep.log_once) LogOnce(self, line.key, line.text);
+  for (const auto& key : sweep.forget) st.logged.erase(key);
+  if (sweep.wake_at) ArmWake(self, *sweep.wake_at);
+  for (const auto& key : sweep.watch) EnsureWatching(self, key, st.records.at(key).record);
   auto round = std::make_shared<Round>();
-  std::set<std::string> sets_deleting;
-  for (const auto& [key, stored] : st.records) {
-    if (key.app.empty()) sets_deleting.insert(key.appset);
-  }
-  for (const auto& [key, stored] : st.records) {
-    const engine::DeletionRecord& r = stored.record;
-    if (!st.config.inputs_trusted) {
-      LogOnce(self, "held " + key.appset + "/" + key.app,
-              Who(key) + " " + engine::DeletionPhaseName(r.phase) +
-                  " held: the inputs did not load (empty or unreadable ApplicationSet directory, "
-                  "or a kubeconfig that failed); nothing is deleted until they do");
-      continue;
-    }
-    st.logged.erase("held " + key.appset + "/" + key.app);
-    // An app of a set whose whole deletion is recorded goes with the set's round.
-    if (!key.app.empty() && sets_deleting.count(key.appset) > 0) continue;
-    if (r.phase == engine::DeletionPhase::kPendingDeletion && r.due > now) {
-      LogOnce(self, "pending " + key.appset + "/" + key.app + " " + engine::FormatRfc3339(r.due),
-              Who(key) + " PendingDeletion (" + r.reason + "); deleted at " +
-                  engine::FormatRfc3339(r.due) + " unless it reappears");
-      ArmWake(self, r.due);
-      continue;
-    }
-    EnsureWatching(self, key, r);
-    std::map<std::string, engine::DeletionAppView> views;
-    for (const auto& a : r.apps) views[a.name] = ViewOf(self, key, a);
-    engine::DeletionRound d = engine::PlanDeletionRound(key.appset, r, views);
-    if (r.phase == engine::DeletionPhase::kPendingDeletion) {
-      round->log.push_back(Who(key) + " Deleting (" + r.reason + ")" +
-                           (r.strategy.ReverseDeletion() ? ", deletionOrder Reverse" : ""));
-    }
-    for (const auto& app : d.orphaned) {
-      std::string cluster;
-      for (const auto& a : r.apps) {
-        if (a.name == app) cluster = a.cluster;
-      }
-      round->log.push_back("appset=" + key.appset + " app=" + app + " cluster " +
-                           (cluster.empty() ? "(none)" : cluster) +
-                           " is no longer known; its objects are left in place");
-    }
-    for (const auto& app : d.newly_gone) {
-      round->log.push_back("appset=" + key.appset + " app=" + app +
-                           " deleted (its objects are "
-                           "gone from the cluster)");
-    }
-    if (d.record.step != r.step && !d.done && d.record.step != 0) {
-      round->log.push_back("appset=" + key.appset + " deleting " +
-                           (d.record.step < 0 ? std::string("the apps no step selects")
-                                              : "step " + std::to_string(d.record.step)));
-    }
-    if (d.done) {
-      if (key.app.empty()) {
-        round->sets_done.push_back(key.appset);
-        round->log.push_back("appset=" + key.appset + " deleted");
-        // Every deletion record of the set goes with it.
-        for (const auto& [other, s] : st.records) {
-          if (other.appset == key.appset) {
-            round->batch.RemoveDeletion(other.appset, other.app);
-            round->records[other] = std::nullopt;
-          }
-        }
-      } else {
-        round->batch.Remove(store::keys::AppDeletion(key.appset, key.app), stored.revision);
-        round->records[key] = std::nullopt;
-      }
-      continue;
-    }
-    if (d.changed) {
-      round->batch.PutDeletion(key.appset, key.app, engine::EncodeDeletionRecord(d.record),
-                               stored.revision);
-      round->records[key] = d.record;
-    }
-    for (auto& c : d.commands) round->commands.emplace_back(key, std::move(c));
-  }
+  round->log = std::move(sweep.log);
+  round->commands = std::move(sweep.commands);
+  round->sets_done = std::move(sweep.sets_done);
+  AddWrites(sweep.writes, *round);
   if (round->batch.ops().empty()) {
     for (const auto& [key, c] : round->commands) SendCommand(self, key, c);
     ReportNeeds(self);
