@@ -8,6 +8,7 @@
 
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
+#include "engine/deletion/deletion_requests.h"
 #include "engine/deletion/deletion_state.h"
 #include "engine/deletion/deletion_sweep.h"
 #include "engine/operator_command.h"
@@ -148,26 +149,16 @@ void Load(Self* self) {
 void Publish(Self* self) {
   auto& st = self->state;
   const auto& publish = st.config.services->publish;
-  std::map<std::string, int> pending;
-  std::set<std::string> sets;
+  const std::map<std::string, int> pending = engine::PendingDeletionCounts(st.records);
   for (const auto& [key, stored] : st.records) {
+    if (!key.app.empty() || !publish.appset) continue;
     const auto& r = stored.record;
-    if (key.app.empty()) {
-      int remaining = 0;
-      for (const auto& a : r.apps) remaining += r.gone.count(a.name) == 0 ? 1 : 0;
-      pending[key.appset] += remaining;
-      sets.insert(key.appset);
-      if (publish.appset) {
-        Json summary = {{"metadata", {{"name", key.appset}}},
-                        {"spec", Json::object()},
-                        {"status", {{"deletion", engine::DeletionStatusJson(r)}}}};
-        std::map<std::string, std::string> clusters;
-        for (const auto& a : r.apps) clusters[a.name] = a.cluster;
-        publish.appset(key.appset, summary, {}, clusters);
-      }
-    } else {
-      pending[key.appset] += 1;
-    }
+    Json summary = {{"metadata", {{"name", key.appset}}},
+                    {"spec", Json::object()},
+                    {"status", {{"deletion", engine::DeletionStatusJson(r)}}}};
+    std::map<std::string, std::string> clusters;
+    for (const auto& a : r.apps) clusters[a.name] = a.cluster;
+    publish.appset(key.appset, summary, {}, clusters);
   }
   if (publish.pending_deletions) {
     for (const auto& [set, count] : pending) publish.pending_deletions(set, count);
@@ -183,12 +174,7 @@ void Publish(Self* self) {
 // kubeconfig running until no deletion needs it).
 void ReportNeeds(Self* self) {
   auto& st = self->state;
-  std::set<std::string> needs;
-  for (const auto& [key, stored] : st.records) {
-    for (const auto& a : stored.record.apps) {
-      if (stored.record.gone.count(a.name) == 0 && !a.cluster.empty()) needs.insert(a.cluster);
-    }
-  }
+  const std::set<std::string> needs = engine::ClustersStillNeeded(st.records);
   if (st.needs_reported && needs == st.needs_sent) return;
   st.needs_reported = true;
   st.needs_sent = needs;
@@ -221,8 +207,7 @@ std::string Label(const Key& key, const std::string& app) {
 // a watch that has not listed yet.
 void EnsureWatching(Self* self, const Key& key, const engine::DeletionRecord& r) {
   auto& st = self->state;
-  for (const auto& a : r.apps) {
-    if (r.gone.count(a.name) > 0 || a.cluster.empty()) continue;
+  for (const auto& a : engine::AppsToWatch(r)) {
     auto cluster = st.config.clusters->find(a.cluster);
     if (cluster == st.config.clusters->end()) continue;
     for (const auto& [api, kind] : a.kinds) {
@@ -486,34 +471,25 @@ void OnClusters(Self* self, ClusterMapPtr clusters, bool trusted) {
 engine::CommandAnswer ExpediteSet(Self* self, const std::string& appset,
                                   const std::string& caller) {
   auto& s = self->state;
-  const std::string what = "deletion of applicationset " + appset + " requested by " + caller;
   auto it = s.records.find({appset, ""});
-  if (it == s.records.end()) {
-    Log(self, "appset=" + appset + " deletion requested by " + caller +
-                  ": the set is not pending deletion");
-    return {engine::CommandOutcome::kConflict, what + " refused: the set is not pending deletion"};
-  }
-  if (it->second.record.phase != engine::DeletionPhase::kPendingDeletion) {
-    Log(self, "appset=" + appset + " deletion requested by " + caller + ": already Deleting");
-    return {engine::CommandOutcome::kUnchanged, "applicationset " + appset + " is being deleted"};
+  engine::ExpediteDecision d = engine::DecideExpedite(
+      appset, it == s.records.end() ? std::nullopt : std::optional(it->second.record), caller,
+      Now(self));
+  if (!d.record) {
+    Log(self, d.log);
+    return d.answer;
   }
   if (s.busy) {
     // One commit at a time: ask again once the round in flight landed.
     self->delayed_send(self, std::chrono::milliseconds(20), delete_atom::value, appset, caller,
                        retry_atom::value);
-    return {engine::CommandOutcome::kAccepted,
-            "applicationset " + appset + " is deleted now, without waiting for its grace period"};
+    return d.answer;
   }
-  engine::DeletionRecord r = it->second.record;
-  engine::ExpediteDeletion(r, Now(self), caller);
   auto round = std::make_shared<Round>();
-  round->batch.PutDeletion(appset, "", engine::EncodeDeletionRecord(r), it->second.revision);
-  round->records[{appset, ""}] = r;
-  round->log.push_back("appset=" + appset + " deletion requested by " + caller +
-                       ": deleting now, without waiting for the grace period");
+  AddWrites({{{appset, ""}, *d.record, it->second.revision}}, *round);
+  round->log.push_back(d.log);
   Commit(self, round);
-  return {engine::CommandOutcome::kAccepted,
-          "applicationset " + appset + " is deleted now, without waiting for its grace period"};
+  return d.answer;
 }
 
 DeletionActorImpl::behavior_type DeletionBehavior(Self* self, DeletionParent coordinator,
