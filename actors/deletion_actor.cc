@@ -9,6 +9,7 @@
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
 #include "engine/deletion/deletion_requests.h"
+#include "engine/deletion/deletion_send.h"
 #include "engine/deletion/deletion_state.h"
 #include "engine/deletion/deletion_sweep.h"
 #include "engine/operator_command.h"
@@ -244,29 +245,17 @@ void SendCommand(Self* self, const Key& key, const engine::AppDeleteCommand& c) 
   auto cluster = st.config.clusters->find(c.cluster);
   if (cluster == st.config.clusters->end()) return;
   auto& sent = st.sent[{key.appset, c.app}];
+  engine::DeleteSend send = engine::PlanDeleteSend(key.appset, c, sent);
+  if (send.empty()) return;
   auto command = std::make_shared<DeleteCommand>();
   command->appset = key.appset;
   command->app = c.app;
-  for (const auto& ref : c.plan.delete_now) {
-    if (sent.insert(ref).second) command->objects.push_back(ref);
-  }
-  for (const auto& ref : c.plan.unmark) {
-    if (sent.insert(ref).second) command->unmark.push_back(ref);
-  }
-  if (command->objects.empty() && command->unmark.empty()) return;
-  Log(self, "appset=" + key.appset + " app=" + c.app + " cluster=" + c.cluster +
-                (command->objects.empty()
-                     ? std::string()
-                     : " deleting " + std::to_string(command->objects.size()) + " object(s)") +
-                (command->unmark.empty()
-                     ? std::string()
-                     : " removing the tracking marks of " + std::to_string(command->unmark.size()) +
-                           " object(s) (preserveResourcesOnDeletion)"));
-  for (const auto& kept : c.plan.kept) {
-    LogOnce(
-        self, "kept " + key.appset + "/" + c.app + "/" + kept.ref.KindName(),
-        "appset=" + key.appset + " app=" + c.app + " cluster=" + c.cluster + " " + kept.message);
-  }
+  command->objects = std::move(send.objects);
+  command->unmark = std::move(send.unmark);
+  sent.insert(command->objects.begin(), command->objects.end());
+  sent.insert(command->unmark.begin(), command->unmark.end());
+  Log(self, send.log);
+  for (const auto& kept : send.kept) LogOnce(self, kept.key, kept.text);
   const Key app_key{key.appset, c.app};
   const std::string cluster_name = c.cluster;
   self->request(cluster->second, std::chrono::minutes(2), delete_atom::value,
