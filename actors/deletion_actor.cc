@@ -230,8 +230,8 @@ engine::DeletionAppView ViewOf(Self* self, const Key& key, const engine::Deletio
   auto view = st.views.find(a.cluster);
   if (view == st.views.end()) return v;
   auto entries = view->second.apps.find(Label(key, a.name));
-  // Observed only once the label's own list arrived from a reachable, listed cluster.
-  v.observed = view->second.reachable && view->second.synced && entries != view->second.apps.end();
+  v.observed = engine::DeletionAppObserved(view->second.reachable, view->second.synced,
+                                           entries != view->second.apps.end());
   if (v.observed) {
     for (const auto& e : entries->second) v.live.push_back(e.object);
   }

@@ -50,6 +50,10 @@ std::string DeletionWho(const DeletionKey& key) {
   return "appset=" + key.appset + (key.app.empty() ? std::string() : " app=" + key.app);
 }
 
+bool DeletionAppObserved(bool reachable, bool synced, bool label_listed) {
+  return reachable && synced && label_listed;
+}
+
 DeletionSweep PlanDeletionSweep(const DeletionSweepInput& input) {
   DeletionSweep out;
   std::set<std::string> sets_deleting;

@@ -31,6 +31,11 @@ struct DeletionKey {
 // "appset=<set>" or "appset=<set> app=<app>": how every log line names a deletion.
 std::string DeletionWho(const DeletionKey& key);
 
+// Whether an app's cluster cache is the truth about it: only once the cluster is reachable,
+// every watch of it listed and the app label's own list arrived — an app is never judged gone
+// from a watch that has not listed yet (DeletionAppView::observed).
+bool DeletionAppObserved(bool reachable, bool synced, bool label_listed);
+
 struct StoredDeletion {
   DeletionRecord record;
   int64_t revision = 0;  // the store's revision of the record

@@ -285,6 +285,22 @@ TEST(DeletionSweep, DecidesEveryStoredRecord) {
   }
 }
 
+TEST(DeletionSweep, AnAppIsObservedOnlyFromAReachableListedClusterWithItsLabelListed) {
+  struct Case {
+    bool reachable, synced, label_listed, observed;
+  };
+  const Case cases[] = {
+      {true, true, true, true},    {false, true, true, false},   {true, false, true, false},
+      {true, true, false, false},  {false, false, true, false},  {false, true, false, false},
+      {true, false, false, false}, {false, false, false, false},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(DeletionAppObserved(c.reachable, c.synced, c.label_listed), c.observed)
+        << "reachable=" << c.reachable << " synced=" << c.synced
+        << " label_listed=" << c.label_listed;
+  }
+}
+
 TEST(DeletionSweep, WhoNamesTheSetAndTheAppWhenThereIsOne) {
   EXPECT_EQ(DeletionWho({"a", ""}), "appset=a");
   EXPECT_EQ(DeletionWho({"a", "x"}), "appset=a app=x");
