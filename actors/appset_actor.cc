@@ -547,60 +547,57 @@ void CommitOnPool(Self* self, store::StateBatch batch, std::shared_ptr<T> result
 
 // ---- deletion marks (product §3.5; the deletion actor does the deleting) ----
 
-// The set's definition is gone, or its mark is stored: store the mark (with the last good
-// generation's snapshot) or cancel it when the definition is back, and otherwise stay out of
-// the deletion actor's way. Returns false when the set is simply defined and reconciled.
+// The set's definition is gone, or its mark is stored: engine::DecideSetMark says whether to
+// store the mark (with a gathered generation's snapshot), cancel it, retry or stay out of the
+// deletion actor's way. Returns false when the set is simply defined and reconciled.
 bool HandleSetDeletion(Self* self, const GatheredPtr& g) {
   auto& st = self->state;
   const StoredDeletions& stored = g->deletions;
-  if (!stored.set && st.spec->defined) return false;
-  st.busy = false;
   const std::string& set = st.spec->appset.name;
+  engine::SetMarkInput input;
+  input.appset = set;
+  input.defined = st.spec->defined;
+  input.inputs_trusted = st.spec->inputs_trusted;
+  input.set_mark = stored.set;
+  input.generated_now = g->generation->errors.empty();
+  input.generated_before = st.last != nullptr;
+  input.now = st.services->now();
+  input.poll_interval = st.spec->poll_interval;
+  const engine::SetMarkDecision d = engine::DecideSetMark(input);
+  if (d.action == engine::SetMarkAction::kNone) return false;
+  st.busy = false;
   auto persisted = std::make_shared<Persisted>();
   store::StateBatch batch;
-  if (stored.set) {
-    const bool pending = stored.set->record.phase == engine::DeletionPhase::kPendingDeletion;
-    if (!st.spec->defined || !pending || !st.spec->inputs_trusted) {
-      st.deleting = true;  // the deletion actor acts
+  switch (d.action) {
+    case engine::SetMarkAction::kNone:
+    case engine::SetMarkAction::kLeaveToDeleter:
+    case engine::SetMarkAction::kHold:
+      st.deleting = true;  // the deletion actor acts, or nothing is marked until inputs load
       return true;
-    }
-    // Defined again while only pending: the mark goes (compare-and-set: once the deletion
-    // actor moved it to Deleting, this fails and the set stays with it).
-    batch.Remove(store::keys::SetDeletion(set), stored.set->revision);
-    persisted->result.log.push_back("appset=" + set +
-                                    " is defined again: its pending deletion is cancelled");
-    persisted->reconcile_after = true;
-  } else {
-    if (!st.spec->inputs_trusted) {
-      st.deleting = true;  // nothing is marked while the inputs did not load
+    case engine::SetMarkAction::kRetry:
+      for (const auto& line : d.log_now) Log(self, line);
+      ArmWake(self, *d.retry_at);
       return true;
+    case engine::SetMarkAction::kCancel:
+      batch.Remove(store::keys::SetDeletion(set), d.cancel_revision);
+      persisted->result.log = d.log;
+      persisted->reconcile_after = true;
+      break;
+    case engine::SetMarkAction::kMark: {
+      const Generation& source =
+          d.snapshot == engine::SnapshotSource::kThisGather ? *g->generation : *st.last->generation;
+      std::vector<engine::DeletionApp> apps;
+      for (const auto& app : source.apps) {
+        auto render = source.renders.find(app.name);
+        apps.push_back(
+            DeletionAppOf(app, render == source.renders.end() ? nullptr : &render->second));
+      }
+      const engine::SetMark mark = engine::MarkSetPending(st.spec->appset, apps, stored.apps,
+                                                          Now(self), st.spec->deletion_grace);
+      AddSetMark(set, mark, batch);
+      persisted->result.log.push_back(mark.log);
+      break;
     }
-    // The snapshot: this gather's apps (the last good spec generates them), else the last
-    // gather's.
-    const Generation* source = g->generation->errors.empty()
-                                   ? g->generation.get()
-                                   : (st.last ? st.last->generation.get() : nullptr);
-    if (source == nullptr) {
-      Log(self, "cannot generate the applications to mark for deletion; retrying at the next poll");
-      ArmWake(self, st.services->now() + st.spec->poll_interval);
-      return true;
-    }
-    std::vector<engine::DeletionApp> apps;
-    for (const auto& app : source->apps) {
-      auto render = source->renders.find(app.name);
-      apps.push_back(
-          DeletionAppOf(app, render == source->renders.end() ? nullptr : &render->second));
-    }
-    const engine::DeletionRecord record =
-        SetDeletionRecord(st.spec->appset, apps, stored, Now(self), st.spec->deletion_grace,
-                          "no file defines it any more (was " + st.spec->appset.file + ")");
-    batch.PutDeletion(set, "", engine::EncodeDeletionRecord(record), 0);
-    for (const auto& [app, entry] : stored.apps) {
-      batch.Remove(store::keys::AppDeletion(set, app), entry.revision);
-    }
-    persisted->result.log.push_back("appset=" + set + " is no longer defined: PendingDeletion of " +
-                                    std::to_string(record.apps.size()) + " application(s) until " +
-                                    engine::FormatRfc3339(record.due));
   }
   persisted->deletions_changed = true;
   st.busy = true;
@@ -651,13 +648,21 @@ void MarkApps(Self* self, const Gathered& g, const GatheredPtr& previous,
           app, render == previous->generation->renders.end() ? nullptr : &render->second);
     }
   }
-  const AppMarks marks =
-      MarkDisappearedApps(st.spec->appset.name, st.spec->inputs_trusted, known, generated,
-                          snapshots, g.deletions, Now(self), st.spec->deletion_grace, batch);
-  for (const auto& app : marks.marked) persisted.change.removed.insert(app);
+  engine::AppMarksInput input;
+  input.appset = st.spec->appset.name;
+  input.inputs_trusted = st.spec->inputs_trusted;
+  input.known = std::move(known);
+  input.generated = std::move(generated);
+  input.previous = std::move(snapshots);
+  input.app_marks = g.deletions.apps;
+  input.now = Now(self);
+  input.grace = st.spec->deletion_grace;
+  const engine::AppMarks marks = engine::MarkDisappearedApps(input);
+  AddAppMarks(input.appset, marks, batch);
+  for (const auto& [app, record] : marks.marked) persisted.change.removed.insert(app);
   for (const auto& line : marks.log) persisted.result.log.push_back(line);
   persisted.deletions_changed = marks.changed();
-  persisted.pending_deletions = PendingDeletionsJson(g.deletions, marks);
+  persisted.pending_deletions = engine::PendingDeletionsJson(g.deletions.apps, marks);
 }
 
 // ---- reconcile ----

@@ -8,7 +8,10 @@
 
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
+#include "engine/deletion/deletion_requests.h"
+#include "engine/deletion/deletion_send.h"
 #include "engine/deletion/deletion_state.h"
+#include "engine/deletion/deletion_sweep.h"
 #include "engine/operator_command.h"
 #include "engine/tracking.h"
 #include "store/state.h"
@@ -20,16 +23,8 @@ using retry_atom = caf::atom_constant<caf::atom("retry")>;
 
 using engine::Json;
 
-// One stored deletion; app "" = the whole set.
-struct Key {
-  std::string appset, app;
-  auto operator<=>(const Key&) const = default;
-};
-
-struct Stored {
-  engine::DeletionRecord record;
-  int64_t revision = 0;
-};
+using Key = engine::DeletionKey;
+using Stored = engine::StoredDeletion;
 
 struct Loaded {
   std::map<Key, Stored> records;
@@ -113,9 +108,7 @@ void LogOnce(Self* self, const std::string& key, const std::string& line) {
   if (self->state.logged.insert(key).second) Log(self, line);
 }
 
-std::string Who(const Key& k) {
-  return "appset=" + k.appset + (k.app.empty() ? std::string() : " app=" + k.app);
-}
+std::string Who(const Key& k) { return engine::DeletionWho(k); }
 
 engine::Time Now(Self* self) { return self->state.config.services->now(); }
 
@@ -157,26 +150,16 @@ void Load(Self* self) {
 void Publish(Self* self) {
   auto& st = self->state;
   const auto& publish = st.config.services->publish;
-  std::map<std::string, int> pending;
-  std::set<std::string> sets;
+  const std::map<std::string, int> pending = engine::PendingDeletionCounts(st.records);
   for (const auto& [key, stored] : st.records) {
+    if (!key.app.empty() || !publish.appset) continue;
     const auto& r = stored.record;
-    if (key.app.empty()) {
-      int remaining = 0;
-      for (const auto& a : r.apps) remaining += r.gone.count(a.name) == 0 ? 1 : 0;
-      pending[key.appset] += remaining;
-      sets.insert(key.appset);
-      if (publish.appset) {
-        Json summary = {{"metadata", {{"name", key.appset}}},
-                        {"spec", Json::object()},
-                        {"status", {{"deletion", engine::DeletionStatusJson(r)}}}};
-        std::map<std::string, std::string> clusters;
-        for (const auto& a : r.apps) clusters[a.name] = a.cluster;
-        publish.appset(key.appset, summary, {}, clusters);
-      }
-    } else {
-      pending[key.appset] += 1;
-    }
+    Json summary = {{"metadata", {{"name", key.appset}}},
+                    {"spec", Json::object()},
+                    {"status", {{"deletion", engine::DeletionStatusJson(r)}}}};
+    std::map<std::string, std::string> clusters;
+    for (const auto& a : r.apps) clusters[a.name] = a.cluster;
+    publish.appset(key.appset, summary, {}, clusters);
   }
   if (publish.pending_deletions) {
     for (const auto& [set, count] : pending) publish.pending_deletions(set, count);
@@ -192,12 +175,7 @@ void Publish(Self* self) {
 // kubeconfig running until no deletion needs it).
 void ReportNeeds(Self* self) {
   auto& st = self->state;
-  std::set<std::string> needs;
-  for (const auto& [key, stored] : st.records) {
-    for (const auto& a : stored.record.apps) {
-      if (stored.record.gone.count(a.name) == 0 && !a.cluster.empty()) needs.insert(a.cluster);
-    }
-  }
+  const std::set<std::string> needs = engine::ClustersStillNeeded(st.records);
   if (st.needs_reported && needs == st.needs_sent) return;
   st.needs_reported = true;
   st.needs_sent = needs;
@@ -230,8 +208,7 @@ std::string Label(const Key& key, const std::string& app) {
 // a watch that has not listed yet.
 void EnsureWatching(Self* self, const Key& key, const engine::DeletionRecord& r) {
   auto& st = self->state;
-  for (const auto& a : r.apps) {
-    if (r.gone.count(a.name) > 0 || a.cluster.empty()) continue;
+  for (const auto& a : engine::AppsToWatch(r)) {
     auto cluster = st.config.clusters->find(a.cluster);
     if (cluster == st.config.clusters->end()) continue;
     for (const auto& [api, kind] : a.kinds) {
@@ -253,8 +230,8 @@ engine::DeletionAppView ViewOf(Self* self, const Key& key, const engine::Deletio
   auto view = st.views.find(a.cluster);
   if (view == st.views.end()) return v;
   auto entries = view->second.apps.find(Label(key, a.name));
-  // Observed only once the label's own list arrived from a reachable, listed cluster.
-  v.observed = view->second.reachable && view->second.synced && entries != view->second.apps.end();
+  v.observed = engine::DeletionAppObserved(view->second.reachable, view->second.synced,
+                                           entries != view->second.apps.end());
   if (v.observed) {
     for (const auto& e : entries->second) v.live.push_back(e.object);
   }
@@ -268,29 +245,17 @@ void SendCommand(Self* self, const Key& key, const engine::AppDeleteCommand& c) 
   auto cluster = st.config.clusters->find(c.cluster);
   if (cluster == st.config.clusters->end()) return;
   auto& sent = st.sent[{key.appset, c.app}];
+  engine::DeleteSend send = engine::PlanDeleteSend(key.appset, c, sent);
+  if (send.empty()) return;
   auto command = std::make_shared<DeleteCommand>();
   command->appset = key.appset;
   command->app = c.app;
-  for (const auto& ref : c.plan.delete_now) {
-    if (sent.insert(ref).second) command->objects.push_back(ref);
-  }
-  for (const auto& ref : c.plan.unmark) {
-    if (sent.insert(ref).second) command->unmark.push_back(ref);
-  }
-  if (command->objects.empty() && command->unmark.empty()) return;
-  Log(self, "appset=" + key.appset + " app=" + c.app + " cluster=" + c.cluster +
-                (command->objects.empty()
-                     ? std::string()
-                     : " deleting " + std::to_string(command->objects.size()) + " object(s)") +
-                (command->unmark.empty()
-                     ? std::string()
-                     : " removing the tracking marks of " + std::to_string(command->unmark.size()) +
-                           " object(s) (preserveResourcesOnDeletion)"));
-  for (const auto& kept : c.plan.kept) {
-    LogOnce(
-        self, "kept " + key.appset + "/" + c.app + "/" + kept.ref.KindName(),
-        "appset=" + key.appset + " app=" + c.app + " cluster=" + c.cluster + " " + kept.message);
-  }
+  command->objects = std::move(send.objects);
+  command->unmark = std::move(send.unmark);
+  sent.insert(command->objects.begin(), command->objects.end());
+  sent.insert(command->unmark.begin(), command->unmark.end());
+  Log(self, send.log);
+  for (const auto& kept : send.kept) LogOnce(self, kept.key, kept.text);
   const Key app_key{key.appset, c.app};
   const std::string cluster_name = c.cluster;
   self->request(cluster->second, std::chrono::minutes(2), delete_atom::value,
@@ -362,7 +327,23 @@ void Commit(Self* self, RoundPtr round) {
   });
 }
 
-// One round over every stored deletion: which are due, which Deleting ones moved on.
+// The store operations of the sweep's record writes, in order.
+void AddWrites(const std::vector<engine::DeletionWrite>& writes, Round& round) {
+  for (const auto& w : writes) {
+    const auto& [appset, app] = w.key;
+    if (w.record) {
+      round.batch.PutDeletion(appset, app, engine::EncodeDeletionRecord(*w.record), w.expected);
+    } else {
+      round.batch.Remove(
+          app.empty() ? store::keys::SetDeletion(appset) : store::keys::AppDeletion(appset, app),
+          w.expected);
+    }
+    round.records[w.key] = w.record;
+  }
+}
+
+// One sweep over every stored deletion (engine::PlanDeletionSweep decides which are due and
+// which Deleting ones moved on); its writes are committed before its commands are sent.
 void Advance(Self* self) {
   auto& st = self->state;
   if (!st.loaded || !st.have_clusters) return;
@@ -370,82 +351,24 @@ void Advance(Self* self) {
     st.dirty = true;
     return;
   }
-  const engine::Time now = Now(self);
+  engine::DeletionSweepInput input;
+  input.records = st.records;
+  input.inputs_trusted = st.config.inputs_trusted;
+  input.now = Now(self);
+  for (const auto& [key, stored] : st.records) {
+    auto& views = input.views[key];
+    for (const auto& a : stored.record.apps) views[a.name] = ViewOf(self, key, a);
+  }
+  engine::DeletionSweep sweep = engine::PlanDeletionSweep(input);
+  for (const auto& line : sweep.log_once) LogOnce(self, line.key, line.text);
+  for (const auto& key : sweep.forget) st.logged.erase(key);
+  if (sweep.wake_at) ArmWake(self, *sweep.wake_at);
+  for (const auto& key : sweep.watch) EnsureWatching(self, key, st.records.at(key).record);
   auto round = std::make_shared<Round>();
-  std::set<std::string> sets_deleting;
-  for (const auto& [key, stored] : st.records) {
-    if (key.app.empty()) sets_deleting.insert(key.appset);
-  }
-  for (const auto& [key, stored] : st.records) {
-    const engine::DeletionRecord& r = stored.record;
-    if (!st.config.inputs_trusted) {
-      LogOnce(self, "held " + key.appset + "/" + key.app,
-              Who(key) + " " + engine::DeletionPhaseName(r.phase) +
-                  " held: the inputs did not load (empty or unreadable ApplicationSet directory, "
-                  "or a kubeconfig that failed); nothing is deleted until they do");
-      continue;
-    }
-    st.logged.erase("held " + key.appset + "/" + key.app);
-    // An app of a set whose whole deletion is recorded goes with the set's round.
-    if (!key.app.empty() && sets_deleting.count(key.appset) > 0) continue;
-    if (r.phase == engine::DeletionPhase::kPendingDeletion && r.due > now) {
-      LogOnce(self, "pending " + key.appset + "/" + key.app + " " + engine::FormatRfc3339(r.due),
-              Who(key) + " PendingDeletion (" + r.reason + "); deleted at " +
-                  engine::FormatRfc3339(r.due) + " unless it reappears");
-      ArmWake(self, r.due);
-      continue;
-    }
-    EnsureWatching(self, key, r);
-    std::map<std::string, engine::DeletionAppView> views;
-    for (const auto& a : r.apps) views[a.name] = ViewOf(self, key, a);
-    engine::DeletionRound d = engine::PlanDeletionRound(key.appset, r, views);
-    if (r.phase == engine::DeletionPhase::kPendingDeletion) {
-      round->log.push_back(Who(key) + " Deleting (" + r.reason + ")" +
-                           (r.strategy.ReverseDeletion() ? ", deletionOrder Reverse" : ""));
-    }
-    for (const auto& app : d.orphaned) {
-      std::string cluster;
-      for (const auto& a : r.apps) {
-        if (a.name == app) cluster = a.cluster;
-      }
-      round->log.push_back("appset=" + key.appset + " app=" + app + " cluster " +
-                           (cluster.empty() ? "(none)" : cluster) +
-                           " is no longer known; its objects are left in place");
-    }
-    for (const auto& app : d.newly_gone) {
-      round->log.push_back("appset=" + key.appset + " app=" + app +
-                           " deleted (its objects are "
-                           "gone from the cluster)");
-    }
-    if (d.record.step != r.step && !d.done && d.record.step != 0) {
-      round->log.push_back("appset=" + key.appset + " deleting " +
-                           (d.record.step < 0 ? std::string("the apps no step selects")
-                                              : "step " + std::to_string(d.record.step)));
-    }
-    if (d.done) {
-      if (key.app.empty()) {
-        round->sets_done.push_back(key.appset);
-        round->log.push_back("appset=" + key.appset + " deleted");
-        // Every deletion record of the set goes with it.
-        for (const auto& [other, s] : st.records) {
-          if (other.appset == key.appset) {
-            round->batch.RemoveDeletion(other.appset, other.app);
-            round->records[other] = std::nullopt;
-          }
-        }
-      } else {
-        round->batch.Remove(store::keys::AppDeletion(key.appset, key.app), stored.revision);
-        round->records[key] = std::nullopt;
-      }
-      continue;
-    }
-    if (d.changed) {
-      round->batch.PutDeletion(key.appset, key.app, engine::EncodeDeletionRecord(d.record),
-                               stored.revision);
-      round->records[key] = d.record;
-    }
-    for (auto& c : d.commands) round->commands.emplace_back(key, std::move(c));
-  }
+  round->log = std::move(sweep.log);
+  round->commands = std::move(sweep.commands);
+  round->sets_done = std::move(sweep.sets_done);
+  AddWrites(sweep.writes, *round);
   if (round->batch.ops().empty()) {
     for (const auto& [key, c] : round->commands) SendCommand(self, key, c);
     ReportNeeds(self);
@@ -537,34 +460,25 @@ void OnClusters(Self* self, ClusterMapPtr clusters, bool trusted) {
 engine::CommandAnswer ExpediteSet(Self* self, const std::string& appset,
                                   const std::string& caller) {
   auto& s = self->state;
-  const std::string what = "deletion of applicationset " + appset + " requested by " + caller;
   auto it = s.records.find({appset, ""});
-  if (it == s.records.end()) {
-    Log(self, "appset=" + appset + " deletion requested by " + caller +
-                  ": the set is not pending deletion");
-    return {engine::CommandOutcome::kConflict, what + " refused: the set is not pending deletion"};
-  }
-  if (it->second.record.phase != engine::DeletionPhase::kPendingDeletion) {
-    Log(self, "appset=" + appset + " deletion requested by " + caller + ": already Deleting");
-    return {engine::CommandOutcome::kUnchanged, "applicationset " + appset + " is being deleted"};
+  engine::ExpediteDecision d = engine::DecideExpedite(
+      appset, it == s.records.end() ? std::nullopt : std::optional(it->second.record), caller,
+      Now(self));
+  if (!d.record) {
+    Log(self, d.log);
+    return d.answer;
   }
   if (s.busy) {
     // One commit at a time: ask again once the round in flight landed.
     self->delayed_send(self, std::chrono::milliseconds(20), delete_atom::value, appset, caller,
                        retry_atom::value);
-    return {engine::CommandOutcome::kAccepted,
-            "applicationset " + appset + " is deleted now, without waiting for its grace period"};
+    return d.answer;
   }
-  engine::DeletionRecord r = it->second.record;
-  engine::ExpediteDeletion(r, Now(self), caller);
   auto round = std::make_shared<Round>();
-  round->batch.PutDeletion(appset, "", engine::EncodeDeletionRecord(r), it->second.revision);
-  round->records[{appset, ""}] = r;
-  round->log.push_back("appset=" + appset + " deletion requested by " + caller +
-                       ": deleting now, without waiting for the grace period");
+  AddWrites({{{appset, ""}, *d.record, it->second.revision}}, *round);
+  round->log.push_back(d.log);
   Commit(self, round);
-  return {engine::CommandOutcome::kAccepted,
-          "applicationset " + appset + " is deleted now, without waiting for its grace period"};
+  return d.answer;
 }
 
 DeletionActorImpl::behavior_type DeletionBehavior(Self* self, DeletionParent coordinator,
