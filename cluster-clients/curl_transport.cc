@@ -629,6 +629,10 @@ CurlTransport::CurlTransport(CurlTransportOptions options)
   curl_multi_setopt(m.multi, CURLMOPT_TIMERFUNCTION, &Impl::OnCurlTimer);
   curl_multi_setopt(m.multi, CURLMOPT_TIMERDATA, &m);
   curl_multi_setopt(m.multi, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
+  // Streams per HTTP/2 connection before a new one is opened: kube-apiserver's default limit
+  // (--http2-max-streams-per-connection), so a cluster with more watches and requests open at
+  // once gets a second connection instead of streams the server would hold back.
+  curl_multi_setopt(m.multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 100L);
   if (m.options.max_connections > 0)
     curl_multi_setopt(m.multi, CURLMOPT_MAXCONNECTS, m.options.max_connections);
   if (m.options.max_host_connections > 0)
