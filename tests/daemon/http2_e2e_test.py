@@ -139,7 +139,7 @@ class Http2DaemonEnv(DaemonEnv):
             self.proxy.stop()
 
     def connections_by_port(self):
-        """The daemon's established TCP connections, counted by remote port (/proc)."""
+        """The daemon's established outgoing TCP connections, counted by remote port (/proc)."""
         inodes = set()
         fd_dir = "/proc/%d/fd" % self.proc.pid
         for fd in os.listdir(fd_dir):
@@ -149,14 +149,19 @@ class Http2DaemonEnv(DaemonEnv):
                 continue  # closed meanwhile
             if m:
                 inodes.add(m.group(1))
-        out = {}
+        rows = []
         for table in ("tcp", "tcp6"):
             with open("/proc/%d/net/%s" % (self.proc.pid, table)) as f:
-                for line in f.read().splitlines()[1:]:
-                    cols = line.split()
-                    if cols[3] == "01" and cols[9] in inodes:  # ESTABLISHED, the daemon's
-                        port = int(cols[2].rsplit(":", 1)[1], 16)
-                        out[port] = out.get(port, 0) + 1
+                rows += [line.split() for line in f.read().splitlines()[1:]]
+        mine = [r for r in rows if r[9] in inodes]
+        # Connections it accepted (this test's scrapes and API calls) have a listening port
+        # as their local one: not connections to a cluster.
+        listening = {r[1].rsplit(":", 1)[1] for r in mine if r[3] == "0A"}
+        out = {}
+        for r in mine:
+            if r[3] == "01" and r[1].rsplit(":", 1)[1] not in listening:  # ESTABLISHED, outgoing
+                port = int(r[2].rsplit(":", 1)[1], 16)
+                out[port] = out.get(port, 0) + 1
         return out
 
     def sample(self, name, labels=""):
