@@ -66,7 +66,9 @@ struct ClientOptions {
   // do not arrive within it, fails with Problem::kNoProgress (a hung server) and is not
   // retried: the caller hears at once. Above the 30 s an admission webhook may take.
   Duration progress_timeout = seconds(30);
-  bool http2 = false;  // kubesim speaks HTTP/1.1 only; see stack-notes
+  // HTTP/2 where the server offers it by ALPN (all of a cluster's requests and watches on one
+  // connection), HTTP/1.1 with keep-alive elsewhere and over plain http (issue 26).
+  bool http2 = true;
   std::string user_agent = "fleetwave/0.1.0";
   // Watches end after a random timeoutSeconds in [min, max], as client-go's reflector does,
   // so thousands of watches do not reconnect together.

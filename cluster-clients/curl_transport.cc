@@ -107,6 +107,11 @@ struct CurlTransport::Impl {
 
   CurlTransportOptions options;
   CURLM* multi = nullptr;
+  // TLS sessions, shared by every request: libcurl keeps them per easy handle otherwise, and
+  // we make one per request, so each new connection would do a full handshake. With the
+  // share, a second connection to a cluster (HTTP/1.1: one per open watch) resumes the
+  // session of an earlier one. Loop thread only (the destructor's cleanup aside), so no locks.
+  CURLSH* share = nullptr;
   int epoll_fd = -1;
   int wake_fd = -1;  // eventfd: Post() and the destructor wake the loop with it
   std::thread thread;
@@ -342,6 +347,7 @@ struct CurlTransport::Impl {
     curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, static_cast<long>(kKeepIdleS));
     curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, static_cast<long>(kKeepIntervalS));
     curl_easy_setopt(e, CURLOPT_SSL_CTX_FUNCTION, &Impl::OnSslCtx);
+    curl_easy_setopt(e, CURLOPT_SHARE, share);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(ToMillis(ep.connect_timeout)));
     if (q.timeout > Duration::zero())
       curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
@@ -624,11 +630,17 @@ CurlTransport::CurlTransport(CurlTransportOptions options)
   ev.data.fd = m.wake_fd;
   epoll_ctl(m.epoll_fd, EPOLL_CTL_ADD, m.wake_fd, &ev);
   m.multi = curl_multi_init();
+  m.share = curl_share_init();
+  curl_share_setopt(m.share, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
   curl_multi_setopt(m.multi, CURLMOPT_SOCKETFUNCTION, &Impl::OnSocket);
   curl_multi_setopt(m.multi, CURLMOPT_SOCKETDATA, &m);
   curl_multi_setopt(m.multi, CURLMOPT_TIMERFUNCTION, &Impl::OnCurlTimer);
   curl_multi_setopt(m.multi, CURLMOPT_TIMERDATA, &m);
   curl_multi_setopt(m.multi, CURLMOPT_PIPELINING, static_cast<long>(CURLPIPE_MULTIPLEX));
+  // Streams per HTTP/2 connection before a new one is opened: kube-apiserver's default limit
+  // (--http2-max-streams-per-connection), so a cluster with more watches and requests open at
+  // once gets a second connection instead of streams the server would hold back.
+  curl_multi_setopt(m.multi, CURLMOPT_MAX_CONCURRENT_STREAMS, 100L);
   if (m.options.max_connections > 0)
     curl_multi_setopt(m.multi, CURLMOPT_MAXCONNECTS, m.options.max_connections);
   if (m.options.max_host_connections > 0)
@@ -648,6 +660,7 @@ CurlTransport::~CurlTransport() {
   for (auto& [id, r] : impl_->requests) impl_->Release(r.get());
   impl_->requests.clear();
   curl_multi_cleanup(impl_->multi);
+  curl_share_cleanup(impl_->share);  // after every easy handle that used it
   ::close(impl_->wake_fd);
   ::close(impl_->epoll_fd);
 }

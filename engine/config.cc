@@ -347,11 +347,12 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
   Config& c = out.config;
   if (!doc || doc.IsNull()) return out;  // an empty file: every default
   if (!r.Is(doc, "", "object")) return out;
-  r.Keys(doc, "", {"kubeconfig", "clusters", "applicationSets", "progressiveSyncs",
-                   "state",      "listen",   "apiTokenFile",    "apiReadTokenFile",
-                   "tls",        "git",      "repositories",    "webhook",
-                   "deletion",   "analysis", "workloads",       "liveness",
-                   "limits",     "etcd",     "cacheDir",        "leaderElection"});
+  r.Keys(doc, "", {"kubeconfig",  "clusters", "applicationSets", "progressiveSyncs",
+                   "state",       "listen",   "apiTokenFile",    "apiReadTokenFile",
+                   "tls",         "git",      "repositories",    "webhook",
+                   "deletion",    "analysis", "workloads",       "liveness",
+                   "limits",      "etcd",     "cacheDir",        "leaderElection",
+                   "clusterHttp2"});
   if (const YAML::Node k = doc["kubeconfig"]) {
     if (k.IsSequence()) {
       c.kubeconfig = r.StrList(k, "kubeconfig");
@@ -390,6 +391,9 @@ DecodedConfig DecodeConfig(const YAML::Node& doc, const std::string& file) {
   r.Str(doc["applicationSets"], "applicationSets", c.application_sets);
   if (const YAML::Node p = doc["progressiveSyncs"]; p && r.Is(p, "progressiveSyncs", "boolean")) {
     c.progressive_syncs = YamlToJson(p).get<bool>();
+  }
+  if (const YAML::Node h = doc["clusterHttp2"]; h && r.Is(h, "clusterHttp2", "boolean")) {
+    c.cluster_http2 = YamlToJson(h).get<bool>();
   }
   if (const YAML::Node s = doc["state"]; s && r.Is(s, "state", "string")) {
     EtcdUrl etcd;

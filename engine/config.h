@@ -64,6 +64,9 @@ struct Config {
   std::vector<ClusterLabels> clusters;
   std::string application_sets = "/etc/fleetwave/applicationsets";
   bool progressive_syncs = true;
+  // `clusterHttp2:` HTTP/2 to clusters whose API server offers it by ALPN (one multiplexed
+  // connection per cluster, issue 26); false: HTTP/1.1 with keep-alive. Read at start.
+  bool cluster_http2 = true;
   // sqlite:///path/state.db, or etcd://HOST:PORT[,...]/PREFIX / etcds://... (engine/etcd_url.h).
   std::string state = "sqlite:///var/lib/fleetwave/state.db";
   EtcdConfig etcd;

@@ -238,8 +238,21 @@ std::string Metrics::Text() const {
   });
   families.insert(first_gauge, std::make_move_iterator(apps.begin()),
                   std::make_move_iterator(apps.end()));
+  std::function<ConnectionCounts()> connections;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    connections = connection_source_;
+  }
+  if (connections) {
+    for (auto& f : ConnectionFamilies(connections())) families.push_back(std::move(f));
+  }
   for (auto& f : process_->Collect()) families.push_back(std::move(f));
   return prometheus::TextSerializer().Serialize(families);
+}
+
+void Metrics::SetConnectionSource(std::function<ConnectionCounts()> source) {
+  std::lock_guard<std::mutex> lock(mu_);
+  connection_source_ = std::move(source);
 }
 
 void Metrics::AppSetObserved(const std::string& appset, const Json& status,

@@ -12,8 +12,11 @@
 //   fleetwave_applicationset_last_progress_timestamp_seconds{appset}         gauge
 //   fleetwave_applicationset_rollout_step{appset}                            gauge, 0 = idle
 //   fleetwave_build_info{version,revision}                                   gauge 1
+//   fleetwave_cluster_connections_open                                       gauge (scrape time)
+//   fleetwave_cluster_connections_opened_total                               counter (scrape time)
 //   fleetwave_cluster_request_duration_seconds{verb}                         histogram
 //   fleetwave_cluster_requests_total{cluster,verb,code}                      counter
+//   fleetwave_cluster_responses_total{protocol}                              counter (scrape time)
 //   fleetwave_cluster_up{cluster}                                            gauge 0/1
 //   fleetwave_decision_divergence_total{appset}                              counter (a bug)
 //   fleetwave_drift_corrections_total{appset}                                counter
@@ -54,6 +57,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -71,6 +75,7 @@
 #include "engine/yaml_json.h"
 #include "metrics/app_series.h"
 #include "metrics/build_info.h"
+#include "metrics/connection_metrics.h"
 #include "metrics/series.h"
 
 namespace fleetwave::metrics {
@@ -162,6 +167,9 @@ class Metrics {
   void ClusterRequest(const std::string& cluster, const std::string& verb, int code,
                       double seconds);
   void WatchRestart(const std::string& cluster, const std::string& resource);
+  // Where the connection counters come from (connection_metrics.h): asked at every scrape,
+  // from the scraping thread, so it must be thread-safe and cheap. Unset: no such series.
+  void SetConnectionSource(std::function<ConnectionCounts()> source);
 
   // ---- Remote repositories (sources/git_mirror.h) ----
   // One sync of a remote repository's mirror: `repo` its normalised URL (no credentials),
@@ -231,6 +239,7 @@ class Metrics {
   prometheus::Gauge* leader_ = nullptr;                  // the registry owns it
   prometheus::Counter* leader_changes_ = nullptr;        // the registry owns it
   int64_t leader_changes_seen_ = 0;
+  std::function<ConnectionCounts()> connection_source_;
 
   std::map<std::string, AppSetMemory> appsets_;
   std::map<std::string, std::vector<std::string>> drifted_;  // appset -> its app_drifted_ series

@@ -172,6 +172,42 @@ TEST_F(CurlHttp2Test, Http2OptionUsesHttp11WhereTheServerDoesNotOfferIt) {
   EXPECT_GE(transport_->stats().responses_http1, 1);
 }
 
+// Over HTTP/1.1 (a server without h2, or clusterHttp2: false) an open watch holds its
+// connection, so the next request opens another; that one resumes the TLS session the cluster
+// gave the first, so a second connection or a re-opened watch costs no full handshake (issue
+// 26). nghttpx's access log says per request whether its connection resumed a session.
+TEST_F(CurlHttp2Test, Http11ConnectionsResumeTheClustersTlsSession) {
+  // One idle connection kept at most: the discovery's parallel requests leave none spare for
+  // the request below, which must then open a new connection.
+  transport_ = std::make_unique<CurlTransport>(CurlTransportOptions{1, 0, nullptr});
+  auto c = Client(proxy_config_, /*http2=*/false, transport_.get());
+  ASSERT_TRUE(
+      Apply(*c, {{"apiVersion", "v1"}, {"kind", "Namespace"}, {"metadata", {{"name", "h2"}}}})
+          .ok());
+  auto deployments = Watch(c, DeploymentsResource());
+  ASSERT_TRUE(Eventually([&] { return deployments->synced(); }));
+  const std::int64_t opened = transport_->stats().sockets_opened;
+  Result got = Await<Result>([&](auto done) { c->Get(NamespacesResource(), "", "h2", done); });
+  ASSERT_TRUE(got.ok()) << got.ToString();
+  EXPECT_EQ(transport_->stats().sockets_opened, opened + 1) << "the watch holds its connection";
+  EXPECT_EQ(transport_->stats().responses_http2, 0);
+
+  std::string get_line, joined;
+  ASSERT_TRUE(Eventually([&] {
+    joined.clear();
+    for (const auto& line : proxy_.AccessLog()) {
+      joined += line + "\n";
+      const std::string tail = "/api/v1/namespaces/h2";
+      if (line.find(" GET ") != std::string::npos && line.size() > tail.size() &&
+          line.compare(line.size() - tail.size(), tail.size(), tail) == 0)
+        get_line = line;
+    }
+    return !get_line.empty();
+  })) << joined;
+  EXPECT_EQ(get_line.substr(0, 2), "r ") << "the second connection did a full handshake\n"
+                                         << joined;
+}
+
 TEST_F(CurlHttp2Test, BrokenConnectionIsDetectedAndEveryWatchResumes) {
   auto c = ProxyClient();
   auto direct = DirectClient();

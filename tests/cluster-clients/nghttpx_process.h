@@ -126,6 +126,13 @@ class NghttpxProcess {
     return ss.str();
   }
   pid_t pid() const { return pid_; }
+  // The access log so far, a line per finished request: "<r|.> METHOD PATH".
+  std::vector<std::string> AccessLog() const {
+    std::ifstream f(dir_ / "access.log");
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(f, line);) lines.push_back(line);
+    return lines;
+  }
 
  private:
   bool Launch(std::string* error) {
@@ -134,7 +141,10 @@ class NghttpxProcess {
         "--backend=127.0.0.1," + std::to_string(backend_port_) + ";;tls", "--insecure", "--no-ocsp",
         "--workers=1", "--log-level=ERROR", "--errorlog-file=" + (dir_ / "error.log").string(),
         // Watches idle for minutes: no read timeout on the backend's streams.
-        "--backend-read-timeout=1h", key_, cert_};
+        "--backend-read-timeout=1h",
+        // Per request: "r" when its connection resumed a TLS session, "." after a full one.
+        "--accesslog-file=" + (dir_ / "access.log").string(),
+        "--accesslog-format=$ssl_session_reused $method $path", key_, cert_};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);

@@ -21,6 +21,7 @@ using engine::Json;
 
 // A scrape with every metric family holding series, histograms observed included.
 void Populate(Metrics& m) {
+  m.SetConnectionSource([] { return ConnectionCounts{3, 2, 40, 1}; });
   const auto t0 = *engine::ParseRfc3339("2026-03-01T12:00:00Z");
   auto status = [](int step, const char* started, const char* reason) {
     Json rollout = {{"generation", 1}, {"step", step}};
@@ -115,6 +116,9 @@ TEST(ExpositionTest, EveryDocumentedMetricIsExposed) {
            "fleetwave_cluster_requests_total",
            "fleetwave_cluster_request_duration_seconds_bucket",
            "fleetwave_watch_restarts_total",
+           "fleetwave_cluster_connections_opened_total",
+           "fleetwave_cluster_connections_open",
+           "fleetwave_cluster_responses_total",
            "fleetwave_reconcile_duration_seconds_sum",
            "fleetwave_config_last_reload_success",
            "process_cpu_seconds_total",

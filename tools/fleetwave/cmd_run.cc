@@ -313,6 +313,12 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
       }});
   metrics::RequestObserverAdapter<clients::RequestObserver> request_observer(&metrics);
   clients::CurlTransport transport(clients::CurlTransportOptions{0, 0, log_fn});
+  // Connections to the clusters, read at scrape time (issue 26: one per cluster with HTTP/2).
+  metrics.SetConnectionSource([&transport] {
+    const clients::CurlTransport::Stats s = transport.stats();
+    return metrics::ConnectionCounts{s.sockets_opened, s.sockets_open, s.responses_http2,
+                                     s.responses_http1};
+  });
   clients::ExecRunner exec_runner;
 
   actors::Services services;
@@ -487,6 +493,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     // What a cluster may make the daemon hold: the limits fleetwave.yaml had at start.
     c.options.max_watch_event_bytes = config.limits.max_watch_event_bytes;
     c.options.max_response_bytes = config.limits.max_response_bytes;
+    c.options.http2 = config.cluster_http2;
     // When the cluster is down and how it is probed: the liveness fleetwave.yaml had at start.
     const engine::LivenessConfig& live = config.liveness;
     c.options.progress_timeout = std::chrono::seconds(live.progress_timeout_seconds);

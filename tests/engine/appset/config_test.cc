@@ -17,6 +17,7 @@ TEST(Config, EmptyFileGivesEveryDefault) {
   EXPECT_TRUE(r.issues.empty());
   EXPECT_EQ(r.config.kubeconfig, (std::vector<std::string>{"/etc/fleetwave/kubeconfig"}));
   EXPECT_TRUE(r.config.progressive_syncs);
+  EXPECT_TRUE(r.config.cluster_http2);
   EXPECT_EQ(r.config.listen_api, "127.0.0.1:8089");
   EXPECT_EQ(r.config.listen_metrics, "127.0.0.1:9464");
   EXPECT_EQ(r.config.git_poll_interval_seconds, 60);
@@ -78,6 +79,7 @@ clusters:
     labels: {env: prod, region: us-east-2}
 applicationSets: /sets
 progressiveSyncs: false
+clusterHttp2: false
 state: sqlite:///tmp/state.db
 listen: {api: 127.0.0.1:1, metrics: "[::1]:2", allowedHosts: [fleet.example.com]}
 apiTokenFile: /token
@@ -107,6 +109,7 @@ repositories:
   EXPECT_EQ(c.clusters[0].labels.at("region"), "us-east-2");
   EXPECT_EQ(c.application_sets, "/sets");
   EXPECT_FALSE(c.progressive_syncs);
+  EXPECT_FALSE(c.cluster_http2);
   EXPECT_EQ(c.state, "sqlite:///tmp/state.db");
   EXPECT_EQ(c.listen_metrics, "[::1]:2");
   EXPECT_EQ(c.api_read_token_file, "/read-token");
@@ -159,6 +162,8 @@ INSTANTIATE_TEST_SUITE_P(
         ErrorCase{
             "WrongType", "progressiveSyncs: maybe\n",
             "fleetwave.yaml:1:19: progressiveSyncs: wrong type: expected boolean, got string"},
+        ErrorCase{"Http2NotBoolean", "clusterHttp2: h2\n",
+                  "fleetwave.yaml:1:15: clusterHttp2: wrong type: expected boolean, got string"},
         ErrorCase{"BadDuration", "deletion: {gracePeriod: 10 minutes}\n",
                   "fleetwave.yaml:1:25: deletion.gracePeriod: invalid duration \"10 minutes\" "
                   "(examples: 90s, 10m, "
