@@ -749,19 +749,15 @@ std::vector<engine::ObservedApp> RefreshObserved(Self* self, const Gathered& g) 
       continue;
     }
     engine::ObservedApp o = std::move(kept[k++]);
-    const bool moved = !same_generation && o.desired.cluster != app.cluster;
-    if (!same_generation) {
-      if (moved || o.desired.spec_fingerprint != app.spec_fingerprint ||
-          o.desired.labels != app.labels || o.desired.object != app.object) {
-        o.desired = app;
-      }
-      ObserveRender(g, o);
-    }
+    const engine::ObservationRefresh refresh =
+        engine::RefreshOf(o.desired, app, same_generation,
+                          st.live_changed.count({app.cluster, AppLabel(self, app.name)}) > 0,
+                          st.applied_changed.count(app.name) > 0);
+    if (refresh.desired) o.desired = app;
+    if (refresh.render) ObserveRender(g, o);
     ObserveCluster(self, o);
-    if (moved || st.live_changed.count({app.cluster, AppLabel(self, app.name)}) > 0) {
-      ObserveLive(self, o);
-    }
-    if (st.applied_changed.count(app.name) > 0) ObserveApplied(self, o);
+    if (refresh.live) ObserveLive(self, o);
+    if (refresh.applied) ObserveApplied(self, o);
     out.push_back(std::move(o));
   }
   st.live_changed.clear();
@@ -1006,9 +1002,15 @@ void FeedDecider(Self* self) {
   for (const auto& app : apps) {
     engine::ObservedApp o = st.decider->TakeObserved(app);
     if (o.desired.name.empty()) continue;  // not of the decider's generation
+    // The decider's generation is the observation's: only what the clusters and attempts
+    // reported is refreshed.
+    const engine::ObservationRefresh refresh =
+        engine::RefreshOf(o.desired, o.desired, /*same_generation=*/true,
+                          st.live_changed.count({o.desired.cluster, AppLabel(self, app)}) > 0,
+                          st.applied_changed.count(app) > 0);
     ObserveCluster(self, o);
-    if (st.live_changed.count({o.desired.cluster, AppLabel(self, app)}) > 0) ObserveLive(self, o);
-    if (st.applied_changed.count(app) > 0) ObserveApplied(self, o);
+    if (refresh.live) ObserveLive(self, o);
+    if (refresh.applied) ObserveApplied(self, o);
     st.decider->PutObserved(std::move(o));
   }
   st.live_changed.clear();

@@ -55,6 +55,18 @@ void ObserveCluster(const ClusterFlags* cluster, ObservedApp& o) {
   o.observed = cluster != nullptr && cluster->listed;
 }
 
+ObservationRefresh RefreshOf(const GeneratedApplication& kept, const GeneratedApplication& app,
+                             bool same_generation, bool live_changed, bool applied_changed) {
+  ObservationRefresh out;
+  const bool moved = !same_generation && kept.cluster != app.cluster;
+  out.desired = !same_generation && (moved || kept.spec_fingerprint != app.spec_fingerprint ||
+                                     kept.labels != app.labels || kept.object != app.object);
+  out.render = !same_generation;
+  out.live = moved || live_changed;
+  out.applied = applied_changed;
+  return out;
+}
+
 ClusterReportEffect ApplyClusterReport(const std::string& cluster, const ClusterFlags& before,
                                        bool reachable, bool synced) {
   ClusterReportEffect out;

@@ -146,6 +146,54 @@ TEST(ObserveRender, ResetsTheComparisonOnlyWhenWhatItComparedChanged) {
   }
 }
 
+TEST(RefreshOf, RefreshesOnlyWhatChanged) {
+  GeneratedApplication kept;
+  kept.name = "web";
+  kept.cluster = "c1";
+  kept.labels = {{"env", "prod"}};
+  kept.object = {{"spec", {{"project", "default"}}}};
+  kept.spec_fingerprint = 7;
+  const auto with = [&](auto change) {
+    GeneratedApplication app = kept;
+    change(app);
+    return app;
+  };
+  const GeneratedApplication same = kept;
+  const GeneratedApplication moved = with([](auto& a) { a.cluster = "c2"; });
+  const GeneratedApplication new_spec = with([](auto& a) { a.spec_fingerprint = 8; });
+  const GeneratedApplication new_labels = with([](auto& a) { a.labels["env"] = "dev"; });
+  const GeneratedApplication new_object = with([](auto& a) {
+    a.object["metadata"] = {{"name", "web"}};
+  });
+  struct Case {
+    std::string name;
+    const GeneratedApplication* app;
+    bool same_generation, live_changed, applied_changed;
+    bool desired, render, live, applied;
+  };
+  const std::vector<Case> cases = {
+      {"nothing changed", &same, true, false, false, false, false, false, false},
+      {"new generation, same app", &same, false, false, false, false, true, false, false},
+      {"moved", &moved, false, false, false, true, true, true, false},
+      {"new spec", &new_spec, false, false, false, true, true, false, false},
+      {"new labels", &new_labels, false, false, false, true, true, false, false},
+      {"new object", &new_object, false, false, false, true, true, false, false},
+      // The same generation cannot hold another app: nothing of it is compared.
+      {"same generation ignores the app", &moved, true, false, false, false, false, false, false},
+      {"live changed", &same, true, true, false, false, false, true, false},
+      {"attempt ended", &same, true, false, true, false, false, false, true},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const ObservationRefresh r =
+        RefreshOf(kept, *c.app, c.same_generation, c.live_changed, c.applied_changed);
+    EXPECT_EQ(r.desired, c.desired);
+    EXPECT_EQ(r.render, c.render);
+    EXPECT_EQ(r.live, c.live);
+    EXPECT_EQ(r.applied, c.applied);
+  }
+}
+
 TEST(ObserveCluster, ReachableIsUpAndObservedIsListed) {
   struct Case {
     std::string name;
