@@ -13,6 +13,7 @@
 #include "cluster-clients/prometheus_query.h"
 #include "engine/app_project.h"
 #include "engine/appset/decision_gate.h"
+#include "engine/appset/observation.h"
 #include "engine/appset/stored_mirror.h"
 #include "engine/appset_reconcile.h"
 #include "engine/operator_command.h"
@@ -140,9 +141,7 @@ using marked_atom = caf::atom_constant<caf::atom("marked")>;
 using measured_atom = caf::atom_constant<caf::atom("measured")>;
 
 struct ClusterView {
-  bool reachable = false;
-  bool synced = false;
-  bool listed = false;  // synced at least once in this process: its health data means something
+  engine::ClusterFlags flags;
   std::map<std::string, std::vector<LiveEntry>> apps;  // app label -> entries
 };
 
@@ -672,53 +671,23 @@ void MarkApps(Self* self, const Gathered& g, const GatheredPtr& previous,
 void ObserveRender(const Gathered& g, engine::ObservedApp& o) {
   const auto& renders = g.generation->renders;
   auto render = renders.find(o.desired.name);
-  const auto rendered = o.rendered;
-  const auto source_error = o.source_error;
-  if (render != renders.end() && render->second.ok()) {
-    o.revisions = render->second.revisions;
-    o.rendered = render->second.objects;
-    o.source_error.reset();
-    o.repository_errors.clear();
-    // An app its AppProject refuses (issue 29) is reported as a source error is: never synced,
-    // its step held, the refusal in its condition.
-    const auto* projects = g.generation->spec ? g.generation->spec->appset.projects.get() : nullptr;
-    if (projects != nullptr) {
-      std::vector<engine::ObjectRef> refs;
-      refs.reserve(o.rendered ? o.rendered->size() : 0);
-      if (o.rendered) {
-        for (const auto& object : *o.rendered) refs.push_back(object.ref);
-      }
-      static const engine::Json kNoSpec = engine::Json::object();
-      auto spec = o.desired.object.find("spec");
-      engine::ProjectCheckInput in;
-      in.app = o.desired.name;
-      in.spec = spec != o.desired.object.end() ? &*spec : &kNoSpec;
-      in.cluster = o.desired.cluster;
-      in.objects = &refs;
-      if (std::string refusal = engine::ProjectRefusal(projects, in); !refusal.empty()) {
-        o.revisions.clear();
-        o.rendered = nullptr;
-        o.source_error = engine::InvalidInputError("", std::move(refusal));
-      }
-    }
-  } else {
-    o.revisions.clear();
-    o.rendered = nullptr;
-    o.source_error = render == renders.end() ? engine::PermanentError("", "not rendered")
-                                             : *render->second.error();
-    o.repository_errors =
-        render == renders.end() ? std::vector<engine::Error>{} : render->second.repository_errors;
+  const auto* projects = g.generation->spec ? g.generation->spec->appset.projects.get() : nullptr;
+  if (render == renders.end()) {
+    engine::ObserveRender(projects, nullptr, o);
+    return;
   }
-  if (o.rendered != rendered || o.source_error != source_error) o.compared = nullptr;
+  engine::RenderSeen seen;
+  seen.revisions = render->second.revisions;
+  seen.objects = render->second.objects;
+  seen.error = render->second.error();
+  seen.repository_errors = render->second.repository_errors;
+  engine::ObserveRender(projects, &seen, o);
 }
 
 void ObserveCluster(Self* self, engine::ObservedApp& o) {
   auto& st = self->state;
   auto view = st.views.find(o.desired.cluster);
-  const bool reachable = view != st.views.end() && view->second.reachable && view->second.synced;
-  if (reachable != o.reachable) o.compared = nullptr;
-  o.reachable = reachable;
-  o.observed = view != st.views.end() && view->second.listed;
+  engine::ObserveCluster(view == st.views.end() ? nullptr : &view->second.flags, o);
 }
 
 void ObserveLive(Self* self, engine::ObservedApp& o) {
@@ -780,19 +749,15 @@ std::vector<engine::ObservedApp> RefreshObserved(Self* self, const Gathered& g) 
       continue;
     }
     engine::ObservedApp o = std::move(kept[k++]);
-    const bool moved = !same_generation && o.desired.cluster != app.cluster;
-    if (!same_generation) {
-      if (moved || o.desired.spec_fingerprint != app.spec_fingerprint ||
-          o.desired.labels != app.labels || o.desired.object != app.object) {
-        o.desired = app;
-      }
-      ObserveRender(g, o);
-    }
+    const engine::ObservationRefresh refresh =
+        engine::RefreshOf(o.desired, app, same_generation,
+                          st.live_changed.count({app.cluster, AppLabel(self, app.name)}) > 0,
+                          st.applied_changed.count(app.name) > 0);
+    if (refresh.desired) o.desired = app;
+    if (refresh.render) ObserveRender(g, o);
     ObserveCluster(self, o);
-    if (moved || st.live_changed.count({app.cluster, AppLabel(self, app.name)}) > 0) {
-      ObserveLive(self, o);
-    }
-    if (st.applied_changed.count(app.name) > 0) ObserveApplied(self, o);
+    if (refresh.live) ObserveLive(self, o);
+    if (refresh.applied) ObserveApplied(self, o);
     out.push_back(std::move(o));
   }
   st.live_changed.clear();
@@ -1037,9 +1002,15 @@ void FeedDecider(Self* self) {
   for (const auto& app : apps) {
     engine::ObservedApp o = st.decider->TakeObserved(app);
     if (o.desired.name.empty()) continue;  // not of the decider's generation
+    // The decider's generation is the observation's: only what the clusters and attempts
+    // reported is refreshed.
+    const engine::ObservationRefresh refresh =
+        engine::RefreshOf(o.desired, o.desired, /*same_generation=*/true,
+                          st.live_changed.count({o.desired.cluster, AppLabel(self, app)}) > 0,
+                          st.applied_changed.count(app) > 0);
     ObserveCluster(self, o);
-    if (st.live_changed.count({o.desired.cluster, AppLabel(self, app)}) > 0) ObserveLive(self, o);
-    if (st.applied_changed.count(app) > 0) ObserveApplied(self, o);
+    if (refresh.live) ObserveLive(self, o);
+    if (refresh.applied) ObserveApplied(self, o);
     st.decider->PutObserved(std::move(o));
   }
   st.live_changed.clear();
@@ -1535,8 +1506,8 @@ void RunDueAttempt(Self* self, const std::string& app, const engine::StoredApp& 
   facts.generated = generated != nullptr;
   if (generated != nullptr) {
     if (auto view = st.views.find(generated->cluster); view != st.views.end()) {
-      facts.cluster_reachable = view->second.reachable;
-      facts.cluster_synced = view->second.synced;
+      facts.cluster_reachable = view->second.flags.reachable;
+      facts.cluster_synced = view->second.flags.synced;
     }
   }
   const engine::AttemptDecision decision = engine::DecideAttempt(facts, now);
@@ -1754,14 +1725,10 @@ void OnClusterUpdate(Self* self, const ClusterUpdatePtr& update) {
   const caf::strong_actor_ptr& sender = self->current_sender();
   if (!from || !sender || sender->id() != from.id()) return;
   auto& view = self->state.views[update->cluster];
-  const bool was_up = view.reachable && view.synced;
-  const bool was_listed = view.listed;
-  view.reachable = update->reachable;
-  view.synced = update->synced;
-  view.listed = view.listed || update->synced;
-  if (was_up != (view.reachable && view.synced) || was_listed != view.listed) {
-    self->state.clusters_changed.insert(update->cluster);
-  }
+  const engine::ClusterReportEffect effect =
+      engine::ApplyClusterReport(update->cluster, view.flags, update->reachable, update->synced);
+  view.flags = effect.flags;
+  if (effect.changed) self->state.clusters_changed.insert(update->cluster);
   for (const auto& [label, entries] : update->apps) {
     view.apps[label] = entries;
     self->state.live_changed.emplace(update->cluster, label);
@@ -1774,10 +1741,7 @@ void OnClusterUpdate(Self* self, const ClusterUpdatePtr& update) {
     publish(update->cluster,
             {{"server", server}, {"up", update->reachable}, {"synced", update->synced}});
   }
-  if (was_up != (view.reachable && view.synced)) {
-    Log(self, "cluster=" + update->cluster + " " +
-                  (view.reachable && view.synced ? "is reachable" : "is unreachable"));
-  }
+  if (!effect.log.empty()) Log(self, effect.log);
   Reconcile(self, false);
 }
 
