@@ -51,4 +51,28 @@ bool RecordCoveredByListing(const std::string& record_kind, const std::string& r
   return record_kind == listed_kind && (listed_ns.empty() || record_ns == listed_ns);
 }
 
+std::optional<Error> RefusalWhileDown(bool down, const std::string& cluster,
+                                      const std::string& last_failure) {
+  if (!down) return std::nullopt;
+  return TransientError("", "cluster " + cluster + " is unreachable (" + last_failure + ")");
+}
+
+bool ApplyReachedNoServer(std::size_t answered, std::size_t cluster_failures) {
+  return answered == 0 && cluster_failures > 0;
+}
+
+DiscoveryStep OnDiscovery(DiscoveryAnswer answer, std::size_t versions_left) {
+  switch (answer) {
+    case DiscoveryAnswer::kServed:
+      return DiscoveryStep::kWatch;
+    case DiscoveryAnswer::kNotServed:
+      // A kind the server does not serve is not retried: a CRD that arrives later is picked
+      // up by the next apply that names it.
+      return versions_left > 0 ? DiscoveryStep::kTryNextVersion : DiscoveryStep::kNotServed;
+    case DiscoveryAnswer::kFailed:
+      break;
+  }
+  return DiscoveryStep::kRetryLater;
+}
+
 }  // namespace fleetwave::engine

@@ -5,9 +5,12 @@
 // tests/engine/core/cluster_rules_test.cc.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/error.h"
 #include "engine/object_ref.h"
 #include "engine/operation_record.h"
 #include "engine/render.h"
@@ -54,5 +57,27 @@ WorkloadEventStep OnWorkloadEvent(bool has_deadline, bool deciding, bool has_act
 // daemon was away.
 bool RecordCoveredByListing(const std::string& record_kind, const std::string& record_ns,
                             const std::string& listed_kind, const std::string& listed_ns);
+
+// A cluster that is down refuses an apply or a delete at once: sending requests that cannot
+// arrive would only hold the operation up. The refusal is transient (the cluster may come back)
+// and names the cluster and its last failure; nullopt while it is not down.
+std::optional<Error> RefusalWhileDown(bool down, const std::string& cluster,
+                                      const std::string& last_failure);
+
+// An apply attempt where no request got through (every request failed because of the cluster)
+// could not run at all: it is an error, not a failed sync (protocol.h, ApplyReply::error).
+bool ApplyReachedNoServer(std::size_t answered, std::size_t cluster_failures);
+
+// What the API server's discovery said of one apiVersion/kind; cluster-clients classifies it.
+enum class DiscoveryAnswer { kServed, kNotServed, kFailed };
+// What the cluster actor does next with a kind it wants to watch.
+enum class DiscoveryStep {
+  kWatch,           // served: start its watch
+  kTryNextVersion,  // not served in this version; another candidate is left (a CloneSet)
+  kNotServed,       // served in no candidate version: logged once, not retried
+  kRetryLater,      // discovery failed: ask again after the discovery retry interval
+};
+// `versions_left`: candidate versions after the one asked (0 for a kind of one version).
+DiscoveryStep OnDiscovery(DiscoveryAnswer answer, std::size_t versions_left);
 
 }  // namespace fleetwave::engine
