@@ -771,10 +771,8 @@ void ApplyOne(Self self, const std::shared_ptr<ApplyRun>& run, std::size_t i,
           applied.resource_version = body.String({"metadata", "resourceVersion"});
           applied.generation = body.Int({"metadata", "generation"}).value_or(0);
           run->applied[i] = std::move(applied);
-          run->reply->results[i] = {ref, engine::ObjectResultCode::kSynced, "applied"};
-        } else {
-          run->reply->results[i] = {ref, engine::ObjectResultCode::kSyncFailed, r.ToString()};
         }
+        run->reply->results[i] = engine::ApplyResult(ref, r.ok(), r.ToString());
         then();
       });
 }
@@ -860,11 +858,7 @@ caf::result<DeleteReplyPtr> StartDelete(Self self, const DeleteCommandPtr& cmd) 
     const std::size_t i = cmd->objects.size() + j;
     const engine::ObjectRef ref = cmd->unmark[j];
     auto done = [self, reply, i, ref, finish](Result r) mutable {
-      if (r.ok()) {
-        reply->results[i] = {ref, engine::ObjectResultCode::kSynced, "tracking marks removed"};
-      } else {
-        reply->results[i] = {ref, engine::ObjectResultCode::kSyncFailed, r.ToString()};
-      }
+      reply->results[i] = engine::UnmarkResult(ref, r.ok(), r.ToString());
       finish();
     };
     const clients::ResourceRef* resource = ResourceOf(self, ref);

@@ -26,6 +26,16 @@ ObjectResult DeletionResult(const ObjectRef& ref, bool ok, bool not_found, const
   return {ref, ObjectResultCode::kSyncFailed, error};
 }
 
+ObjectResult ApplyResult(const ObjectRef& ref, bool ok, const std::string& error) {
+  if (ok) return {ref, ObjectResultCode::kSynced, "applied"};
+  return {ref, ObjectResultCode::kSyncFailed, error};
+}
+
+ObjectResult UnmarkResult(const ObjectRef& ref, bool ok, const std::string& error) {
+  if (ok) return {ref, ObjectResultCode::kSynced, "tracking marks removed"};
+  return {ref, ObjectResultCode::kSyncFailed, error};
+}
+
 Json UntrackPatch() {
   return {{"metadata",
            {{"annotations", {{kTrackingIdAnnotation, nullptr}, {kAppliedHashAnnotation, nullptr}}},

@@ -1,8 +1,9 @@
 // The cluster actor's rules as pure functions (issue 25: no domain decision in actors/): which
-// kinds an apply makes it watch, what a delete's answer means for the object, and what a
-// workload watch event does to the workload's progress-deadline actor. The actor owns the
-// client, the watches and the workload actors and acts on these answers. Pinned by
-// tests/engine/core/cluster_rules_test.cc.
+// kinds an apply makes it watch, what an apply's, a delete's or an unmark's answer means for the
+// object, when a down cluster refuses work, when an apply reached no server, what discovery's
+// answer makes it do, and what a workload watch event does to the workload's progress-deadline
+// actor. The actor owns the client, the watches and the workload actors and acts on these
+// answers. Pinned by tests/engine/core/cluster_rules_test.cc.
 #pragma once
 
 #include <cstddef>
@@ -35,6 +36,14 @@ std::vector<WatchedKind> KindsToWatch(const std::vector<RenderedObject>& objects
 // the request's error.
 ObjectResult DeletionResult(const ObjectRef& ref, bool ok, bool not_found, const std::string& error,
                             const std::string& verb);
+
+// An apply's answer for one object: synced ("applied") when it succeeded, otherwise failed with
+// the request's error.
+ObjectResult ApplyResult(const ObjectRef& ref, bool ok, const std::string& error);
+
+// Removing an object's tracking marks (preserveResourcesOnDeletion): synced ("tracking marks
+// removed") when the patch succeeded, otherwise failed with the request's error.
+ObjectResult UnmarkResult(const ObjectRef& ref, bool ok, const std::string& error);
 
 // The merge patch that leaves an object fleetwave no longer tracks (preserveResourcesOnDeletion):
 // its tracking-id and applied-hash annotations and its app label go, nothing else changes.

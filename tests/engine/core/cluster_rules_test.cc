@@ -1,7 +1,7 @@
 // The cluster actor's rules as tables (engine/cluster_rules.h): the kinds an apply watches, what
-// a delete's answer means, what a workload event does to its deadline actor, which stored
-// deadline records a workload listing covers, when a down cluster refuses work, when an apply
-// reached no server, and what discovery's answer makes the actor do.
+// a delete's, an apply's and an unmark's answer mean, what a workload event does to its deadline
+// actor, which stored deadline records a workload listing covers, when a down cluster refuses work,
+// when an apply reached no server, and what discovery's answer makes the actor do.
 #include "engine/cluster_rules.h"
 
 #include <gtest/gtest.h>
@@ -60,6 +60,19 @@ TEST(DeletionResult, AlreadyGoneCountsAsDone) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(DeletionResult(ref, c.ok, c.not_found, "403 forbidden", "pruned"), c.result);
   }
+}
+
+TEST(ApplyAndUnmarkResult, SyncedOnSuccessElseFailedWithTheError) {
+  ObjectRef ref;
+  ref.kind = "Deployment";
+  ref.name = "web";
+  EXPECT_EQ(ApplyResult(ref, true, ""), (ObjectResult{ref, ObjectResultCode::kSynced, "applied"}));
+  EXPECT_EQ(ApplyResult(ref, false, "422 invalid"),
+            (ObjectResult{ref, ObjectResultCode::kSyncFailed, "422 invalid"}));
+  EXPECT_EQ(UnmarkResult(ref, true, ""),
+            (ObjectResult{ref, ObjectResultCode::kSynced, "tracking marks removed"}));
+  EXPECT_EQ(UnmarkResult(ref, false, "403 forbidden"),
+            (ObjectResult{ref, ObjectResultCode::kSyncFailed, "403 forbidden"}));
 }
 
 TEST(UntrackPatch, RemovesExactlyFleetwavesMarks) {
