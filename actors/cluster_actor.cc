@@ -174,13 +174,10 @@ void ArmProbe(Self self) {
 // After an outcome was counted: logs a change of reachability, plans the probe, arms the tick.
 void AfterOutcome(Self self, bool was_up, bool was_down) {
   auto& st = self->state;
-  if (!was_up && st.cache->reachable()) {
-    st.Log("reachable");
-  } else if (!was_down && st.cache->down()) {
-    st.Log(st.cache->liveness().hung()
-               ? "unreachable: a request or watch made no progress; last: " + st.last_failure
-               : "unreachable after " + std::to_string(st.cache->failures_in_a_row()) +
-                     " consecutive failures; last: " + st.last_failure);
+  if (auto line = engine::ReachabilityChangeLine(was_up, was_down, st.cache->reachable(),
+                                                 st.cache->down(), st.cache->liveness().hung(),
+                                                 st.cache->failures_in_a_row(), st.last_failure)) {
+    st.Log(*line);
   }
   ArmProbe(self);
   ArmTick(self);

@@ -67,6 +67,16 @@ std::optional<Error> RefusalWhileDown(bool down, const std::string& cluster,
   return TransientError("", "cluster " + cluster + " is unreachable (" + last_failure + ")");
 }
 
+std::optional<std::string> ReachabilityChangeLine(bool was_up, bool was_down, bool up, bool down,
+                                                  bool hung, int failures_in_a_row,
+                                                  const std::string& last_failure) {
+  if (!was_up && up) return "reachable";
+  if (was_down || !down) return std::nullopt;
+  if (hung) return "unreachable: a request or watch made no progress; last: " + last_failure;
+  return "unreachable after " + std::to_string(failures_in_a_row) +
+         " consecutive failures; last: " + last_failure;
+}
+
 bool ApplyReachedNoServer(std::size_t answered, std::size_t cluster_failures) {
   return answered == 0 && cluster_failures > 0;
 }

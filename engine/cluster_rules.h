@@ -1,9 +1,9 @@
 // The cluster actor's rules as pure functions (issue 25: no domain decision in actors/): which
 // kinds an apply makes it watch, what an apply's, a delete's or an unmark's answer means for the
-// object, when a down cluster refuses work, when an apply reached no server, what discovery's
-// answer makes it do, and what a workload watch event does to the workload's progress-deadline
-// actor. The actor owns the client, the watches and the workload actors and acts on these
-// answers. Pinned by tests/engine/core/cluster_rules_test.cc.
+// object, which reachability change is logged, when a down cluster refuses work, when an apply
+// reached no server, what discovery's answer makes it do, and what a workload watch event does to
+// the workload's progress-deadline actor. The actor owns the client, the watches and the workload
+// actors and acts on these answers. Pinned by tests/engine/core/cluster_rules_test.cc.
 #pragma once
 
 #include <cstddef>
@@ -72,6 +72,13 @@ bool RecordCoveredByListing(const std::string& record_kind, const std::string& r
 // and names the cluster and its last failure; nullopt while it is not down.
 std::optional<Error> RefusalWhileDown(bool down, const std::string& cluster,
                                       const std::string& last_failure);
+
+// The line logged when a cluster's reachability changed after an outcome (nullopt: no change
+// worth a line). `was_up`/`was_down`: before the outcome; `up`/`down`: after it; `hung`: the
+// last request or watch made no progress (rather than failing outright).
+std::optional<std::string> ReachabilityChangeLine(bool was_up, bool was_down, bool up, bool down,
+                                                  bool hung, int failures_in_a_row,
+                                                  const std::string& last_failure);
 
 // An apply attempt where no request got through (every request failed because of the cluster)
 // could not run at all: it is an error, not a failed sync (protocol.h, ApplyReply::error).

@@ -1,7 +1,8 @@
 // The cluster actor's rules as tables (engine/cluster_rules.h): the kinds an apply watches, what
 // a delete's, an apply's and an unmark's answer mean, what a workload event does to its deadline
-// actor, which stored deadline records a workload listing covers, when a down cluster refuses work,
-// when an apply reached no server, and what discovery's answer makes the actor do.
+// actor, which stored deadline records a workload listing covers, which reachability change is
+// logged, when a down cluster refuses work, when an apply reached no server, and what discovery's
+// answer makes the actor do.
 #include "engine/cluster_rules.h"
 
 #include <gtest/gtest.h>
@@ -139,6 +140,30 @@ TEST(RefusalWhileDown, ADownClusterRefusesWithATransientErrorNamingIt) {
   const std::optional<Error> refusal = RefusalWhileDown(true, "dev", "GET /version: timeout");
   ASSERT_TRUE(refusal.has_value());
   EXPECT_EQ(*refusal, TransientError("", "cluster dev is unreachable (GET /version: timeout)"));
+}
+
+TEST(ReachabilityChangeLine, OnlyAChangeIsLoggedAndAHangSaysSo) {
+  struct Case {
+    const char* name;
+    bool was_up, was_down, up, down, hung;
+    std::optional<std::string> line;
+  } cases[] = {
+      {"coming up", false, true, true, false, false, "reachable"},
+      {"first success of a new cluster", false, false, true, false, false, "reachable"},
+      {"staying up says nothing", true, false, true, false, false, std::nullopt},
+      {"staying down says nothing", false, true, false, true, false, std::nullopt},
+      {"failing but not yet down says nothing", true, false, false, false, false, std::nullopt},
+      {"going down after failures", true, false, false, true, false,
+       "unreachable after 3 consecutive failures; last: GET /version: timeout"},
+      {"going down because nothing moved", true, false, false, true, true,
+       "unreachable: a request or watch made no progress; last: GET /version: timeout"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(ReachabilityChangeLine(c.was_up, c.was_down, c.up, c.down, c.hung, 3,
+                                     "GET /version: timeout"),
+              c.line);
+  }
 }
 
 TEST(ApplyReachedNoServer, OnlyWhenEveryRequestFailedBecauseOfTheCluster) {
