@@ -174,13 +174,10 @@ void ArmProbe(Self self) {
 // After an outcome was counted: logs a change of reachability, plans the probe, arms the tick.
 void AfterOutcome(Self self, bool was_up, bool was_down) {
   auto& st = self->state;
-  if (!was_up && st.cache->reachable()) {
-    st.Log("reachable");
-  } else if (!was_down && st.cache->down()) {
-    st.Log(st.cache->liveness().hung()
-               ? "unreachable: a request or watch made no progress; last: " + st.last_failure
-               : "unreachable after " + std::to_string(st.cache->failures_in_a_row()) +
-                     " consecutive failures; last: " + st.last_failure);
+  if (auto line = engine::ReachabilityChangeLine(was_up, was_down, st.cache->reachable(),
+                                                 st.cache->down(), st.cache->liveness().hung(),
+                                                 st.cache->failures_in_a_row(), st.last_failure)) {
+    st.Log(*line);
   }
   ArmProbe(self);
   ArmTick(self);
@@ -429,6 +426,13 @@ void RunLater(Self self, std::chrono::milliseconds delay, std::function<void()> 
                      RunClosure(std::make_shared<std::function<void()>>(std::move(fn))));
 }
 
+// Discovery's answer as the engine's rule takes it (the classification is cluster-clients').
+engine::DiscoveryAnswer AnswerOf(const Result& r) {
+  if (r.ok()) return engine::DiscoveryAnswer::kServed;
+  if (r.outcome == clients::Outcome::kNotFound) return engine::DiscoveryAnswer::kNotServed;
+  return engine::DiscoveryAnswer::kFailed;
+}
+
 // Watches one configured workload kind once discovery says the cluster serves it (CloneSet:
 // apps.kruise.io v1alpha1, else v1beta1; a cluster without Kruise is logged once, not retried).
 void WatchWorkloadKind(Self self, const std::string& kind, std::vector<std::string> versions) {
@@ -438,22 +442,24 @@ void WatchWorkloadKind(Self self, const std::string& kind, std::vector<std::stri
       api_version, kind,
       [self, kind, versions = std::move(versions)](Result r, clients::ResourceRef ref) mutable {
         auto& st = self->state;
-        if (r.ok()) {
-          StartWorkloadInformers(self, kind, ref);
-          return;
-        }
-        if (r.outcome == clients::Outcome::kNotFound) {
-          versions.erase(versions.begin());
-          if (versions.empty()) {
+        switch (engine::OnDiscovery(AnswerOf(r), versions.size() - 1)) {
+          case engine::DiscoveryStep::kWatch:
+            StartWorkloadInformers(self, kind, ref);
+            return;
+          case engine::DiscoveryStep::kTryNextVersion:
+            versions.erase(versions.begin());
+            WatchWorkloadKind(self, kind, std::move(versions));
+            return;
+          case engine::DiscoveryStep::kNotServed:
             st.LogOnce("deadlines " + kind,
                        "kind " + kind + " is not served; its progress deadlines are not watched");
-          }
-          WatchWorkloadKind(self, kind, std::move(versions));
-          return;
+            return;
+          case engine::DiscoveryStep::kRetryLater:
+            NoteResult(self, r, "discovery of " + kind);
+            RunLater(self, st.config.discovery_retry_interval,
+                     [self, kind, versions] { WatchWorkloadKind(self, kind, versions); });
+            return;
         }
-        NoteResult(self, r, "discovery of " + kind);
-        RunLater(self, st.config.discovery_retry_interval,
-                 [self, kind, versions] { WatchWorkloadKind(self, kind, versions); });
       });
 }
 
@@ -636,7 +642,8 @@ void WatchKind(Self self, const std::string& api_version, const std::string& kin
         auto& st = self->state;
         auto it = st.kinds.find(key);
         if (it == st.kinds.end() || it->second.informer) return;
-        if (r.ok()) {
+        const engine::DiscoveryStep step = engine::OnDiscovery(AnswerOf(r), 0);
+        if (step == engine::DiscoveryStep::kWatch) {
           st.resources[ref.group + "/" + ref.kind] = ref;
           StartInformer(self, key, ref);
           return;
@@ -644,7 +651,7 @@ void WatchKind(Self self, const std::string& api_version, const std::string& kin
         st.kinds.erase(it);
         st.cache->WatchDropped(key);
         NoteResult(self, r, "discovery of " + key);
-        if (r.outcome == clients::Outcome::kNotFound) {
+        if (step == engine::DiscoveryStep::kNotServed) {
           // Not fatal: the next watch_kind asks again (a CRD may arrive later).
           st.LogOnce("unknown " + key,
                      "kind " + kind + " of " + api_version + " is not served; not watched");
@@ -719,7 +726,7 @@ void FinishApply(const std::shared_ptr<ApplyRun>& run) {
   }
   // No request got through: the attempt could not run at all (protocol.h, ApplyReply::error;
   // cluster_actor_test.cc, AnApplyThatReachesNoServerIsAnError).
-  if (run->answered == 0 && run->cluster_failures > 0) {
+  if (engine::ApplyReachedNoServer(run->answered, run->cluster_failures)) {
     run->reply->error = clients::ToError(run->last_failure, "", "the cluster did not answer");
   }
   ApplyReplyPtr reply = run->reply;
@@ -761,10 +768,8 @@ void ApplyOne(Self self, const std::shared_ptr<ApplyRun>& run, std::size_t i,
           applied.resource_version = body.String({"metadata", "resourceVersion"});
           applied.generation = body.Int({"metadata", "generation"}).value_or(0);
           run->applied[i] = std::move(applied);
-          run->reply->results[i] = {ref, engine::ObjectResultCode::kSynced, "applied"};
-        } else {
-          run->reply->results[i] = {ref, engine::ObjectResultCode::kSyncFailed, r.ToString()};
         }
+        run->reply->results[i] = engine::ApplyResult(ref, r.ok(), r.ToString());
         then();
       });
 }
@@ -791,8 +796,8 @@ void ApplyOrdered(Self self, const std::shared_ptr<ApplyRun>& run) {
   ApplyOne(self, run, run->next++, [self, run] { ApplyOrdered(self, run); });
 }
 
-std::string DownMessage(const ClusterState& st) {
-  return "cluster " + st.config.cluster.name + " is unreachable (" + st.last_failure + ")";
+std::optional<engine::Error> RefusalWhileDown(const ClusterState& st) {
+  return engine::RefusalWhileDown(st.cache->down(), st.config.cluster.name, st.last_failure);
 }
 
 caf::result<ApplyReplyPtr> StartApply(Self self, const ApplyCommandPtr& cmd) {
@@ -800,8 +805,8 @@ caf::result<ApplyReplyPtr> StartApply(Self self, const ApplyCommandPtr& cmd) {
   auto reply = std::make_shared<ApplyReply>();
   FLEETWAVE_CHECK(cmd != nullptr, "an apply command without its payload");
   reply->operation_id = cmd->operation_id;
-  if (st.cache->down()) {
-    reply->error = engine::TransientError("", DownMessage(st));
+  if (auto refusal = RefusalWhileDown(st)) {
+    reply->error = std::move(*refusal);
     return ApplyReplyPtr(std::move(reply));
   }
   for (const engine::WatchedKind& k : engine::KindsToWatch(cmd->objects)) {
@@ -827,8 +832,8 @@ caf::result<DeleteReplyPtr> StartDelete(Self self, const DeleteCommandPtr& cmd) 
   auto& st = self->state;
   auto reply = std::make_shared<DeleteReply>();
   FLEETWAVE_CHECK(cmd != nullptr, "a delete command without its payload");
-  if (st.cache->down()) {
-    reply->error = engine::TransientError("", DownMessage(st));
+  if (auto refusal = RefusalWhileDown(st)) {
+    reply->error = std::move(*refusal);
     return DeleteReplyPtr(std::move(reply));
   }
   const std::size_t total = cmd->objects.size() + cmd->unmark.size();
@@ -850,11 +855,7 @@ caf::result<DeleteReplyPtr> StartDelete(Self self, const DeleteCommandPtr& cmd) 
     const std::size_t i = cmd->objects.size() + j;
     const engine::ObjectRef ref = cmd->unmark[j];
     auto done = [self, reply, i, ref, finish](Result r) mutable {
-      if (r.ok()) {
-        reply->results[i] = {ref, engine::ObjectResultCode::kSynced, "tracking marks removed"};
-      } else {
-        reply->results[i] = {ref, engine::ObjectResultCode::kSyncFailed, r.ToString()};
-      }
+      reply->results[i] = engine::UnmarkResult(ref, r.ok(), r.ToString());
       finish();
     };
     const clients::ResourceRef* resource = ResourceOf(self, ref);

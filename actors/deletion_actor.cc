@@ -8,6 +8,7 @@
 
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
+#include "engine/deletion/deletion_reply.h"
 #include "engine/deletion/deletion_requests.h"
 #include "engine/deletion/deletion_send.h"
 #include "engine/deletion/deletion_state.h"
@@ -107,8 +108,6 @@ void Log(Self* self, const std::string& line) {
 void LogOnce(Self* self, const std::string& key, const std::string& line) {
   if (self->state.logged.insert(key).second) Log(self, line);
 }
-
-std::string Who(const Key& k) { return engine::DeletionWho(k); }
 
 engine::Time Now(Self* self) { return self->state.config.services->now(); }
 
@@ -240,6 +239,19 @@ engine::DeletionAppView ViewOf(Self* self, const Key& key, const engine::Deletio
 
 // ---- rounds ----
 
+engine::SentDelete SentOf(const Key& app, const std::string& cluster,
+                          const DeleteCommand& command) {
+  return {app, cluster, command.objects, command.unmark};
+}
+
+// Forgets the refs a failed delete sent (the next round sends them again) and logs why.
+void ApplyReplyStep(Self* self, const Key& app, const engine::DeleteReplyStep& step) {
+  auto& st = self->state;
+  for (const auto& line : step.log) Log(self, line);
+  for (const auto& ref : step.forget) st.sent[app].erase(ref);
+  if (step.retry_later) ArmWake(self, Now(self) + st.config.retry);
+}
+
 void SendCommand(Self* self, const Key& key, const engine::AppDeleteCommand& c) {
   auto& st = self->state;
   auto cluster = st.config.clusters->find(c.cluster);
@@ -262,33 +274,15 @@ void SendCommand(Self* self, const Key& key, const engine::AppDeleteCommand& c) 
                 DeleteCommandPtr(command))
       .then(
           [=](DeleteReplyPtr reply) {
-            auto& s = self->state;
-            bool failed = false;
-            if (reply->error) {
-              Log(self, Who(app_key) + " cluster=" + cluster_name +
-                            " delete failed: " + reply->error->ToString() + "; retrying");
-              failed = true;
-              for (const auto& ref : command->objects) s.sent[app_key].erase(ref);
-              for (const auto& ref : command->unmark) s.sent[app_key].erase(ref);
-            }
-            for (const auto& r : reply->results) {
-              if (r.status == engine::ObjectResultCode::kSyncFailed) {
-                Log(self, Who(app_key) + " cluster=" + cluster_name + " " + r.ref.KindName() +
-                              ": " + r.message + "; retrying");
-                s.sent[app_key].erase(r.ref);
-                failed = true;
-              }
-            }
-            if (failed) ArmWake(self, Now(self) + s.config.retry);
+            ApplyReplyStep(self, app_key,
+                           engine::OnDeleteReply(SentOf(app_key, cluster_name, *command),
+                                                 reply->error, reply->results));
             Advance(self);  // an unmark shows in no watch event of this app's label
           },
           [=](caf::error& err) {
-            auto& s = self->state;
-            Log(self, Who(app_key) + " cluster=" + cluster_name +
-                          " did not answer the delete: " + self->system().render(err));
-            for (const auto& ref : command->objects) s.sent[app_key].erase(ref);
-            for (const auto& ref : command->unmark) s.sent[app_key].erase(ref);
-            ArmWake(self, Now(self) + s.config.retry);
+            ApplyReplyStep(self, app_key,
+                           engine::OnDeleteUnanswered(SentOf(app_key, cluster_name, *command),
+                                                      self->system().render(err)));
           });
 }
 
@@ -381,14 +375,11 @@ void OnCommitted(Self* self, RoundPtr round) {
   auto& st = self->state;
   st.busy = false;
   if (!round->error.empty()) {
-    if (round->conflict) {
-      // An appset actor cancelled or changed a mark meanwhile: read again, decide again.
-      Load(self);
-    } else {
-      Log(self, "cannot store the deletions' progress: " + round->error + "; retrying in " +
-                    std::to_string(st.config.retry.count()) + "s");
-      ArmWake(self, Now(self) + st.config.retry);
-    }
+    const engine::CommitFailureStep step =
+        engine::OnDeletionCommitFailed(round->conflict, round->error, st.config.retry);
+    if (!step.log.empty()) Log(self, step.log);
+    if (step.reload) Load(self);
+    if (step.retry_later) ArmWake(self, Now(self) + st.config.retry);
     return;
   }
   for (const auto& line : round->log) Log(self, line);

@@ -26,6 +26,16 @@ ObjectResult DeletionResult(const ObjectRef& ref, bool ok, bool not_found, const
   return {ref, ObjectResultCode::kSyncFailed, error};
 }
 
+ObjectResult ApplyResult(const ObjectRef& ref, bool ok, const std::string& error) {
+  if (ok) return {ref, ObjectResultCode::kSynced, "applied"};
+  return {ref, ObjectResultCode::kSyncFailed, error};
+}
+
+ObjectResult UnmarkResult(const ObjectRef& ref, bool ok, const std::string& error) {
+  if (ok) return {ref, ObjectResultCode::kSynced, "tracking marks removed"};
+  return {ref, ObjectResultCode::kSyncFailed, error};
+}
+
 Json UntrackPatch() {
   return {{"metadata",
            {{"annotations", {{kTrackingIdAnnotation, nullptr}, {kAppliedHashAnnotation, nullptr}}},
@@ -49,6 +59,40 @@ WorkloadEventStep OnWorkloadEvent(bool has_deadline, bool deciding, bool has_act
 bool RecordCoveredByListing(const std::string& record_kind, const std::string& record_ns,
                             const std::string& listed_kind, const std::string& listed_ns) {
   return record_kind == listed_kind && (listed_ns.empty() || record_ns == listed_ns);
+}
+
+std::optional<Error> RefusalWhileDown(bool down, const std::string& cluster,
+                                      const std::string& last_failure) {
+  if (!down) return std::nullopt;
+  return TransientError("", "cluster " + cluster + " is unreachable (" + last_failure + ")");
+}
+
+std::optional<std::string> ReachabilityChangeLine(bool was_up, bool was_down, bool up, bool down,
+                                                  bool hung, int failures_in_a_row,
+                                                  const std::string& last_failure) {
+  if (!was_up && up) return "reachable";
+  if (was_down || !down) return std::nullopt;
+  if (hung) return "unreachable: a request or watch made no progress; last: " + last_failure;
+  return "unreachable after " + std::to_string(failures_in_a_row) +
+         " consecutive failures; last: " + last_failure;
+}
+
+bool ApplyReachedNoServer(std::size_t answered, std::size_t cluster_failures) {
+  return answered == 0 && cluster_failures > 0;
+}
+
+DiscoveryStep OnDiscovery(DiscoveryAnswer answer, std::size_t versions_left) {
+  switch (answer) {
+    case DiscoveryAnswer::kServed:
+      return DiscoveryStep::kWatch;
+    case DiscoveryAnswer::kNotServed:
+      // A kind the server does not serve is not retried: a CRD that arrives later is picked
+      // up by the next apply that names it.
+      return versions_left > 0 ? DiscoveryStep::kTryNextVersion : DiscoveryStep::kNotServed;
+    case DiscoveryAnswer::kFailed:
+      break;
+  }
+  return DiscoveryStep::kRetryLater;
 }
 
 }  // namespace fleetwave::engine

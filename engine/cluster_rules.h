@@ -1,13 +1,17 @@
 // The cluster actor's rules as pure functions (issue 25: no domain decision in actors/): which
-// kinds an apply makes it watch, what a delete's answer means for the object, and what a
-// workload watch event does to the workload's progress-deadline actor. The actor owns the
-// client, the watches and the workload actors and acts on these answers. Pinned by
-// tests/engine/core/cluster_rules_test.cc.
+// kinds an apply makes it watch, what an apply's, a delete's or an unmark's answer means for the
+// object, which reachability change is logged, when a down cluster refuses work, when an apply
+// reached no server, what discovery's answer makes it do, and what a workload watch event does to
+// the workload's progress-deadline actor. The actor owns the client, the watches and the workload
+// actors and acts on these answers. Pinned by tests/engine/core/cluster_rules_test.cc.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "engine/error.h"
 #include "engine/object_ref.h"
 #include "engine/operation_record.h"
 #include "engine/render.h"
@@ -33,6 +37,14 @@ std::vector<WatchedKind> KindsToWatch(const std::vector<RenderedObject>& objects
 ObjectResult DeletionResult(const ObjectRef& ref, bool ok, bool not_found, const std::string& error,
                             const std::string& verb);
 
+// An apply's answer for one object: synced ("applied") when it succeeded, otherwise failed with
+// the request's error.
+ObjectResult ApplyResult(const ObjectRef& ref, bool ok, const std::string& error);
+
+// Removing an object's tracking marks (preserveResourcesOnDeletion): synced ("tracking marks
+// removed") when the patch succeeded, otherwise failed with the request's error.
+ObjectResult UnmarkResult(const ObjectRef& ref, bool ok, const std::string& error);
+
 // The merge patch that leaves an object fleetwave no longer tracks (preserveResourcesOnDeletion):
 // its tracking-id and applied-hash annotations and its app label go, nothing else changes.
 Json UntrackPatch();
@@ -54,5 +66,34 @@ WorkloadEventStep OnWorkloadEvent(bool has_deadline, bool deciding, bool has_act
 // daemon was away.
 bool RecordCoveredByListing(const std::string& record_kind, const std::string& record_ns,
                             const std::string& listed_kind, const std::string& listed_ns);
+
+// A cluster that is down refuses an apply or a delete at once: sending requests that cannot
+// arrive would only hold the operation up. The refusal is transient (the cluster may come back)
+// and names the cluster and its last failure; nullopt while it is not down.
+std::optional<Error> RefusalWhileDown(bool down, const std::string& cluster,
+                                      const std::string& last_failure);
+
+// The line logged when a cluster's reachability changed after an outcome (nullopt: no change
+// worth a line). `was_up`/`was_down`: before the outcome; `up`/`down`: after it; `hung`: the
+// last request or watch made no progress (rather than failing outright).
+std::optional<std::string> ReachabilityChangeLine(bool was_up, bool was_down, bool up, bool down,
+                                                  bool hung, int failures_in_a_row,
+                                                  const std::string& last_failure);
+
+// An apply attempt where no request got through (every request failed because of the cluster)
+// could not run at all: it is an error, not a failed sync (protocol.h, ApplyReply::error).
+bool ApplyReachedNoServer(std::size_t answered, std::size_t cluster_failures);
+
+// What the API server's discovery said of one apiVersion/kind; cluster-clients classifies it.
+enum class DiscoveryAnswer { kServed, kNotServed, kFailed };
+// What the cluster actor does next with a kind it wants to watch.
+enum class DiscoveryStep {
+  kWatch,           // served: start its watch
+  kTryNextVersion,  // not served in this version; another candidate is left (a CloneSet)
+  kNotServed,       // served in no candidate version: logged once, not retried
+  kRetryLater,      // discovery failed: ask again after the discovery retry interval
+};
+// `versions_left`: candidate versions after the one asked (0 for a kind of one version).
+DiscoveryStep OnDiscovery(DiscoveryAnswer answer, std::size_t versions_left);
 
 }  // namespace fleetwave::engine

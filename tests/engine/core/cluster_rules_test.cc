@@ -1,6 +1,8 @@
 // The cluster actor's rules as tables (engine/cluster_rules.h): the kinds an apply watches, what
-// a delete's answer means, what a workload event does to its deadline actor, and which stored
-// deadline records a workload listing covers.
+// a delete's, an apply's and an unmark's answer mean, what a workload event does to its deadline
+// actor, which stored deadline records a workload listing covers, which reachability change is
+// logged, when a down cluster refuses work, when an apply reached no server, and what discovery's
+// answer makes the actor do.
 #include "engine/cluster_rules.h"
 
 #include <gtest/gtest.h>
@@ -61,6 +63,19 @@ TEST(DeletionResult, AlreadyGoneCountsAsDone) {
   }
 }
 
+TEST(ApplyAndUnmarkResult, SyncedOnSuccessElseFailedWithTheError) {
+  ObjectRef ref;
+  ref.kind = "Deployment";
+  ref.name = "web";
+  EXPECT_EQ(ApplyResult(ref, true, ""), (ObjectResult{ref, ObjectResultCode::kSynced, "applied"}));
+  EXPECT_EQ(ApplyResult(ref, false, "422 invalid"),
+            (ObjectResult{ref, ObjectResultCode::kSyncFailed, "422 invalid"}));
+  EXPECT_EQ(UnmarkResult(ref, true, ""),
+            (ObjectResult{ref, ObjectResultCode::kSynced, "tracking marks removed"}));
+  EXPECT_EQ(UnmarkResult(ref, false, "403 forbidden"),
+            (ObjectResult{ref, ObjectResultCode::kSyncFailed, "403 forbidden"}));
+}
+
 TEST(UntrackPatch, RemovesExactlyFleetwavesMarks) {
   Json object = {{"metadata",
                   {{"name", "web"},
@@ -117,6 +132,79 @@ TEST(RecordCoveredByListing, KindAndNamespace) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(RecordCoveredByListing(c.record_kind, c.record_ns, c.listed_kind, c.listed_ns),
               c.covered);
+  }
+}
+
+TEST(RefusalWhileDown, ADownClusterRefusesWithATransientErrorNamingIt) {
+  EXPECT_EQ(RefusalWhileDown(false, "dev", "GET /version: timeout"), std::nullopt);
+  const std::optional<Error> refusal = RefusalWhileDown(true, "dev", "GET /version: timeout");
+  ASSERT_TRUE(refusal.has_value());
+  EXPECT_EQ(*refusal, TransientError("", "cluster dev is unreachable (GET /version: timeout)"));
+}
+
+TEST(ReachabilityChangeLine, OnlyAChangeIsLoggedAndAHangSaysSo) {
+  struct Case {
+    const char* name;
+    bool was_up, was_down, up, down, hung;
+    std::optional<std::string> line;
+  } cases[] = {
+      {"coming up", false, true, true, false, false, "reachable"},
+      {"first success of a new cluster", false, false, true, false, false, "reachable"},
+      {"staying up says nothing", true, false, true, false, false, std::nullopt},
+      {"staying down says nothing", false, true, false, true, false, std::nullopt},
+      {"failing but not yet down says nothing", true, false, false, false, false, std::nullopt},
+      {"going down after failures", true, false, false, true, false,
+       "unreachable after 3 consecutive failures; last: GET /version: timeout"},
+      {"going down because nothing moved", true, false, false, true, true,
+       "unreachable: a request or watch made no progress; last: GET /version: timeout"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(ReachabilityChangeLine(c.was_up, c.was_down, c.up, c.down, c.hung, 3,
+                                     "GET /version: timeout"),
+              c.line);
+  }
+}
+
+TEST(ApplyReachedNoServer, OnlyWhenEveryRequestFailedBecauseOfTheCluster) {
+  struct Case {
+    const char* name;
+    std::size_t answered;
+    std::size_t cluster_failures;
+    bool error;
+  } cases[] = {
+      {"nothing sent (an empty apply) is no error", 0, 0, false},
+      {"every request failed because of the cluster", 0, 3, true},
+      {"one answer means the cluster was reached", 1, 3, false},
+      {"all answered", 4, 0, false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(ApplyReachedNoServer(c.answered, c.cluster_failures), c.error);
+  }
+}
+
+TEST(OnDiscovery, NotServedIsFinalAFailureRetriesAndACloneSetTriesItsNextVersion) {
+  struct Case {
+    const char* name;
+    DiscoveryAnswer answer;
+    std::size_t versions_left;
+    DiscoveryStep step;
+  } cases[] = {
+      {"served is watched", DiscoveryAnswer::kServed, 0, DiscoveryStep::kWatch},
+      {"served with versions left is still watched", DiscoveryAnswer::kServed, 1,
+       DiscoveryStep::kWatch},
+      {"not served in the last version is not retried", DiscoveryAnswer::kNotServed, 0,
+       DiscoveryStep::kNotServed},
+      {"not served with a version left tries it", DiscoveryAnswer::kNotServed, 1,
+       DiscoveryStep::kTryNextVersion},
+      {"a failure retries later", DiscoveryAnswer::kFailed, 0, DiscoveryStep::kRetryLater},
+      {"a failure retries the same version, not the next", DiscoveryAnswer::kFailed, 1,
+       DiscoveryStep::kRetryLater},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(OnDiscovery(c.answer, c.versions_left), c.step);
   }
 }
 
