@@ -363,26 +363,32 @@ class DaemonEnv:
             raise AssertionError("sync of %s: HTTP %s %s" % (app, status, body))
         return body
 
-    def metrics_port(self):
-        """The daemon's /metrics port: it listens on port 0 and does not log the port it got,
-        so this is the daemon's listening TCP socket that is not the API's (/proc)."""
+    def tcp_sockets(self):
+        """The daemon's own TCP sockets: the rows of /proc/PID/net/tcp and tcp6 (split into
+        columns) whose inode is one of its open file descriptors."""
         inodes = set()
         fd_dir = "/proc/%d/fd" % self.proc.pid
         for fd in os.listdir(fd_dir):
             try:
                 m = re.match(r"socket:\[(\d+)\]", os.readlink(os.path.join(fd_dir, fd)))
             except OSError:
-                continue
+                continue  # closed meanwhile
             if m:
                 inodes.add(m.group(1))
-        api_port = int(self.api.rsplit(":", 1)[1])
+        rows = []
         for table in ("tcp", "tcp6"):
             with open("/proc/%d/net/%s" % (self.proc.pid, table)) as f:
-                for line in f.read().splitlines()[1:]:
-                    cols = line.split()
-                    port = int(cols[1].rsplit(":", 1)[1], 16)
-                    if cols[3] == "0A" and cols[9] in inodes and port != api_port:
-                        return port
+                rows += [line.split() for line in f.read().splitlines()[1:]]
+        return [r for r in rows if r[9] in inodes]
+
+    def metrics_port(self):
+        """The daemon's /metrics port: it listens on port 0 and does not log the port it got,
+        so this is the daemon's listening TCP socket that is not the API's (/proc)."""
+        api_port = int(self.api.rsplit(":", 1)[1])
+        for cols in self.tcp_sockets():
+            port = int(cols[1].rsplit(":", 1)[1], 16)
+            if cols[3] == "0A" and port != api_port:
+                return port
         raise AssertionError("the daemon listens on no metrics port")
 
     def thread_nices(self):

@@ -140,20 +140,7 @@ class Http2DaemonEnv(DaemonEnv):
 
     def connections_by_port(self):
         """The daemon's established outgoing TCP connections, counted by remote port (/proc)."""
-        inodes = set()
-        fd_dir = "/proc/%d/fd" % self.proc.pid
-        for fd in os.listdir(fd_dir):
-            try:
-                m = re.match(r"socket:\[(\d+)\]", os.readlink(os.path.join(fd_dir, fd)))
-            except OSError:
-                continue  # closed meanwhile
-            if m:
-                inodes.add(m.group(1))
-        rows = []
-        for table in ("tcp", "tcp6"):
-            with open("/proc/%d/net/%s" % (self.proc.pid, table)) as f:
-                rows += [line.split() for line in f.read().splitlines()[1:]]
-        mine = [r for r in rows if r[9] in inodes]
+        mine = self.tcp_sockets()
         # Connections it accepted (this test's scrapes and API calls) have a listening port
         # as their local one: not connections to a cluster.
         listening = {r[1].rsplit(":", 1)[1] for r in mine if r[3] == "0A"}
