@@ -6,28 +6,13 @@
 
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
+#include "engine/progress/progress_decision.h"
 
 namespace fleetwave::actors {
 namespace {
 
 using engine::Json;
 using engine::PreviousCondition;
-
-bool SameDecision(const std::optional<PreviousCondition>& a,
-                  const std::optional<PreviousCondition>& b) {
-  if (a.has_value() != b.has_value()) return false;
-  return !a || (a->condition == b->condition && a->revision == b->revision);
-}
-
-// What a transition is: the status, the reason or the revision changed (a message or a
-// timestamp alone is not one to log).
-bool IsTransition(const std::optional<PreviousCondition>& from,
-                  const std::optional<PreviousCondition>& to) {
-  if (from.has_value() != to.has_value()) return true;
-  if (!from) return false;
-  return from->condition.status != to->condition.status ||
-         from->condition.reason != to->condition.reason || from->revision != to->revision;
-}
 
 Json Plain(const nlohmann::ordered_json& ordered) { return Json::parse(ordered.dump()); }
 
@@ -103,8 +88,7 @@ void PublishCurrent(Self self) {
     st.published = std::move(item);
   }
   const engine::DeadlineView view = engine::DeadlineViewOf(st.result);
-  if (!st.reported || st.reported->exceeded != view.exceeded ||
-      st.reported->message != view.message) {
+  if (engine::DeadlineViewChanged(st.reported, view)) {
     Report(self, view, false);
     st.reported = view;
   }
@@ -156,7 +140,7 @@ void OnCommitted(Self self, uint64_t seq, bool ok, const std::string& error) {
     return;
   }
   const std::optional<PreviousCondition> stored = st.committing_value;
-  if (IsTransition(st.durable, stored)) {
+  if (engine::IsLoggedTransition(st.durable, stored)) {
     if (stored) {
       st.Log(st.Name() + " revision=" + stored->revision +
              ": Progressing=" + stored->condition.status + " reason=" + stored->condition.reason +
@@ -190,7 +174,7 @@ void Evaluate(Self self) {
   engine::ProgressResult r = engine::EvaluateProgress(*st.workload, st.decided, now);
   if (st.services().publish.progress_evaluated) st.services().publish.progress_evaluated();
   ++st.generation;
-  if (!engine::ResolveDeadline(*st.workload).seconds) {
+  if (!engine::HoldsProgressCondition(*st.workload)) {
     // The deadline is off (or invalid): nothing to hold, nothing to time.
     st.result = std::move(r);
     Stop(self);
@@ -202,11 +186,9 @@ void Evaluate(Self self) {
   } else {
     st.requeue_at.reset();
   }
-  // No condition with a deadline on: a Deployment whose controller has not written one yet.
-  std::optional<PreviousCondition> next;
-  if (r.condition) next = PreviousCondition{*r.condition, r.revision};
+  std::optional<PreviousCondition> next = engine::DecisionOf(r);
   st.result = std::move(r);
-  if (!SameDecision(next, st.decided)) {
+  if (engine::DecisionChanged(st.decided, next)) {
     st.decided = std::move(next);
     StartCommit(self);  // write-ahead: published when the commit answers
   } else if (!st.committing) {
@@ -275,7 +257,7 @@ Json WorkloadItem(const std::string& cluster, const engine::ObjectRef& ref,
       {"namespace", ref.namespace_},
       {"kind", ref.kind},
       {"name", ref.name},
-      {"revision", result.condition ? result.revision : workload.Revision()},
+      {"revision", engine::PublishedRevision(workload, result)},
       {"deadlineSeconds", deadline.seconds ? Json(*deadline.seconds) : Json()},
       {"condition", result.condition ? Plain(engine::ConditionToJson(*result.condition)) : Json()},
       {"exceeded", result.Exceeded()},

@@ -1,0 +1,36 @@
+#include "engine/progress/progress_decision.h"
+
+namespace fleetwave::engine {
+
+bool HoldsProgressCondition(const Workload& workload) {
+  return ResolveDeadline(workload).seconds.has_value();
+}
+
+std::optional<PreviousCondition> DecisionOf(const ProgressResult& result) {
+  if (!result.condition) return std::nullopt;
+  return PreviousCondition{*result.condition, result.revision};
+}
+
+bool DecisionChanged(const std::optional<PreviousCondition>& held,
+                     const std::optional<PreviousCondition>& next) {
+  if (held.has_value() != next.has_value()) return true;
+  return held && (held->condition != next->condition || held->revision != next->revision);
+}
+
+bool IsLoggedTransition(const std::optional<PreviousCondition>& from,
+                        const std::optional<PreviousCondition>& to) {
+  if (from.has_value() != to.has_value()) return true;
+  if (!from) return false;
+  return from->condition.status != to->condition.status ||
+         from->condition.reason != to->condition.reason || from->revision != to->revision;
+}
+
+bool DeadlineViewChanged(const std::optional<DeadlineView>& reported, const DeadlineView& now) {
+  return !reported || reported->exceeded != now.exceeded || reported->message != now.message;
+}
+
+std::string PublishedRevision(const Workload& workload, const ProgressResult& result) {
+  return result.condition ? result.revision : workload.Revision();
+}
+
+}  // namespace fleetwave::engine
