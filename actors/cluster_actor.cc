@@ -16,12 +16,13 @@
 #include "actors/live_entry_json.h"
 #include "actors/services.h"
 #include "actors/workload_actor.h"
-#include "actors/workload_projection.h"
 #include "cluster-clients/informer.h"
 #include "cluster-clients/json_fields.h"
 #include "engine/check.h"
 #include "engine/cluster_rules.h"
 #include "engine/progress/progress_deadline.h"
+#include "engine/progress/progress_decision.h"
+#include "engine/progress/workload_projection.h"
 #include "engine/tracking.h"
 #include "store/state.h"
 
@@ -317,9 +318,9 @@ void ForgetWorkload(Self self, const engine::ObjectRef& ref) {
 
 void OnWorkload(Self self, const clients::Projection& p) {
   auto& st = self->state;
-  std::optional<ProjectedWorkload> pw = WorkloadFromProjection(p.fields);
+  std::optional<engine::ProjectedWorkload> pw = engine::WorkloadFromProjection(p.fields);
   if (!pw) return;
-  const bool has_deadline = engine::ResolveDeadline(pw->workload).seconds.has_value();
+  const bool has_deadline = engine::HoldsProgressCondition(pw->workload);
   auto w = std::make_shared<const engine::Workload>(std::move(pw->workload));
   auto slot = st.workloads.find(pw->ref);
   const engine::WorkloadEventStep step = engine::OnWorkloadEvent(
@@ -350,7 +351,7 @@ void OnWorkload(Self self, const clients::Projection& p) {
 
 void OnWorkloadGone(Self self, const clients::Projection& p) {
   auto& st = self->state;
-  std::optional<ProjectedWorkload> pw = WorkloadFromProjection(p.fields);
+  std::optional<engine::ProjectedWorkload> pw = engine::WorkloadFromProjection(p.fields);
   if (!pw) return;
   st.deadlined.erase(pw->ref);
   if (auto slot = st.workloads.find(pw->ref); slot != st.workloads.end()) {
@@ -400,7 +401,7 @@ void StartWorkloadInformers(Self self, const std::string& kind, const clients::R
     clients::InformerOptions options;
     options.resource = ref;
     options.ns = ns;
-    options.project = ProjectWorkload;
+    options.project = engine::ProjectWorkload;
     clients::InformerHandlers h;
     h.on_add = [self](const clients::Projection& p) { OnWorkload(self, p); };
     h.on_update = [self](const clients::Projection&, const clients::Projection& after) {

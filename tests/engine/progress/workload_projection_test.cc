@@ -1,18 +1,16 @@
-// The workload watch's projection (actors/workload_projection.h): the engine reads the same
-// workload from the projection as from the whole object, for every kind and CloneSet layout,
+// The workload watch's projection (engine/progress/workload_projection.h): the engine reads the
+// same workload from the projection as from the whole object, for every kind and CloneSet layout,
 // and what the projection leaves out (pod templates, managedFields, other conditions) is gone.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "actors/workload_projection.h"
 #include "engine/progress/progress_deadline.h"
+#include "engine/progress/workload_projection.h"
 
-namespace fleetwave::actors {
+namespace fleetwave::engine {
 namespace {
-
-using engine::Json;
 
 // Every field of a Workload, as text, so two reads compare in one assertion.
 std::string Describe(const engine::Workload& w) {
@@ -149,4 +147,4 @@ TEST(WorkloadProjectionTest, OtherKindsAreNotWorkloads) {
 }
 
 }  // namespace
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::engine

@@ -1,17 +1,15 @@
-#include "actors/workload_projection.h"
+#include "engine/progress/workload_projection.h"
 
 #include <initializer_list>
 #include <string_view>
 
-namespace fleetwave::actors {
+namespace fleetwave::engine {
 namespace {
-
-using clients::Json;
 
 // Copies object[path] into out[path] when present (absent stays absent, as ReadWorkload
 // treats it). Not throwing: only object steps are walked.
 void Keep(const Json& object, Json& out, std::initializer_list<std::string_view> path) {
-  const Json* v = engine::FieldAt(object, path);
+  const Json* v = FieldAt(object, path);
   if (v == nullptr) return;
   Json* target = &out;
   std::size_t i = 0;
@@ -49,10 +47,10 @@ Json ProjectWorkload(const Json& object) {
         "numberAvailable"}) {
     Keep(object, out, {"status", f});
   }
-  if (const Json* conds = engine::FieldAt(object, {"status", "conditions"});
+  if (const Json* conds = FieldAt(object, {"status", "conditions"});
       conds != nullptr && conds->is_array()) {
     for (const Json& c : *conds) {
-      if (engine::StringAt(c, {"type"}) != "Progressing") continue;
+      if (StringAt(c, {"type"}) != "Progressing") continue;
       out["status"]["conditions"] = Json::array({c});
       break;
     }
@@ -61,13 +59,13 @@ Json ProjectWorkload(const Json& object) {
 }
 
 std::optional<ProjectedWorkload> WorkloadFromProjection(const Json& fields) {
-  engine::WorkloadRead read = engine::ReadWorkload(fields);
+  WorkloadRead read = ReadWorkload(fields);
   if (!read.workload) return std::nullopt;
   ProjectedWorkload out;
-  out.ref = engine::RefOf(fields);
-  out.ref.kind = std::string(engine::WorkloadKindName(read.workload->kind));
+  out.ref = RefOf(fields);
+  out.ref.kind = std::string(WorkloadKindName(read.workload->kind));
   out.workload = std::move(*read.workload);
   return out;
 }
 
-}  // namespace fleetwave::actors
+}  // namespace fleetwave::engine
