@@ -1,5 +1,7 @@
 #include "actors/cluster_cache.h"
 
+#include "engine/daemon_status.h"
+
 namespace fleetwave::actors {
 
 namespace {
@@ -66,11 +68,9 @@ void ClusterCache::WatchSynced(const std::string& key) { watches_[key] = true; }
 void ClusterCache::WatchDropped(const std::string& key) { watches_.erase(key); }
 
 bool ClusterCache::synced() const {
-  if (watches_.empty()) return false;
-  for (const auto& [key, listed] : watches_) {
-    if (!listed) return false;
-  }
-  return true;
+  std::size_t listed = 0;
+  for (const auto& [key, has_listed] : watches_) listed += has_listed ? 1 : 0;
+  return engine::WatchesSynced(watches_.size(), listed);
 }
 
 ClusterUpdate ClusterCache::Status() const {

@@ -339,7 +339,7 @@ void StatusBoard::RemoveFile(const std::string& file) {
 
 void StatusBoard::SetReady(bool ready, std::string reason) {
   std::lock_guard<std::mutex> lock(mu_);
-  readiness_ = Readiness{ready, ready ? std::string() : std::move(reason)};
+  readiness_ = Readiness{ready, std::move(reason)};
   ++sequence_;
 }
 
@@ -480,17 +480,12 @@ std::vector<ClusterStatus> StatusBoard::Clusters() const {
 
 std::map<std::string, std::optional<std::string>> StatusBoard::Files() const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (!store_problem_ && record_problems_.empty()) return files_;
-  auto files = files_;
-  for (const auto& [where, error] : record_problems_) files[where] = error;
-  if (store_problem_) files[store_database_] = store_problem_;
-  return files;
+  return engine::PublishedFileStatuses(files_, record_problems_, store_database_, store_problem_);
 }
 
 Readiness StatusBoard::readiness() const {
   std::lock_guard<std::mutex> lock(mu_);
-  if (store_problem_) return {false, "the state store cannot be used: " + *store_problem_};
-  return readiness_;
+  return engine::ReadinessOf(readiness_.ready, readiness_.reason, store_problem_);
 }
 
 uint64_t StatusBoard::sequence() const {

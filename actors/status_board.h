@@ -51,6 +51,7 @@
 #include "actors/change_feed.h"
 #include "engine/app_query.h"
 #include "engine/appset_summary_state.h"
+#include "engine/daemon_status.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::actors {
@@ -65,10 +66,8 @@ struct ClusterStatus {
 // The JSON a cluster has in the API's list and watch: {"name", "server", "up", "synced"}.
 engine::Json ClusterJson(const ClusterStatus& cluster);
 
-struct Readiness {
-  bool ready = false;
-  std::string reason;  // why not ready; empty when ready
-};
+// Whether the daemon is ready, and why not (engine::ReadinessOf decides what is served).
+using Readiness = engine::DaemonReadiness;
 
 class StatusBoard {
  public:
