@@ -11,6 +11,7 @@
 #include "actors/atoms.h"
 #include "actors/blocking_pool.h"
 #include "actors/deletion_actor.h"
+#include "engine/coordinator_commands.h"
 #include "engine/fleet_change.h"
 #include "engine/operator_command.h"
 #include "engine/project_reload.h"
@@ -458,14 +459,10 @@ template <typename... Ts>
 caf::result<engine::CommandAnswer> Forward(Self* self, const std::string& appset,
                                            const std::string& what, Ts&&... xs) {
   auto& st = self->state;
-  if (st.stopping) {
-    return engine::CommandAnswer{engine::CommandOutcome::kUnavailable,
-                                 what + " refused: the daemon is stopping"};
-  }
   auto it = st.appsets.find(appset);
-  if (it == st.appsets.end()) {
-    return engine::CommandAnswer{engine::CommandOutcome::kNotFound,
-                                 what + " refused: no applicationset " + appset};
+  if (auto refusal =
+          engine::RefuseAtCoordinator(st.stopping, it != st.appsets.end(), what, appset)) {
+    return *refusal;
   }
   auto promise = self->make_response_promise();
   promise.delegate(it->second.actor, std::forward<Ts>(xs)...);
@@ -601,9 +598,10 @@ CoordinatorImpl::behavior_type CoordinatorBehavior(Self* self, CoordinatorConfig
         auto& s = self->state;
         const std::string what = "deletion of applicationset " + appset + " by " + caller;
         auto it = s.appsets.find(appset);
-        if (it == s.appsets.end()) {
-          return engine::CommandAnswer{engine::CommandOutcome::kNotFound,
-                                       what + " refused: no applicationset " + appset};
+        // Not refused for stopping here: the deletion actor takes it (as before).
+        if (auto refusal =
+                engine::RefuseAtCoordinator(false, it != s.appsets.end(), what, appset)) {
+          return *refusal;
         }
         if (auto refusal = engine::RefuseOperatorDeletion(
                 appset, {it->second.defined, it->second.file}, caller)) {
