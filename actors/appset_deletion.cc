@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/deletion/deletion_kinds.h"
+
 namespace fleetwave::actors {
 
 StoredDeletions LoadStoredDeletions(store::State& state, const std::string& appset) {
@@ -33,16 +35,7 @@ engine::DeletionApp DeletionAppOf(const engine::GeneratedApplication& app,
   out.name = app.name;
   out.cluster = app.cluster;
   out.labels = app.labels;
-  if (render != nullptr && render->objects) {
-    std::set<std::pair<std::string, std::string>> kinds;
-    for (const auto& o : *render->objects) {
-      auto api = o.object.is_object() ? o.object.find("apiVersion") : o.object.end();
-      if (api != o.object.end() && api->is_string()) {
-        kinds.emplace(api->get<std::string>(), o.ref.kind);
-      }
-    }
-    out.kinds.assign(kinds.begin(), kinds.end());
-  }
+  if (render != nullptr && render->objects) out.kinds = engine::DeletionKindsOf(*render->objects);
   return out;
 }
 
