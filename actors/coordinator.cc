@@ -534,13 +534,13 @@ CoordinatorImpl::behavior_type CoordinatorBehavior(Self* self, CoordinatorConfig
       [=](refresh_atom, const std::string& caller) -> engine::CommandAnswer {
         // An operator's refresh: every set reconciles now (resolving its revisions again)
         // instead of at its next poll.
-        Log(self, "refresh of every ApplicationSet requested by " + caller);
+        const engine::RefreshOutcome outcome =
+            engine::RefreshEveryOutcome(self->state.appsets.size(), caller);
+        Log(self, outcome.line);
         for (auto& [name, entry] : self->state.appsets) {
           self->send(entry.actor, reconcile_atom::value);
         }
-        return {engine::CommandOutcome::kAccepted, "refresh of " +
-                                                       std::to_string(self->state.appsets.size()) +
-                                                       " applicationset(s) started"};
+        return outcome.answer;
       },
       [=](webhook_atom, const std::vector<std::string>& repo_urls, const std::string& ref,
           const std::string& default_branch, const std::string& caller) -> engine::CommandAnswer {
@@ -556,14 +556,10 @@ CoordinatorImpl::behavior_type CoordinatorBehavior(Self* self, CoordinatorConfig
           self->send(entry.actor, reconcile_atom::value);
           names.push_back(name);
         }
-        const std::string repo = repo_urls.empty() ? "" : engine::RedactUrl(repo_urls.front());
-        std::string listed;
-        for (const auto& n : names) listed += (listed.empty() ? "" : ", ") + n;
-        Log(self, "webhook push to " + ref + " of " + repo + " from " + caller + ": " +
-                      (names.empty() ? "no applicationset follows it" : "refreshing " + listed));
-        return {engine::CommandOutcome::kAccepted, "refresh of " + std::to_string(names.size()) +
-                                                       " applicationset(s) started" +
-                                                       (names.empty() ? "" : ": " + listed)};
+        const engine::RefreshOutcome outcome =
+            engine::WebhookRefreshOutcome(repo_urls, ref, caller, names);
+        Log(self, outcome.line);
+        return outcome.answer;
       },
       [=](pause_atom, const std::string& appset,
           const std::string& caller) -> caf::result<engine::CommandAnswer> {

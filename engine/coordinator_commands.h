@@ -5,6 +5,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "engine/operator_command.h"
 
@@ -16,5 +17,20 @@ namespace fleetwave::engine {
 std::optional<CommandAnswer> RefuseAtCoordinator(bool stopping, bool set_runs,
                                                  const std::string& what,
                                                  const std::string& appset);
+
+// What a refresh does besides reconciling: the line logged and the answer given.
+struct RefreshOutcome {
+  std::string line;
+  CommandAnswer answer;
+};
+
+// An operator's refresh of every set (`sets` of them), requested by `caller`.
+RefreshOutcome RefreshEveryOutcome(std::size_t sets, const std::string& caller);
+
+// A push webhook to `ref` of `repo_urls` (the first one named, its credentials redacted) that
+// refreshed the sets `refreshed`, in order; none refreshed is still accepted.
+RefreshOutcome WebhookRefreshOutcome(const std::vector<std::string>& repo_urls,
+                                     const std::string& ref, const std::string& caller,
+                                     const std::vector<std::string>& refreshed);
 
 }  // namespace fleetwave::engine

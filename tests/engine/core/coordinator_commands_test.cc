@@ -33,5 +33,56 @@ TEST(CoordinatorCommandsTest, RefusedWhileStoppingOrForASetThatDoesNotRun) {
   }
 }
 
+TEST(CoordinatorCommandsTest, ARefreshOfEverySetIsLoggedAndCounted) {
+  const RefreshOutcome got = RefreshEveryOutcome(3, "alice");
+  EXPECT_EQ(got.line, "refresh of every ApplicationSet requested by alice");
+  EXPECT_EQ(got.answer,
+            (CommandAnswer{CommandOutcome::kAccepted, "refresh of 3 applicationset(s) started"}));
+}
+
+struct WebhookCase {
+  const char* name;
+  std::vector<std::string> repo_urls;
+  std::vector<std::string> refreshed;
+  std::string line;
+  std::string answer;
+};
+
+TEST(CoordinatorCommandsTest, AWebhookNamesTheSetsItRefreshesAndNoCredentials) {
+  const std::vector<WebhookCase> cases = {
+      {"none follows it",
+       {"https://git.example/shop.git"},
+       {},
+       "webhook push to refs/heads/main of https://git.example/shop.git from hook: no "
+       "applicationset follows it",
+       "refresh of 0 applicationset(s) started"},
+      {"two sets, in order",
+       {"https://git.example/shop.git", "git@git.example:shop.git"},
+       {"guestbook", "shop"},
+       "webhook push to refs/heads/main of https://git.example/shop.git from hook: refreshing "
+       "guestbook, shop",
+       "refresh of 2 applicationset(s) started: guestbook, shop"},
+      {"credentials in the URL are not logged",
+       {"https://user:s3cret@git.example/shop.git"},
+       {"shop"},
+       "",
+       "refresh of 1 applicationset(s) started: shop"},
+      {"no URL",
+       {},
+       {},
+       "webhook push to refs/heads/main of  from hook: no applicationset follows it",
+       "refresh of 0 applicationset(s) started"},
+  };
+  for (const auto& c : cases) {
+    const RefreshOutcome got =
+        WebhookRefreshOutcome(c.repo_urls, "refs/heads/main", "hook", c.refreshed);
+    if (!c.line.empty()) {
+      EXPECT_EQ(got.line, c.line) << c.name;
+    }
+    EXPECT_EQ(got.line.find("s3cret"), std::string::npos) << c.name;
+    EXPECT_EQ(got.answer, (CommandAnswer{CommandOutcome::kAccepted, c.answer})) << c.name;
+  }
+}
+
 }  // namespace
 }  // namespace fleetwave::engine
