@@ -48,19 +48,6 @@ std::set<std::pair<std::string, std::string>> WantedWatches(
   return wanted;
 }
 
-std::vector<WatchKind> KindsToWatch(const std::vector<RenderedObject>& objects) {
-  std::vector<WatchKind> kinds;
-  std::set<std::string> seen;
-  for (const auto& object : objects) {
-    if (!object.object.is_object()) continue;
-    auto api = object.object.find("apiVersion");
-    if (api == object.object.end() || !api->is_string()) continue;
-    WatchKind kind{api->get<std::string>(), object.ref.kind};
-    if (seen.insert(kind.Key()).second) kinds.push_back(std::move(kind));
-  }
-  return kinds;
-}
-
 bool DropsClusterView(const std::string& cluster, const ClusterKnown& known) {
   return !known(cluster);
 }

@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "engine/generate.h"
-#include "engine/render.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine {
@@ -67,17 +66,8 @@ std::set<std::pair<std::string, std::string>> WantedWatches(
     const std::string& appset, const std::vector<GeneratedApplication>& apps,
     const ClusterKnown& known);
 
-// A kind of object a cluster is asked to watch.
-struct WatchKind {
-  std::string api_version;
-  std::string kind;
-  std::string Key() const { return api_version + " " + kind; }
-  bool operator==(const WatchKind&) const = default;
-};
-
-// The kinds to watch for an app's rendered objects: each object's apiVersion and kind, in
-// order, once each; an object without a string apiVersion names no kind.
-std::vector<WatchKind> KindsToWatch(const std::vector<RenderedObject>& objects);
+// The kinds to watch for an app's rendered objects are engine::KindsToWatch's
+// (engine/cluster_rules.h), the cluster actor's own rule.
 
 // What a cluster reported is dropped once the cluster left the cluster map.
 bool DropsClusterView(const std::string& cluster, const ClusterKnown& known);

@@ -141,27 +141,6 @@ TEST(WantedWatches, OneLabelPerAppOnAKnownCluster) {
   EXPECT_EQ(WantedWatches("guestbook", apps, kKnown), expected);
 }
 
-RenderedObject Object(Json object, const std::string& kind) {
-  RenderedObject o;
-  o.ref.kind = kind;
-  o.object = std::move(object);
-  return o;
-}
-
-TEST(KindsToWatch, TheApiVersionAndKindOfEachRenderedObjectOnce) {
-  const std::vector<RenderedObject> objects = {
-      Object({{"apiVersion", "v1"}, {"kind", "Service"}}, "Service"),
-      Object({{"apiVersion", "apps/v1"}, {"kind", "Deployment"}}, "Deployment"),
-      Object({{"apiVersion", "v1"}, {"kind", "Service"}}, "Service"),
-      Object({{"apiVersion", 3}, {"kind", "Odd"}}, "Odd"),
-      Object({{"kind", "NoVersion"}}, "NoVersion"),
-      Object(Json::array(), "NotAnObject"),
-  };
-  const std::vector<WatchKind> expected = {{"v1", "Service"}, {"apps/v1", "Deployment"}};
-  EXPECT_EQ(KindsToWatch(objects), expected);
-  EXPECT_EQ(expected[1].Key(), "apps/v1 Deployment");
-}
-
 TEST(DropsClusterView, TheViewOfAClusterThatLeft) {
   EXPECT_FALSE(DropsClusterView("east", kKnown));
   EXPECT_TRUE(DropsClusterView("gone", kKnown));
