@@ -13,9 +13,11 @@
 #include "cluster-clients/prometheus_query.h"
 #include "engine/app_project.h"
 #include "engine/appset/decision_gate.h"
+#include "engine/appset/gather_rules.h"
 #include "engine/appset/observation.h"
 #include "engine/appset/stored_mirror.h"
 #include "engine/appset_reconcile.h"
+#include "engine/cluster_rules.h"
 #include "engine/operator_command.h"
 #include "engine/poll_schedule.h"
 #include "engine/repository_condition.h"
@@ -279,13 +281,14 @@ const engine::GeneratedApplication* FindApp(const Gathered& g, const std::string
 
 // ---- gathering (blocking pool) ----
 
-// True when every repository `last` read still resolves to the commit it read then.
-bool SameCommits(const Generation& last, sources::ResolveOnce& resolver) {
-  for (const auto& [key, sha] : *last.commits) {
-    const sources::Resolution now = resolver.Resolve(key.first, key.second);
-    if (!now.ok() || now.snapshot->sha != sha) return false;
-  }
-  return true;
+// What a repository's revision resolves to now, for engine::ReusesLastGeneration.
+engine::ResolveNow ResolveNowWith(sources::ResolveOnce& resolver) {
+  return [&resolver](const std::string& repo,
+                     const std::string& revision) -> std::optional<std::string> {
+    const sources::Resolution now = resolver.Resolve(repo, revision);
+    if (!now.ok()) return std::nullopt;
+    return now.snapshot->sha;
+  };
 }
 
 GenerationPtr Generate(const AppSetSpecPtr& spec, sources::Source* source,
@@ -309,7 +312,9 @@ GenerationPtr Generate(const AppSetSpecPtr& spec, sources::Source* source,
     names.insert(app.name);
   }
   cache.Retain(names);
-  if (rendered && out->errors.empty()) out->commits = resolver.ResolvedCommits();
+  if (engine::RecordsCommits(rendered, !out->errors.empty())) {
+    out->commits = resolver.ResolvedCommits();
+  }
   out->fetch_failed = resolver.AnyTransientFailure();
   return out;
 }
@@ -332,7 +337,8 @@ GatheredPtr Gather(const AppSetSpecPtr& spec, sources::Source* source, store::St
     out->deletions = LoadStoredDeletions(state, spec->appset.name);
   }
   sources::ResolveOnce resolver(*source);
-  if (last && last->spec == spec && last->commits && SameCommits(*last, resolver)) {
+  if (last &&
+      engine::ReusesLastGeneration(last->spec == spec, last->commits, ResolveNowWith(resolver))) {
     out->generation = last;
   } else {
     out->generation = Generate(spec, source, resolver, cache);
@@ -425,11 +431,9 @@ void AfterDecision(Self* self) {
 
 // The poll's time, for a decision arming its wake-up: the earlier of it and the engine's.
 std::optional<engine::Time> PollOrEarlier(Self* self, std::optional<engine::Time> engine_wake) {
-  auto& st = self->state;
-  std::optional<engine::Time> wake =
-      st.next_poll_at ? *st.next_poll_at : st.services->now() + st.spec->poll_interval;
-  if (engine_wake && *engine_wake < *wake) wake = engine_wake;
-  return wake;
+  const auto& st = self->state;
+  return engine::PollOrEarlier(st.next_poll_at, st.services->now(), st.spec->poll_interval,
+                               engine_wake);
 }
 
 // The next poll: one spread (and, while fetches fail, backed-off) interval after the last
@@ -441,15 +445,15 @@ void SchedulePoll(Self* self) {
                                                  st.services->jitter ? st.services->jitter() : 0.5);
 }
 
-bool PollDue(Self* self) {
+engine::WakeAction OnWake(Self* self) {
   const auto& st = self->state;
-  return !st.next_poll_at || *st.next_poll_at <= st.services->now();
+  return engine::OnWake(st.next_poll_at, st.services->now());
 }
 
 void ArmWake(Self* self, std::optional<engine::Time> at) {
   auto& st = self->state;
   if (!at) return;
-  if (st.wake_at && *st.wake_at <= *at && *st.wake_at > Now(self)) return;  // an earlier one runs
+  if (engine::KeepsPendingWake(st.wake_at, *at, Now(self))) return;  // an earlier one runs
   st.wake_at = at;
   const uint64_t generation = ++st.wake_generation;
   auto delay = *at - st.services->now();
@@ -478,12 +482,12 @@ ClusterActor ClusterActorOf(const ClusterMapPtr& clusters, const std::string& na
 // kubeconfig, is unsubscribed from the actor it was subscribed at, and its live objects go.
 void EnsureWatching(Self* self, const Gathered& g) {
   auto& st = self->state;
-  std::set<std::pair<std::string, std::string>> wanted;  // (cluster, app label)
-  for (const auto& app : g.generation->apps) {
-    if (!app.cluster.empty() && st.clusters->count(app.cluster) > 0) {
-      wanted.emplace(app.cluster, AppLabel(self, app.name));
-    }
-  }
+  const engine::ClusterKnown known = [&st](const std::string& cluster) {
+    return st.clusters->count(cluster) > 0;
+  };
+  // (cluster, app label)
+  const std::set<std::pair<std::string, std::string>> wanted =
+      engine::WantedWatches(st.spec->appset.name, g.generation->apps, known);
   auto replaced = [&](const std::string& cluster) {
     return ClusterActorOf(st.watched_clusters, cluster) != ClusterActorOf(st.clusters, cluster);
   };
@@ -507,24 +511,20 @@ void EnsureWatching(Self* self, const Gathered& g) {
     it = replaced(it->first) ? st.kinds.erase(it) : std::next(it);
   }
   for (auto it = st.views.begin(); it != st.views.end();) {
-    it = st.clusters->count(it->first) == 0 ? st.views.erase(it) : std::next(it);
+    it = engine::DropsClusterView(it->first, known) ? st.views.erase(it) : std::next(it);
   }
   for (const auto& app : g.generation->apps) {
-    if (app.cluster.empty()) continue;
-    auto cluster = st.clusters->find(app.cluster);
-    if (cluster == st.clusters->end()) continue;
+    if (!engine::WatchesApp(app.cluster, known)) continue;
+    const ClusterActor& actor = st.clusters->at(app.cluster);
     const std::string label = AppLabel(self, app.name);
     if (st.subscribed.emplace(app.cluster, label).second) {
-      self->send(cluster->second, subscribe_atom::value, label, LiveSinkOf(self));
+      self->send(actor, subscribe_atom::value, label, LiveSinkOf(self));
     }
     auto render = g.generation->renders.find(app.name);
     if (render == g.generation->renders.end() || !render->second.objects) continue;
-    for (const auto& object : *render->second.objects) {
-      const Json& api = Member(object.object, "apiVersion");
-      if (!api.is_string()) continue;
-      const std::string api_version = api.get<std::string>();
-      if (st.kinds.emplace(app.cluster, api_version + " " + object.ref.kind).second) {
-        self->send(cluster->second, watch_kind_atom::value, api_version, object.ref.kind);
+    for (const engine::WatchedKind& kind : engine::KindsToWatch(*render->second.objects)) {
+      if (st.kinds.emplace(app.cluster, kind.api_version + " " + kind.kind).second) {
+        self->send(actor, watch_kind_atom::value, kind.api_version, kind.kind);
       }
     }
   }
@@ -853,14 +853,10 @@ void OnGathered(Self* self, GatheredPtr g) {
   }
   // A store that cannot be read, or a stored record of the wrong type (issue 30): nothing is
   // decided on a default; retried every 5 s, said once per change of reason.
-  std::string problem = g->store_error;
-  // The set's own records (not the whole store, which the daemon reports itself) are shown
-  // on the set's entry in the API's errors.
-  bool own = g->store_value_error;
-  if (problem.empty() && g->records) {
-    problem = StoredStateProblem(st.spec->appset.name, *g->records);
-    own = !problem.empty();
-  }
+  // (A gather with a store error carries no records.)
+  const auto [problem, own] = engine::StoreProblemOf(
+      g->store_error, g->store_value_error,
+      g->records ? StoredStateProblem(st.spec->appset.name, *g->records) : std::string());
   const auto& stored_state = st.services->publish.stored_state;
   if (!problem.empty()) {
     if (problem != st.stored_problem) {
@@ -874,7 +870,7 @@ void OnGathered(Self* self, GatheredPtr g) {
     st.stored_problem = problem;
     st.busy = false;
     st.regather = true;  // the retry reads the store again
-    ArmWake(self, st.services->now() + std::chrono::seconds(5));
+    ArmWake(self, st.services->now() + engine::kStoreRetry);
     DeliverAnswers(self);
     return;
   }
@@ -884,7 +880,7 @@ void OnGathered(Self* self, GatheredPtr g) {
     if (stored_state) stored_state(st.spec->appset.name, std::nullopt);
   }
   if (g->records) st.mirror = MirrorOf(*g->records, self);
-  st.poll_failures = g->generation->fetch_failed ? st.poll_failures + 1 : 0;
+  st.poll_failures = engine::NextPollFailures(st.poll_failures, g->generation->fetch_failed);
   SchedulePoll(self);  // with this gather's outcome: backed off while a remote fails
   // Said once per change, not at every poll (an undecodable record is never acted on).
   if (g->deletions.errors != st.deletion_errors) {
@@ -934,11 +930,13 @@ void OnGathered(Self* self, GatheredPtr g) {
   // What an incremental decision holds already: the same generation, clusters and deletion
   // records as the decision in force (a refresh or webhook at an unchanged commit, a poll after
   // an event arrived mid-decision).
-  const bool same_inputs = previous && previous->generation == g->generation &&
-                           st.watched_clusters == st.clusters &&
-                           SameDeletions(st.decided_deletions, g->deletions);
-  // The same generation on the same clusters subscribes to nothing new.
-  if (!previous || previous->generation != g->generation || st.watched_clusters != st.clusters) {
+  engine::GatherChange change;
+  change.has_previous = previous != nullptr;
+  change.same_generation = previous && previous->generation == g->generation;
+  change.same_clusters = st.watched_clusters == st.clusters;
+  change.same_deletions = SameDeletions(st.decided_deletions, g->deletions);
+  const bool same_inputs = engine::SameInputs(change);
+  if (engine::WatchAgain(change)) {
     EnsureWatching(self, *g);
     st.watched_clusters = st.clusters;
   }
@@ -1761,10 +1759,13 @@ AppSetActorImpl::behavior_type AppSetBehavior(Self* self, SetParent coordinator,
         MaybeMeasure(self);  // a measurement due now needs no decision first
         // The poll gathers; an earlier wake-up (a retry, a deadline) decides on the last gather
         // (a gather asked for meanwhile, e.g. after a failure, still happens: st.regather).
-        if (PollDue(self)) {
-          Reconcile(self, true, /*poll=*/true);
-        } else {
-          Reconcile(self, false);
+        switch (OnWake(self)) {
+          case engine::WakeAction::kGatherAnew:
+            Reconcile(self, true, /*poll=*/true);
+            break;
+          case engine::WakeAction::kDecideOnLastGather:
+            Reconcile(self, false);
+            break;
         }
       },
       [=](gathered_atom, GatheredPtr g) { OnGathered(self, std::move(g)); },
