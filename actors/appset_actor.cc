@@ -12,6 +12,7 @@
 #include "actors/blocking_pool.h"
 #include "cluster-clients/prometheus_query.h"
 #include "engine/app_project.h"
+#include "engine/appset/decide_rules.h"
 #include "engine/appset/decision_gate.h"
 #include "engine/appset/observation.h"
 #include "engine/appset/stored_mirror.h"
@@ -962,10 +963,12 @@ void ReleaseDecider(Self* self) {
 // they change. The decision's status and the mirror's records are what the store holds now.
 void SeedDecider(Self* self, engine::AppSetReconcileResult& result) {
   auto& st = self->state;
-  if (!st.last || !st.mirror || st.deleting || !result.plan.planned ||
-      !engine::RollingSyncDecider::Handles(st.spec->appset, st.spec->progressive_syncs)) {
-    return;
-  }
+  engine::SeedFacts facts;
+  facts.has_gather = st.last != nullptr;
+  facts.loaded = st.mirror.has_value();
+  facts.deleting = st.deleting;
+  facts.planned = result.plan.planned;
+  if (!engine::SeedsDecider(facts, st.spec->appset, st.spec->progressive_syncs)) return;
   engine::StoredRolloutStatus stored;
   stored.application_status = std::move(result.plan.application_status);
   stored.conditions = std::move(result.plan.conditions);
@@ -1075,14 +1078,20 @@ void DecideIncrementally(Self* self) {
 // null when deciding again on the same gather, which changes no deletion mark.
 void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous, bool same_inputs) {
   auto& st = self->state;
-  if (st.decider && st.decider_generation == gathered.generation) {
-    // A gather that found what the decider holds is decided on what changed, like an event;
-    // the resync (every kResyncPolls polls) checks and decides from scratch.
-    if (previous == nullptr || (same_inputs && !ResyncDue(self))) {
+  engine::RouteFacts route;
+  route.decider_holds_generation = st.decider && st.decider_generation == gathered.generation;
+  route.new_gather = previous != nullptr;
+  route.same_inputs = same_inputs;
+  route.resync_due = route.decider_holds_generation && route.new_gather && ResyncDue(self);
+  switch (engine::RouteOf(route)) {
+    case engine::DecisionRoute::kIncremental:
       DecideIncrementally(self);
       return;
-    }
-    CheckDecider(self);
+    case engine::DecisionRoute::kCheckThenFromScratch:
+      CheckDecider(self);
+      break;
+    case engine::DecisionRoute::kFromScratch:
+      break;
   }
   ReleaseDecider(self);
   const Gathered* g = &gathered;
@@ -1160,11 +1169,12 @@ void CountRollbackStarted(Self* self, const MirrorChange& change) {
 // decider would be ahead of the store), shortly.
 void DecisionNotCommitted(Self* self, const std::string& error) {
   auto& st = self->state;
-  Log(self, "cannot commit the reconcile to the state store: " + error + "; retrying in 5s");
+  const engine::NotCommitted retry = engine::DecisionNotCommitted(error, st.services->now());
+  Log(self, retry.log);
   ReleaseDecider(self);
   st.unchanged = false;  // the retry must decide: nothing of this decision is in force
   st.regather = true;    // on what the store holds
-  ArmWake(self, st.services->now() + std::chrono::seconds(5));
+  ArmWake(self, retry.retry_at);
   DeliverAnswers(self);
 }
 
@@ -1297,7 +1307,7 @@ void Reconcile(Self* self, bool regather, bool poll) {
   }
   st.busy = true;
   st.reconcile_started = std::chrono::steady_clock::now();
-  if (!st.regather && st.last && st.mirror) {
+  if (engine::DecidesOnLastGather(st.regather, st.last != nullptr, st.mirror.has_value())) {
     const GatheredPtr last = st.last;  // held: the decision reads it
     Decide(self, *last, nullptr);
     return;

@@ -1,0 +1,110 @@
+// engine/appset/decide_rules.h: which decider decides, how a gather is decided, and what a
+// decision that could not be stored does.
+#include "engine/appset/decide_rules.h"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace fleetwave::engine {
+namespace {
+
+using std::chrono::seconds;
+
+ApplicationSet RollingSync(int steps) {
+  ApplicationSet set;
+  set.name = "guestbook";
+  set.strategy.type = "RollingSync";
+  set.strategy.steps.resize(steps);
+  return set;
+}
+
+SeedFacts Seedable() {
+  SeedFacts f;
+  f.has_gather = true;
+  f.loaded = true;
+  f.planned = true;
+  return f;
+}
+
+TEST(SeedsDecider, OnlyAPlannedDecisionOfALoadedLiveRollingSyncSet) {
+  struct Case {
+    std::string name;
+    SeedFacts facts;
+    ApplicationSet set;
+    bool progressive_syncs;
+    bool seeds;
+  };
+  auto with = [](auto change) {
+    SeedFacts f = Seedable();
+    change(f);
+    return f;
+  };
+  ApplicationSet all_at_once;
+  all_at_once.name = "guestbook";
+  const std::vector<Case> cases = {
+      {"planned rolling sync", Seedable(), RollingSync(2), true, true},
+      {"not planned", with([](SeedFacts& f) { f.planned = false; }), RollingSync(2), true, false},
+      {"deleting", with([](SeedFacts& f) { f.deleting = true; }), RollingSync(2), true, false},
+      {"no gather", with([](SeedFacts& f) { f.has_gather = false; }), RollingSync(2), true, false},
+      {"not loaded", with([](SeedFacts& f) { f.loaded = false; }), RollingSync(2), true, false},
+      {"progressive syncs off", Seedable(), RollingSync(2), false, false},
+      {"rolling sync without steps", Seedable(), RollingSync(0), true, false},
+      {"all at once", Seedable(), all_at_once, true, false},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(SeedsDecider(c.facts, c.set, c.progressive_syncs), c.seeds) << c.name;
+  }
+}
+
+TEST(RouteOf, IncrementalOnWhatTheDeciderHoldsCheckedAtNewInputsAndResyncs) {
+  struct Case {
+    std::string name;
+    RouteFacts facts;
+    DecisionRoute route;
+  };
+  // {decider_holds_generation, new_gather, same_inputs, resync_due}
+  const std::vector<Case> cases = {
+      {"no decider", {false, true, true, false}, DecisionRoute::kFromScratch},
+      {"no decider, same gather", {false, false, false, false}, DecisionRoute::kFromScratch},
+      {"deciding again on the last gather",
+       {true, false, false, false},
+       DecisionRoute::kIncremental},
+      {"again on the last gather, resync due",
+       {true, false, false, true},
+       DecisionRoute::kIncremental},
+      {"new gather, same inputs", {true, true, true, false}, DecisionRoute::kIncremental},
+      {"new gather, same inputs, resync due",
+       {true, true, true, true},
+       DecisionRoute::kCheckThenFromScratch},
+      {"new gather, new inputs", {true, true, false, false}, DecisionRoute::kCheckThenFromScratch},
+  };
+  for (const auto& c : cases) EXPECT_EQ(RouteOf(c.facts), c.route) << c.name;
+}
+
+TEST(DecisionNotCommitted, LogsTheErrorAndRetriesInFiveSeconds) {
+  const Time now = Time(seconds(1'000'000));
+  const NotCommitted n = DecisionNotCommitted("database is locked", now);
+  EXPECT_EQ(n.log,
+            "cannot commit the reconcile to the state store: database is locked; retrying in 5s");
+  EXPECT_EQ(n.retry_at, now + seconds(5));
+}
+
+TEST(DecidesOnLastGather, UnlessARegatherIsAskedOrNothingIsLoaded) {
+  struct Case {
+    bool regather_asked, has_gather, loaded, decides;
+  };
+  const std::vector<Case> cases = {
+      {false, true, true, true},   {true, true, true, false},   {false, false, true, false},
+      {false, true, false, false}, {true, false, false, false},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(DecidesOnLastGather(c.regather_asked, c.has_gather, c.loaded), c.decides)
+        << c.regather_asked << c.has_gather << c.loaded;
+  }
+}
+
+}  // namespace
+}  // namespace fleetwave::engine
