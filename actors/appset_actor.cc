@@ -12,8 +12,10 @@
 #include "actors/blocking_pool.h"
 #include "cluster-clients/prometheus_query.h"
 #include "engine/app_project.h"
+#include "engine/appset/command_rules.h"
 #include "engine/appset/decide_rules.h"
 #include "engine/appset/decision_gate.h"
+#include "engine/appset/measure_rules.h"
 #include "engine/appset/observation.h"
 #include "engine/appset/stored_mirror.h"
 #include "engine/appset_reconcile.h"
@@ -1612,12 +1614,14 @@ void RolloutAction(Self* self, engine::RolloutCommand command, const std::string
     st.deferred.push_back([=] { RolloutAction(self, command, app, reason, caller, answer); });
     return;
   }
-  const std::string what = engine::RolloutCommandName(command) + " by " + caller;
-  // A skip names an app of the last generation; before one is known, any name is taken.
-  const bool generated = !app.empty() && (!st.last || FindApp(*st.last, app) != nullptr);
-  engine::SetCommandContext context = CommandContext(self);
-  context.loaded = st.mirror.has_value();  // a rollout command needs only the stored state
-  if (auto refused = engine::RefuseSetCommand(context, what, app, generated)) {
+  const std::string what = engine::RolloutCommandWhat(command, caller);
+  engine::RolloutCommandFacts facts;
+  facts.appset = st.spec->appset.name;
+  facts.mirror_loaded = st.mirror.has_value();
+  facts.deleting = st.deleting;
+  facts.has_generation = st.last != nullptr;
+  facts.app_in_generation = st.last && !app.empty() && FindApp(*st.last, app) != nullptr;
+  if (auto refused = engine::RefuseRolloutCommand(facts, what, app)) {
     Answer(self, answer, *refused);
     return;
   }
@@ -1651,17 +1655,20 @@ void RolloutAction(Self* self, engine::RolloutCommand command, const std::string
 // due (the decision's wake-up brings the actor back then); one query at a time per set.
 void MaybeMeasure(Self* self) {
   auto& st = self->state;
-  if (!st.analysis_due || st.measuring || st.deleting) return;
-  if (st.analysis_due->due > st.services->now()) {
-    ArmWake(self, st.analysis_due->due);  // the wake-up comes back here
-    return;
+  switch (engine::MeasureStepOf(st.analysis_due, st.measuring, st.deleting, st.services->now())) {
+    case engine::MeasureStep::kNothing:
+      return;
+    case engine::MeasureStep::kWaitUntilDue:
+      ArmWake(self, st.analysis_due->due);  // the wake-up comes back here
+      return;
+    case engine::MeasureStep::kMeasureNow:
+      break;
   }
   st.measuring = true;
   auto job = std::make_shared<Measured>();
   job->request = *st.analysis_due;
-  const std::string prometheus = job->request.spec.prometheus.empty()
-                                     ? st.spec->analysis_prometheus
-                                     : job->request.spec.prometheus;
+  const std::string prometheus =
+      engine::AnalysisPrometheusOf(job->request.spec, st.spec->analysis_prometheus);
   job->url = clients::PrometheusQueryUrl(prometheus, job->request.spec.query);
   AppSetActorImpl me = caf::actor_cast<AppSetActorImpl>(self);
   auto now = st.services->now;
@@ -1680,11 +1687,6 @@ void MaybeMeasure(Self* self) {
       });
 }
 
-std::string DescribeMeasurement(const engine::AnalysisMeasurement& m) {
-  std::string value = m.value ? engine::Json(*m.value).dump() : "no value (" + m.error + ")";
-  return value + (m.passed ? " passed" : " failed");
-}
-
 // A measurement came back: stored in status.rollout.analysis (write-ahead) before the next
 // decision acts on it; one the rollout no longer wants (another step or generation, a halt) is
 // dropped.
@@ -1700,19 +1702,16 @@ void OnMeasured(Self* self, MeasuredPtr m) {
     return;
   }
   const engine::AnalysisRequest& request = m->request;
-  const std::string line = "step=" + std::to_string(request.step) + " analysis measurement " +
-                           DescribeMeasurement(m->measurement) + " \"" +
-                           request.spec.success.written + "\" (GET " + m->url + ")";
-  engine::Issues issues;
-  engine::RolloutState state =
-      engine::DecodeRolloutState(st.mirror->rollout.value_or(Json::object()), issues);
-  if (!issues.empty() || !engine::RecordAnalysisMeasurement(state, request, m->measurement)) {
-    Log(self, line + " dropped: the rollout moved on since it was asked for");
+  const std::string line = engine::MeasurementLogLine(request, m->measurement, m->url);
+  const std::optional<engine::RolloutState> state =
+      engine::RolloutWithMeasurement(st.mirror->rollout, request, m->measurement);
+  if (!state) {
+    Log(self, engine::MeasurementDroppedLine(line));
     Reconcile(self, false);
     return;
   }
   auto persisted = std::make_shared<Persisted>();
-  const Json rollout = engine::EncodeRolloutState(state);
+  const Json rollout = engine::EncodeRolloutState(*state);
   persisted->change.rollout = rollout;
   persisted->result.log.push_back(line);
   persisted->measured = std::make_pair(request.step, m->measurement.passed);
@@ -1788,12 +1787,9 @@ AppSetActorImpl::behavior_type AppSetBehavior(Self* self, SetParent coordinator,
           self->state.busy = false;
           self->state.unchanged = false;  // its operation shows in the next decision
           if (!p->error.empty()) {
-            Log(self, "cannot commit the operator's command: " + p->error);
+            Log(self, engine::CommandNotStoredLog(p->error));
             if (p->answer && p->answer->pending()) {
-              p->answer->deliver(engine::CommandAnswer{engine::CommandOutcome::kUnavailable,
-                                                       p->accepted.message +
-                                                           " could not be stored: " + p->error +
-                                                           "; nothing was done"});
+              p->answer->deliver(engine::CommandNotStored(p->accepted, p->error));
             }
           } else {
             ApplyChange(self, std::move(p->change));
