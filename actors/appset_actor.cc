@@ -18,6 +18,7 @@
 #include "engine/appset/measure_rules.h"
 #include "engine/appset/observation.h"
 #include "engine/appset/stored_mirror.h"
+#include "engine/appset/stored_records.h"
 #include "engine/appset_reconcile.h"
 #include "engine/operator_command.h"
 #include "engine/poll_schedule.h"
@@ -343,46 +344,31 @@ GatheredPtr Gather(const AppSetSpecPtr& spec, sources::Source* source, store::St
   return out;
 }
 
-std::optional<engine::OperationRecord> OperationOf(const Json& value, const std::string& where,
-                                                   Self* self) {
-  engine::Issues issues;
-  auto record = engine::OperationRecordFromJson(value, issues);
-  for (const auto& i : issues) Log(self, where + ": stored operation: " + engine::FormatIssue(i));
-  return record;
+// The set's stored records lent to the engine (engine/appset/stored_records.h), which never
+// names the store.
+engine::StoredRecordsView ViewOf(const store::AppSetRecords& r) {
+  engine::StoredRecordsView v;
+  for (const auto& [app, rec] : r.statuses) v.statuses.emplace_back(app, &rec.value);
+  for (const auto& [app, rec] : r.specs) v.specs.emplace_back(app, &rec.value);
+  for (const auto& [app, rec] : r.operations) v.operations.emplace_back(app, &rec.value);
+  if (r.conditions) v.conditions = &r.conditions->value;
+  if (r.rollout) v.rollout = &r.rollout->value;
+  return v;
 }
 
 // The first stored record of the set that does not decode strictly, as "<key>: <issue>"; ""
 // when every one does.
 std::string StoredStateProblem(const std::string& set, const store::AppSetRecords& r) {
-  engine::Issues issues;
-  for (const auto& [app, rec] : r.operations) {
-    engine::OperationRecordFromJson(rec.value, issues);
-    if (!issues.empty()) {
-      return store::keys::Operation(set, app) + ": " + engine::FormatIssue(issues[0]);
-    }
-  }
-  Json status = Json::object();
-  Json entries = Json::array();
-  for (const auto& [app, rec] : r.statuses) entries.push_back(rec.value);
-  status["applicationStatus"] = std::move(entries);
-  if (r.conditions) status["conditions"] = r.conditions->value;
-  if (r.rollout) status["rollout"] = r.rollout->value;
-  engine::DecodeStoredRolloutStatus(status, issues);
-  if (!issues.empty()) {
-    return store::keys::AppSetPrefix(set) + " (stored status): " + engine::FormatIssue(issues[0]);
-  }
-  return "";
+  const engine::StoredRecordNames names{
+      [&set](const std::string& app) { return store::keys::Operation(set, app); },
+      store::keys::AppSetPrefix(set)};
+  return engine::StoredStateProblem(ViewOf(r), names);
 }
 
 Mirror MirrorOf(const store::AppSetRecords& r, Self* self) {
-  Mirror m;
-  for (const auto& [app, rec] : r.statuses) m.statuses[app] = rec.value;
-  for (const auto& [app, rec] : r.specs) m.stored[app].spec = rec.value;
-  for (const auto& [app, rec] : r.operations) {
-    m.stored[app].operation = OperationOf(rec.value, app, self);
-  }
-  if (r.conditions && r.conditions->value.is_array()) m.conditions = r.conditions->value;
-  if (r.rollout) m.rollout = r.rollout->value;
+  std::vector<std::string> log;
+  Mirror m = engine::MirrorOfRecords(ViewOf(r), log);
+  for (const auto& line : log) Log(self, line);
   return m;
 }
 
