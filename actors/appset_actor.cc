@@ -231,8 +231,7 @@ struct AppSetState {
   std::unique_ptr<engine::RollingSyncDecider> decider;
   GenerationPtr decider_generation;  // the generation it was seeded on
   // Which of its apps a cluster's report concerns: (cluster, app label) -> app, cluster -> apps.
-  std::map<std::pair<std::string, std::string>, std::string> decider_labels;
-  std::map<std::string, std::vector<std::string>> decider_clusters;
+  engine::DeciderIndex decider_index;
   std::set<std::string> clusters_changed;  // reachability or listing changed since the decision
   // [issue 29] The measurement the last decision asked for (its analysis_due), and whether a
   // query for one is on the pool: one at a time per set.
@@ -943,8 +942,7 @@ void ReleaseDecider(Self* self) {
   st.observed = st.decider->ReleaseObserved();
   st.decider.reset();
   st.decider_generation = nullptr;
-  st.decider_labels.clear();
-  st.decider_clusters.clear();
+  st.decider_index = {};
 }
 
 // After a from-scratch decision landed: a RollingSync set's next events are decided on what
@@ -970,8 +968,8 @@ void SeedDecider(Self* self, engine::AppSetReconcileResult& result) {
   st.observed.clear();
   st.decider_generation = st.last->generation;
   for (const auto& app : st.last->generation->apps) {
-    st.decider_labels[{app.cluster, AppLabel(self, app.name)}] = app.name;
-    st.decider_clusters[app.cluster].push_back(app.name);
+    st.decider_index.app_of_label[{app.cluster, AppLabel(self, app.name)}] = app.name;
+    st.decider_index.apps_of_cluster[app.cluster].push_back(app.name);
   }
 }
 
@@ -979,17 +977,8 @@ void SeedDecider(Self* self, engine::AppSetReconcileResult& result) {
 // decider: each concerned app's observation is refreshed as RefreshObserved refreshes it.
 void FeedDecider(Self* self) {
   auto& st = self->state;
-  std::set<std::string> apps(st.applied_changed.begin(), st.applied_changed.end());
-  for (const auto& key : st.live_changed) {
-    if (auto it = st.decider_labels.find(key); it != st.decider_labels.end()) {
-      apps.insert(it->second);
-    }
-  }
-  for (const auto& cluster : st.clusters_changed) {
-    if (auto it = st.decider_clusters.find(cluster); it != st.decider_clusters.end()) {
-      apps.insert(it->second.begin(), it->second.end());
-    }
-  }
+  const std::set<std::string> apps = engine::AppsToRefresh(st.applied_changed, st.live_changed,
+                                                           st.clusters_changed, st.decider_index);
   for (const auto& app : apps) {
     engine::ObservedApp o = st.decider->TakeObserved(app);
     if (o.desired.name.empty()) continue;  // not of the decider's generation

@@ -9,6 +9,24 @@ bool SeedsDecider(const SeedFacts& f, const ApplicationSet& set, bool progressiv
   return RollingSyncDecider::Handles(set, progressive_syncs);
 }
 
+std::set<std::string> AppsToRefresh(const std::set<std::string>& applied,
+                                    const std::set<std::pair<std::string, std::string>>& live,
+                                    const std::set<std::string>& clusters,
+                                    const DeciderIndex& index) {
+  std::set<std::string> apps = applied;
+  for (const auto& key : live) {
+    if (auto it = index.app_of_label.find(key); it != index.app_of_label.end()) {
+      apps.insert(it->second);
+    }
+  }
+  for (const auto& cluster : clusters) {
+    if (auto it = index.apps_of_cluster.find(cluster); it != index.apps_of_cluster.end()) {
+      apps.insert(it->second.begin(), it->second.end());
+    }
+  }
+  return apps;
+}
+
 DecisionRoute RouteOf(const RouteFacts& f) {
   if (!f.decider_holds_generation) return DecisionRoute::kFromScratch;
   if (!f.new_gather || (f.same_inputs && !f.resync_due)) return DecisionRoute::kIncremental;

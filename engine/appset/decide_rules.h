@@ -5,7 +5,11 @@
 #pragma once
 
 #include <chrono>
+#include <map>
+#include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "engine/appset.h"
 #include "engine/time.h"
@@ -24,6 +28,23 @@ struct SeedFacts {
 // (RollingSyncDecider): only a planned decision of a loaded set that is not being deleted, and
 // only for a set the decider takes (RollingSyncDecider::Handles).
 bool SeedsDecider(const SeedFacts& facts, const ApplicationSet& set, bool progressive_syncs);
+
+// What an incremental decider knows of its generation: which app each (cluster, app label) is,
+// and the apps of each cluster.
+struct DeciderIndex {
+  std::map<std::pair<std::string, std::string>, std::string> app_of_label;
+  std::map<std::string, std::vector<std::string>> apps_of_cluster;
+};
+
+// The apps whose observation the decider refreshes before deciding on what the cluster actors and
+// finished attempts reported since the last decision: each app with a new apply result
+// (`applied`), the app of each changed live object (`live`: cluster, app label) the decider's
+// generation has, and every app of a cluster whose reachability or listing changed
+// (`clusters`).
+std::set<std::string> AppsToRefresh(const std::set<std::string>& applied,
+                                    const std::set<std::pair<std::string, std::string>>& live,
+                                    const std::set<std::string>& clusters,
+                                    const DeciderIndex& index);
 
 // How a decision on a gather is taken.
 enum class DecisionRoute {

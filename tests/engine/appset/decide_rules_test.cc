@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,39 @@ TEST(SeedsDecider, OnlyAPlannedDecisionOfALoadedLiveRollingSyncSet) {
   };
   for (const auto& c : cases) {
     EXPECT_EQ(SeedsDecider(c.facts, c.set, c.progressive_syncs), c.seeds) << c.name;
+  }
+}
+
+TEST(AppsToRefresh, AppliedAppsAppsOfChangedLiveObjectsAndEveryAppOfAChangedCluster) {
+  DeciderIndex index;
+  index.app_of_label = {{{"east", "guestbook-east"}, "guestbook-east"},
+                        {{"west", "guestbook-west"}, "guestbook-west"},
+                        {{"west", "api-west"}, "api-west"}};
+  index.apps_of_cluster = {{"east", {"guestbook-east"}}, {"west", {"guestbook-west", "api-west"}}};
+  struct Case {
+    std::string name;
+    std::set<std::string> applied;
+    std::set<std::pair<std::string, std::string>> live;
+    std::set<std::string> clusters;
+    std::set<std::string> apps;
+  };
+  const std::vector<Case> cases = {
+      // {name, applied, live, clusters, apps to refresh}
+      {"nothing reported", {}, {}, {}, {}},
+      {"an apply result", {"guestbook-east"}, {}, {}, {"guestbook-east"}},
+      {"a live object", {}, {{"west", "api-west"}}, {}, {"api-west"}},
+      {"a live object the generation does not have", {}, {{"west", "gone"}}, {}, {}},
+      {"a live object on another cluster", {}, {{"east", "api-west"}}, {}, {}},
+      {"a cluster", {}, {}, {"west"}, {"guestbook-west", "api-west"}},
+      {"a cluster the generation does not use", {}, {}, {"north"}, {}},
+      {"all of them",
+       {"guestbook-east"},
+       {{"west", "api-west"}},
+       {"west"},
+       {"guestbook-east", "guestbook-west", "api-west"}},
+  };
+  for (const auto& c : cases) {
+    EXPECT_EQ(AppsToRefresh(c.applied, c.live, c.clusters, index), c.apps) << c.name;
   }
 }
 
