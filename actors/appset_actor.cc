@@ -1584,18 +1584,19 @@ void RolloutAction(Self* self, engine::RolloutCommand command, const std::string
                    const std::string& reason, const std::string& caller,
                    caf::response_promise answer) {
   auto& st = self->state;
-  if (st.busy || (!st.mirror && !st.deleting)) {
-    if (!st.mirror && !st.busy) Reconcile(self, true);
-    st.deferred.push_back([=] { RolloutAction(self, command, app, reason, caller, answer); });
-    return;
-  }
-  const std::string what = engine::RolloutCommandWhat(command, caller);
   engine::RolloutCommandFacts facts;
   facts.appset = st.spec->appset.name;
   facts.mirror_loaded = st.mirror.has_value();
   facts.deleting = st.deleting;
   facts.has_generation = st.last != nullptr;
   facts.app_in_generation = st.last && !app.empty() && FindApp(*st.last, app) != nullptr;
+  const bool waits_for_load = engine::RolloutCommandWaitsForLoad(facts);
+  if (st.busy || waits_for_load) {  // one decision or load in flight at a time
+    if (waits_for_load && !st.busy) Reconcile(self, true);
+    st.deferred.push_back([=] { RolloutAction(self, command, app, reason, caller, answer); });
+    return;
+  }
+  const std::string what = engine::RolloutCommandWhat(command, caller);
   if (auto refused = engine::RefuseRolloutCommand(facts, what, app)) {
     Answer(self, answer, *refused);
     return;

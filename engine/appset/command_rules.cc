@@ -6,6 +6,10 @@ std::string RolloutCommandWhat(RolloutCommand command, const std::string& caller
   return RolloutCommandName(command) + " by " + caller;
 }
 
+bool RolloutCommandWaitsForLoad(const RolloutCommandFacts& facts) {
+  return !facts.mirror_loaded && !facts.deleting;
+}
+
 std::optional<CommandAnswer> RefuseRolloutCommand(const RolloutCommandFacts& facts,
                                                   const std::string& what, const std::string& app) {
   const bool generated = !app.empty() && (!facts.has_generation || facts.app_in_generation);

@@ -23,6 +23,10 @@ struct RolloutCommandFacts {
   bool app_in_generation = false;  // the command's app is of that generation (read with an app)
 };
 
+// A rollout command waits (and a first load of the set is started) while the set's stored state
+// is not loaded; a set being deleted refuses it at once instead.
+bool RolloutCommandWaitsForLoad(const RolloutCommandFacts& facts);
+
 // The refusal of a rollout command on the set (or, for a skip, on `app`); nullopt when it may go
 // on. A rollout command needs only the stored state (no generation): a skip names an app of the
 // last generation, but before a generation is known any name is taken.

@@ -23,6 +23,20 @@ TEST(RolloutCommandWhat, NamesTheCommandAndTheCaller) {
   EXPECT_EQ(RolloutCommandWhat(RolloutCommand::kRollback, "cli"), "rollback by cli");
 }
 
+TEST(RolloutCommandWaitsForLoad, UntilTheStoredStateIsLoadedUnlessTheSetIsBeingDeleted) {
+  struct Case {
+    bool mirror_loaded, deleting, waits;
+  };
+  const std::vector<Case> cases = {
+      {false, false, true}, {true, false, false}, {false, true, false}, {true, true, false}};
+  for (const auto& c : cases) {
+    RolloutCommandFacts f = Loaded();
+    f.mirror_loaded = c.mirror_loaded;
+    f.deleting = c.deleting;
+    EXPECT_EQ(RolloutCommandWaitsForLoad(f), c.waits) << c.mirror_loaded << c.deleting;
+  }
+}
+
 TEST(RefuseRolloutCommand, NeedsOnlyTheStoredStateAndASkipNamesAnAppOfTheLastGeneration) {
   struct Case {
     std::string name;
