@@ -1248,7 +1248,7 @@ void OnDeltaPersisted(Self* self, PersistedPtr p) {
   if (st.services->log) {
     for (const auto& line : d.log) st.services->log(line);
   }
-  if (st.services->publish.appset && st.decider && (!d.Empty() || !d.applications.empty())) {
+  if (st.services->publish.appset && st.decider && engine::DeltaPublishes(d)) {
     // The decider's status is lent to the summary for the call: no copy of the set's status.
     Json summary = SummaryOf(self);
     Json& status = summary["status"];

@@ -33,6 +33,10 @@ DecisionRoute RouteOf(const RouteFacts& f) {
   return DecisionRoute::kCheckThenFromScratch;
 }
 
+bool DeltaPublishes(const AppSetDelta& delta) {
+  return !delta.Empty() || !delta.applications.empty();
+}
+
 NotCommitted DecisionNotCommitted(const std::string& error, Time now) {
   return {"cannot commit the reconcile to the state store: " + error + "; retrying in " +
               std::to_string(kNotCommittedRetry.count()) + "s",

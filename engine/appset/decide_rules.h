@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/appset.h"
+#include "engine/rollingsync/appset_decider.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine {
@@ -63,6 +64,10 @@ struct RouteFacts {
 // A gather that found what the decider holds is decided on what changed; a new gather with new
 // inputs, or the resync (every kResyncPolls polls), checks the decider and decides from scratch.
 DecisionRoute RouteOf(const RouteFacts& facts);
+
+// An incremental decision that landed is published only when it changed the set's status or
+// specs, started a sync, or changed an Application: a quiet event publishes nothing.
+bool DeltaPublishes(const AppSetDelta& delta);
 
 // A decision's commit to the state store failed: nothing of it is in force. The log line, and
 // when it is tried again (from scratch, on a new gather: a decider would be ahead of the store).

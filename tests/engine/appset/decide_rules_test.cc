@@ -118,6 +118,35 @@ TEST(RouteOf, IncrementalOnWhatTheDeciderHoldsCheckedAtNewInputsAndResyncs) {
   for (const auto& c : cases) EXPECT_EQ(RouteOf(c.facts), c.route) << c.name;
 }
 
+TEST(DeltaPublishes, OnlyWhatChangedTheStatusSpecsSyncsOrApplications) {
+  struct Case {
+    std::string name;
+    void (*change)(AppSetDelta&);
+    bool publishes;
+  };
+  const std::vector<Case> cases = {
+      {"nothing changed", [](AppSetDelta&) {}, false},
+      {"only a log line and a wake-up",
+       [](AppSetDelta& d) {
+         d.log.push_back("step=1 waiting");
+         d.wake_at = Time(seconds(5));
+       },
+       false},
+      {"an entry", [](AppSetDelta& d) { d.changed_entries.emplace_back(); }, true},
+      {"the conditions", [](AppSetDelta& d) { d.conditions.emplace(); }, true},
+      {"the rollout", [](AppSetDelta& d) { d.rollout.emplace(); }, true},
+      {"a spec", [](AppSetDelta& d) { d.specs["a"] = Json::object(); }, true},
+      {"a start", [](AppSetDelta& d) { d.starts.emplace_back(); }, true},
+      {"an Application",
+       [](AppSetDelta& d) { d.applications.push_back(std::make_shared<const Json>()); }, true},
+  };
+  for (const auto& c : cases) {
+    AppSetDelta d;
+    c.change(d);
+    EXPECT_EQ(DeltaPublishes(d), c.publishes) << c.name;
+  }
+}
+
 TEST(DecisionNotCommitted, LogsTheErrorAndRetriesInFiveSeconds) {
   const Time now = Time(seconds(1'000'000));
   const NotCommitted n = DecisionNotCommitted("database is locked", now);
