@@ -12,10 +12,14 @@
 #include "actors/blocking_pool.h"
 #include "cluster-clients/prometheus_query.h"
 #include "engine/app_project.h"
+#include "engine/appset/command_rules.h"
+#include "engine/appset/decide_rules.h"
 #include "engine/appset/decision_gate.h"
 #include "engine/appset/gather_rules.h"
+#include "engine/appset/measure_rules.h"
 #include "engine/appset/observation.h"
 #include "engine/appset/stored_mirror.h"
+#include "engine/appset/stored_records.h"
 #include "engine/appset_reconcile.h"
 #include "engine/cluster_rules.h"
 #include "engine/operator_command.h"
@@ -229,8 +233,7 @@ struct AppSetState {
   std::unique_ptr<engine::RollingSyncDecider> decider;
   GenerationPtr decider_generation;  // the generation it was seeded on
   // Which of its apps a cluster's report concerns: (cluster, app label) -> app, cluster -> apps.
-  std::map<std::pair<std::string, std::string>, std::string> decider_labels;
-  std::map<std::string, std::vector<std::string>> decider_clusters;
+  engine::DeciderIndex decider_index;
   std::set<std::string> clusters_changed;  // reachability or listing changed since the decision
   // [issue 29] The measurement the last decision asked for (its analysis_due), and whether a
   // query for one is on the pool: one at a time per set.
@@ -346,46 +349,31 @@ GatheredPtr Gather(const AppSetSpecPtr& spec, sources::Source* source, store::St
   return out;
 }
 
-std::optional<engine::OperationRecord> OperationOf(const Json& value, const std::string& where,
-                                                   Self* self) {
-  engine::Issues issues;
-  auto record = engine::OperationRecordFromJson(value, issues);
-  for (const auto& i : issues) Log(self, where + ": stored operation: " + engine::FormatIssue(i));
-  return record;
+// The set's stored records lent to the engine (engine/appset/stored_records.h), which never
+// names the store.
+engine::StoredRecordsView ViewOf(const store::AppSetRecords& r) {
+  engine::StoredRecordsView v;
+  for (const auto& [app, rec] : r.statuses) v.statuses.emplace_back(app, &rec.value);
+  for (const auto& [app, rec] : r.specs) v.specs.emplace_back(app, &rec.value);
+  for (const auto& [app, rec] : r.operations) v.operations.emplace_back(app, &rec.value);
+  if (r.conditions) v.conditions = &r.conditions->value;
+  if (r.rollout) v.rollout = &r.rollout->value;
+  return v;
 }
 
 // The first stored record of the set that does not decode strictly, as "<key>: <issue>"; ""
 // when every one does.
 std::string StoredStateProblem(const std::string& set, const store::AppSetRecords& r) {
-  engine::Issues issues;
-  for (const auto& [app, rec] : r.operations) {
-    engine::OperationRecordFromJson(rec.value, issues);
-    if (!issues.empty()) {
-      return store::keys::Operation(set, app) + ": " + engine::FormatIssue(issues[0]);
-    }
-  }
-  Json status = Json::object();
-  Json entries = Json::array();
-  for (const auto& [app, rec] : r.statuses) entries.push_back(rec.value);
-  status["applicationStatus"] = std::move(entries);
-  if (r.conditions) status["conditions"] = r.conditions->value;
-  if (r.rollout) status["rollout"] = r.rollout->value;
-  engine::DecodeStoredRolloutStatus(status, issues);
-  if (!issues.empty()) {
-    return store::keys::AppSetPrefix(set) + " (stored status): " + engine::FormatIssue(issues[0]);
-  }
-  return "";
+  const engine::StoredRecordNames names{
+      [&set](const std::string& app) { return store::keys::Operation(set, app); },
+      store::keys::AppSetPrefix(set)};
+  return engine::StoredStateProblem(ViewOf(r), names);
 }
 
 Mirror MirrorOf(const store::AppSetRecords& r, Self* self) {
-  Mirror m;
-  for (const auto& [app, rec] : r.statuses) m.statuses[app] = rec.value;
-  for (const auto& [app, rec] : r.specs) m.stored[app].spec = rec.value;
-  for (const auto& [app, rec] : r.operations) {
-    m.stored[app].operation = OperationOf(rec.value, app, self);
-  }
-  if (r.conditions && r.conditions->value.is_array()) m.conditions = r.conditions->value;
-  if (r.rollout) m.rollout = r.rollout->value;
+  std::vector<std::string> log;
+  Mirror m = engine::MirrorOfRecords(ViewOf(r), log);
+  for (const auto& line : log) Log(self, line);
   return m;
 }
 
@@ -952,18 +940,19 @@ void ReleaseDecider(Self* self) {
   st.observed = st.decider->ReleaseObserved();
   st.decider.reset();
   st.decider_generation = nullptr;
-  st.decider_labels.clear();
-  st.decider_clusters.clear();
+  st.decider_index = {};
 }
 
 // After a from-scratch decision landed: a RollingSync set's next events are decided on what
 // they change. The decision's status and the mirror's records are what the store holds now.
 void SeedDecider(Self* self, engine::AppSetReconcileResult& result) {
   auto& st = self->state;
-  if (!st.last || !st.mirror || st.deleting || !result.plan.planned ||
-      !engine::RollingSyncDecider::Handles(st.spec->appset, st.spec->progressive_syncs)) {
-    return;
-  }
+  engine::SeedFacts facts;
+  facts.has_gather = st.last != nullptr;
+  facts.loaded = st.mirror.has_value();
+  facts.deleting = st.deleting;
+  facts.planned = result.plan.planned;
+  if (!engine::SeedsDecider(facts, st.spec->appset, st.spec->progressive_syncs)) return;
   engine::StoredRolloutStatus stored;
   stored.application_status = std::move(result.plan.application_status);
   stored.conditions = std::move(result.plan.conditions);
@@ -977,8 +966,8 @@ void SeedDecider(Self* self, engine::AppSetReconcileResult& result) {
   st.observed.clear();
   st.decider_generation = st.last->generation;
   for (const auto& app : st.last->generation->apps) {
-    st.decider_labels[{app.cluster, AppLabel(self, app.name)}] = app.name;
-    st.decider_clusters[app.cluster].push_back(app.name);
+    st.decider_index.app_of_label[{app.cluster, AppLabel(self, app.name)}] = app.name;
+    st.decider_index.apps_of_cluster[app.cluster].push_back(app.name);
   }
 }
 
@@ -986,17 +975,8 @@ void SeedDecider(Self* self, engine::AppSetReconcileResult& result) {
 // decider: each concerned app's observation is refreshed as RefreshObserved refreshes it.
 void FeedDecider(Self* self) {
   auto& st = self->state;
-  std::set<std::string> apps(st.applied_changed.begin(), st.applied_changed.end());
-  for (const auto& key : st.live_changed) {
-    if (auto it = st.decider_labels.find(key); it != st.decider_labels.end()) {
-      apps.insert(it->second);
-    }
-  }
-  for (const auto& cluster : st.clusters_changed) {
-    if (auto it = st.decider_clusters.find(cluster); it != st.decider_clusters.end()) {
-      apps.insert(it->second.begin(), it->second.end());
-    }
-  }
+  const std::set<std::string> apps = engine::AppsToRefresh(st.applied_changed, st.live_changed,
+                                                           st.clusters_changed, st.decider_index);
   for (const auto& app : apps) {
     engine::ObservedApp o = st.decider->TakeObserved(app);
     if (o.desired.name.empty()) continue;  // not of the decider's generation
@@ -1073,14 +1053,20 @@ void DecideIncrementally(Self* self) {
 // null when deciding again on the same gather, which changes no deletion mark.
 void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous, bool same_inputs) {
   auto& st = self->state;
-  if (st.decider && st.decider_generation == gathered.generation) {
-    // A gather that found what the decider holds is decided on what changed, like an event;
-    // the resync (every kResyncPolls polls) checks and decides from scratch.
-    if (previous == nullptr || (same_inputs && !ResyncDue(self))) {
+  engine::RouteFacts route;
+  route.decider_holds_generation = st.decider && st.decider_generation == gathered.generation;
+  route.new_gather = previous != nullptr;
+  route.same_inputs = same_inputs;
+  route.resync_due = route.decider_holds_generation && route.new_gather && ResyncDue(self);
+  switch (engine::RouteOf(route)) {
+    case engine::DecisionRoute::kIncremental:
       DecideIncrementally(self);
       return;
-    }
-    CheckDecider(self);
+    case engine::DecisionRoute::kCheckThenFromScratch:
+      CheckDecider(self);
+      break;
+    case engine::DecisionRoute::kFromScratch:
+      break;
   }
   ReleaseDecider(self);
   const Gathered* g = &gathered;
@@ -1158,11 +1144,12 @@ void CountRollbackStarted(Self* self, const MirrorChange& change) {
 // decider would be ahead of the store), shortly.
 void DecisionNotCommitted(Self* self, const std::string& error) {
   auto& st = self->state;
-  Log(self, "cannot commit the reconcile to the state store: " + error + "; retrying in 5s");
+  const engine::NotCommitted retry = engine::DecisionNotCommitted(error, st.services->now());
+  Log(self, retry.log);
   ReleaseDecider(self);
   st.unchanged = false;  // the retry must decide: nothing of this decision is in force
   st.regather = true;    // on what the store holds
-  ArmWake(self, st.services->now() + std::chrono::seconds(5));
+  ArmWake(self, retry.retry_at);
   DeliverAnswers(self);
 }
 
@@ -1259,7 +1246,7 @@ void OnDeltaPersisted(Self* self, PersistedPtr p) {
   if (st.services->log) {
     for (const auto& line : d.log) st.services->log(line);
   }
-  if (st.services->publish.appset && st.decider && (!d.Empty() || !d.applications.empty())) {
+  if (st.services->publish.appset && st.decider && engine::DeltaPublishes(d)) {
     // The decider's status is lent to the summary for the call: no copy of the set's status.
     Json summary = SummaryOf(self);
     Json& status = summary["status"];
@@ -1295,7 +1282,7 @@ void Reconcile(Self* self, bool regather, bool poll) {
   }
   st.busy = true;
   st.reconcile_started = std::chrono::steady_clock::now();
-  if (!st.regather && st.last && st.mirror) {
+  if (engine::DecidesOnLastGather(st.regather, st.last != nullptr, st.mirror.has_value())) {
     const GatheredPtr last = st.last;  // held: the decision reads it
     Decide(self, *last, nullptr);
     return;
@@ -1595,17 +1582,20 @@ void RolloutAction(Self* self, engine::RolloutCommand command, const std::string
                    const std::string& reason, const std::string& caller,
                    caf::response_promise answer) {
   auto& st = self->state;
-  if (st.busy || (!st.mirror && !st.deleting)) {
-    if (!st.mirror && !st.busy) Reconcile(self, true);
+  engine::RolloutCommandFacts facts;
+  facts.appset = st.spec->appset.name;
+  facts.mirror_loaded = st.mirror.has_value();
+  facts.deleting = st.deleting;
+  facts.has_generation = st.last != nullptr;
+  facts.app_in_generation = st.last && !app.empty() && FindApp(*st.last, app) != nullptr;
+  const bool waits_for_load = engine::RolloutCommandWaitsForLoad(facts);
+  if (st.busy || waits_for_load) {  // one decision or load in flight at a time
+    if (waits_for_load && !st.busy) Reconcile(self, true);
     st.deferred.push_back([=] { RolloutAction(self, command, app, reason, caller, answer); });
     return;
   }
-  const std::string what = engine::RolloutCommandName(command) + " by " + caller;
-  // A skip names an app of the last generation; before one is known, any name is taken.
-  const bool generated = !app.empty() && (!st.last || FindApp(*st.last, app) != nullptr);
-  engine::SetCommandContext context = CommandContext(self);
-  context.loaded = st.mirror.has_value();  // a rollout command needs only the stored state
-  if (auto refused = engine::RefuseSetCommand(context, what, app, generated)) {
+  const std::string what = engine::RolloutCommandWhat(command, caller);
+  if (auto refused = engine::RefuseRolloutCommand(facts, what, app)) {
     Answer(self, answer, *refused);
     return;
   }
@@ -1639,17 +1629,20 @@ void RolloutAction(Self* self, engine::RolloutCommand command, const std::string
 // due (the decision's wake-up brings the actor back then); one query at a time per set.
 void MaybeMeasure(Self* self) {
   auto& st = self->state;
-  if (!st.analysis_due || st.measuring || st.deleting) return;
-  if (st.analysis_due->due > st.services->now()) {
-    ArmWake(self, st.analysis_due->due);  // the wake-up comes back here
-    return;
+  switch (engine::MeasureStepOf(st.analysis_due, st.measuring, st.deleting, st.services->now())) {
+    case engine::MeasureStep::kNothing:
+      return;
+    case engine::MeasureStep::kWaitUntilDue:
+      ArmWake(self, st.analysis_due->due);  // the wake-up comes back here
+      return;
+    case engine::MeasureStep::kMeasureNow:
+      break;
   }
   st.measuring = true;
   auto job = std::make_shared<Measured>();
   job->request = *st.analysis_due;
-  const std::string prometheus = job->request.spec.prometheus.empty()
-                                     ? st.spec->analysis_prometheus
-                                     : job->request.spec.prometheus;
+  const std::string prometheus =
+      engine::AnalysisPrometheusOf(job->request.spec, st.spec->analysis_prometheus);
   job->url = clients::PrometheusQueryUrl(prometheus, job->request.spec.query);
   AppSetActorImpl me = caf::actor_cast<AppSetActorImpl>(self);
   auto now = st.services->now;
@@ -1668,11 +1661,6 @@ void MaybeMeasure(Self* self) {
       });
 }
 
-std::string DescribeMeasurement(const engine::AnalysisMeasurement& m) {
-  std::string value = m.value ? engine::Json(*m.value).dump() : "no value (" + m.error + ")";
-  return value + (m.passed ? " passed" : " failed");
-}
-
 // A measurement came back: stored in status.rollout.analysis (write-ahead) before the next
 // decision acts on it; one the rollout no longer wants (another step or generation, a halt) is
 // dropped.
@@ -1688,19 +1676,16 @@ void OnMeasured(Self* self, MeasuredPtr m) {
     return;
   }
   const engine::AnalysisRequest& request = m->request;
-  const std::string line = "step=" + std::to_string(request.step) + " analysis measurement " +
-                           DescribeMeasurement(m->measurement) + " \"" +
-                           request.spec.success.written + "\" (GET " + m->url + ")";
-  engine::Issues issues;
-  engine::RolloutState state =
-      engine::DecodeRolloutState(st.mirror->rollout.value_or(Json::object()), issues);
-  if (!issues.empty() || !engine::RecordAnalysisMeasurement(state, request, m->measurement)) {
-    Log(self, line + " dropped: the rollout moved on since it was asked for");
+  const std::string line = engine::MeasurementLogLine(request, m->measurement, m->url);
+  const std::optional<engine::RolloutState> state =
+      engine::RolloutWithMeasurement(st.mirror->rollout, request, m->measurement);
+  if (!state) {
+    Log(self, engine::MeasurementDroppedLine(line));
     Reconcile(self, false);
     return;
   }
   auto persisted = std::make_shared<Persisted>();
-  const Json rollout = engine::EncodeRolloutState(state);
+  const Json rollout = engine::EncodeRolloutState(*state);
   persisted->change.rollout = rollout;
   persisted->result.log.push_back(line);
   persisted->measured = std::make_pair(request.step, m->measurement.passed);
@@ -1779,12 +1764,9 @@ AppSetActorImpl::behavior_type AppSetBehavior(Self* self, SetParent coordinator,
           self->state.busy = false;
           self->state.unchanged = false;  // its operation shows in the next decision
           if (!p->error.empty()) {
-            Log(self, "cannot commit the operator's command: " + p->error);
+            Log(self, engine::CommandNotStoredLog(p->error));
             if (p->answer && p->answer->pending()) {
-              p->answer->deliver(engine::CommandAnswer{engine::CommandOutcome::kUnavailable,
-                                                       p->accepted.message +
-                                                           " could not be stored: " + p->error +
-                                                           "; nothing was done"});
+              p->answer->deliver(engine::CommandNotStored(p->accepted, p->error));
             }
           } else {
             ApplyChange(self, std::move(p->change));
