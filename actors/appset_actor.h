@@ -24,8 +24,8 @@
 #include "actors/cluster_interface.h"
 #include "actors/coordinator_interface.h"
 #include "actors/services.h"
-#include "engine/appset.h"
-#include "engine/generate.h"
+#include "engine/appset/appset.h"
+#include "engine/appset/generate.h"
 #include "engine/input_limits.h"
 
 namespace fleetwave::actors {

@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/appset.h"
+#include "engine/appset/appset.h"
+#include "engine/appset/generate.h"
 #include "engine/deletion/deletion_marks.h"
 #include "engine/deletion/deletion_state.h"
-#include "engine/generate.h"
 #include "sources/app_render.h"
 #include "store/state.h"
 

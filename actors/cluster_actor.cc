@@ -23,7 +23,7 @@
 #include "engine/progress/progress_deadline.h"
 #include "engine/progress/progress_decision.h"
 #include "engine/progress/workload_projection.h"
-#include "engine/tracking.h"
+#include "engine/sync/tracking.h"
 #include "store/state.h"
 
 namespace fleetwave::actors {

@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "cluster-clients/kubeconfig.h"
-#include "engine/appset.h"
+#include "engine/appset/appset.h"
+#include "engine/appset/generate.h"
 #include "engine/config.h"
-#include "engine/generate.h"
 #include "engine/reload_plan.h"
 
 namespace fleetwave::actors {

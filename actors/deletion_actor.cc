@@ -14,7 +14,7 @@
 #include "engine/deletion/deletion_state.h"
 #include "engine/deletion/deletion_sweep.h"
 #include "engine/operator_command.h"
-#include "engine/tracking.h"
+#include "engine/sync/tracking.h"
 #include "store/state.h"
 
 namespace fleetwave::actors {

@@ -2,7 +2,7 @@
 
 #include "cluster-clients/json_fields.h"
 #include "engine/progress/workload.h"
-#include "engine/tracking.h"
+#include "engine/sync/tracking.h"
 
 namespace fleetwave::actors {
 

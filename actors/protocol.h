@@ -13,14 +13,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/apply_plan.h"
+#include "engine/appset/render.h"
 #include "engine/error.h"
 #include "engine/health/health.h"
 #include "engine/live_object.h"
 #include "engine/object_ref.h"
-#include "engine/operation_record.h"
-#include "engine/read_after_write.h"
-#include "engine/render.h"
+#include "engine/sync/apply_plan.h"
+#include "engine/sync/operation_record.h"
+#include "engine/sync/read_after_write.h"
 
 namespace fleetwave::actors {
 

@@ -13,7 +13,8 @@
 //  - the state store's health: while the store cannot be used, readiness is false with its
 //    error and the store's database is listed with the files, its error as the file's, so the
 //    API's `errors` says why (store/store_health.h);
-//  - the fleet view derived from them (engine/app_query.h, engine/appset_summary_state.h): per
+//  - the fleet view derived from them (engine/appset/app_query.h,
+//  engine/appset/appset_summary_state.h): per
 //    Application a small typed row (set, cluster, step, display status, health, sync, labels)
 //    and per set a summary (counts per step, a heat strip, the apps needing attention), kept
 //    current on every publish of the set, so a page or CLI at 20,000 apps reads kilobytes;
@@ -49,8 +50,8 @@
 #include <vector>
 
 #include "actors/change_feed.h"
-#include "engine/app_query.h"
-#include "engine/appset_summary_state.h"
+#include "engine/appset/app_query.h"
+#include "engine/appset/appset_summary_state.h"
 #include "engine/daemon_status.h"
 #include "engine/yaml_json.h"
 

@@ -5,9 +5,9 @@
 #include <utility>
 
 #include "actors/status_board.h"
-#include "engine/appset_summary.h"
+#include "engine/appset/appset_summary.h"
 #include "engine/progress/workload.h"
-#include "engine/rollback_summary.h"
+#include "engine/rollingsync/rollback_summary.h"
 
 namespace fleetwave::actors {
 namespace {

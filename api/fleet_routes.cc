@@ -4,8 +4,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/app_query.h"
-#include "engine/appset_summary.h"
+#include "engine/appset/app_query.h"
+#include "engine/appset/appset_summary.h"
 #include "engine/progress/workload.h"
 #include "engine/url_query.h"
 

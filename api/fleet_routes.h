@@ -1,6 +1,6 @@
 // The fleet view's routes (issue 33): filtered, paged lists of Applications and of their rows,
 // and the per-set summaries, answered from the StatusBoard's derived views (status_board.h) with
-// the engine's filters (engine/app_query.h). The router (api_routes.h) dispatches to them.
+// the engine's filters (engine/appset/app_query.h). The router (api_routes.h) dispatches to them.
 //
 //   GET /api/v1/applications?FILTERS     the Applications whose rows match, paged
 //   GET /api/v1/rows?FILTERS             ApplicationRowList: the rows themselves, paged

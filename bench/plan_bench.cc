@@ -15,10 +15,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/application.h"
-#include "engine/appset.h"
-#include "engine/rollout_plan.h"
-#include "engine/rollout_status.h"
+#include "engine/appset/application.h"
+#include "engine/appset/appset.h"
+#include "engine/rollingsync/rollout_plan.h"
+#include "engine/rollingsync/rollout_status.h"
 #include "engine/yaml_json.h"
 #include "tools/fleetwave/commands.h"
 

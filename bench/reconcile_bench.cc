@@ -30,15 +30,15 @@
 #include <string>
 #include <vector>
 
-#include "engine/application.h"
-#include "engine/appset.h"
-#include "engine/appset_reconcile.h"
+#include "engine/appset/application.h"
+#include "engine/appset/appset.h"
+#include "engine/appset/render.h"
 #include "engine/live_object.h"
-#include "engine/operation_record.h"
-#include "engine/render.h"
 #include "engine/rollingsync/appset_decider.h"
-#include "engine/rollout_plan.h"
-#include "engine/sync_operation.h"
+#include "engine/rollingsync/appset_reconcile.h"
+#include "engine/rollingsync/rollout_plan.h"
+#include "engine/sync/operation_record.h"
+#include "engine/sync/sync_operation.h"
 #include "engine/time.h"
 
 namespace {

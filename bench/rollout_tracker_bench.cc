@@ -18,11 +18,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/application.h"
-#include "engine/appset.h"
+#include "engine/appset/application.h"
+#include "engine/appset/appset.h"
 #include "engine/rollingsync/plan_difference.h"
+#include "engine/rollingsync/rollout_plan.h"
 #include "engine/rollingsync/rollout_tracker.h"
-#include "engine/rollout_plan.h"
 #include "engine/time.h"
 
 namespace {

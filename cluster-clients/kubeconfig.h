@@ -18,7 +18,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/generate.h"
+#include "engine/appset/generate.h"
 #include "engine/issue.h"
 
 namespace fleetwave::clients {

@@ -10,7 +10,7 @@
 #include <chrono>
 #include <string>
 
-#include "engine/analysis.h"
+#include "engine/rollingsync/analysis.h"
 
 namespace fleetwave::clients {
 

@@ -3,7 +3,7 @@
 #include <set>
 #include <utility>
 
-#include "engine/tracking.h"
+#include "engine/sync/tracking.h"
 
 namespace fleetwave::engine {
 

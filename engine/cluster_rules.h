@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/appset/render.h"
 #include "engine/error.h"
 #include "engine/object_ref.h"
-#include "engine/operation_record.h"
-#include "engine/render.h"
+#include "engine/sync/operation_record.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::engine {

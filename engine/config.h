@@ -11,7 +11,7 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "engine/generate.h"
+#include "engine/appset/generate.h"
 #include "engine/input_limits.h"
 #include "engine/issue.h"
 #include "engine/repo_url.h"

@@ -14,8 +14,8 @@
 #include <string>
 #include <string_view>
 
+#include "engine/rollingsync/zone_rules.h"
 #include "engine/time.h"
-#include "engine/zone_rules.h"
 
 namespace fleetwave::engine {
 

@@ -1,7 +1,7 @@
 #include "engine/live_object.h"
 
-#include "engine/drift.h"
-#include "engine/managed_fields.h"
+#include "engine/sync/drift.h"
+#include "engine/sync/managed_fields.h"
 
 namespace fleetwave::engine {
 namespace {

@@ -13,7 +13,7 @@
 #include <string_view>
 
 #include "engine/object_ref.h"
-#include "engine/tracking.h"
+#include "engine/sync/tracking.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::engine {
@@ -28,12 +28,13 @@ struct LiveObject {
   // Only the annotations sync decisions read (tracking id, applied hash, adopt, allow-delete,
   // both sync-options forms).
   std::map<std::string, std::string> annotations;
-  // The union of every manager's fieldsV1 (engine/managed_fields.h AllManagedFields); null
+  // The union of every manager's fieldsV1 (engine/sync/managed_fields.h AllManagedFields); null
   // when the object records none.
   Json managed_fields;
   // The object restricted to those fields (the whole object but status when there are none),
-  // with metadata.name/namespace and a Secret's data hashed (engine/drift.h). Null when nothing
-  // is known of the live values (a hand-made LiveObject): then only the applied hash decides.
+  // with metadata.name/namespace and a Secret's data hashed (engine/sync/drift.h). Null when
+  // nothing is known of the live values (a hand-made LiveObject): then only the applied hash
+  // decides.
   Json managed_values;
 
   std::string Annotation(const std::string& key) const {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "engine/error.h"
-#include "engine/rollout_state.h"
+#include "engine/rollingsync/rollout_state.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine {

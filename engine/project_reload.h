@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/app_project.h"
+#include "engine/appset/app_project.h"
 #include "engine/reload_plan.h"
 
 namespace fleetwave::engine {

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/app_project.h"
-#include "engine/appset.h"
+#include "engine/appset/app_project.h"
+#include "engine/appset/appset.h"
 
 namespace fleetwave::engine {
 

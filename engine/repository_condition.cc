@@ -4,7 +4,7 @@
 #include <map>
 
 #include "engine/repo_url.h"
-#include "engine/rollout_plan.h"
+#include "engine/rollingsync/rollout_plan.h"
 
 namespace fleetwave::engine {
 namespace {

@@ -10,9 +10,9 @@
 #include <optional>
 #include <vector>
 
-#include "engine/appset_reconcile.h"
 #include "engine/error.h"
-#include "engine/rollout_conditions.h"
+#include "engine/rollingsync/appset_reconcile.h"
+#include "engine/rollingsync/rollout_conditions.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine {

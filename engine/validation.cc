@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "engine/app_project.h"
+#include "engine/appset/app_project.h"
 #include "engine/k8s_names.h"
 #include "engine/yaml_json.h"
 

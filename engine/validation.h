@@ -15,10 +15,10 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "engine/app_project.h"
-#include "engine/appset.h"
+#include "engine/appset/app_project.h"
+#include "engine/appset/appset.h"
+#include "engine/appset/generate.h"
 #include "engine/config.h"
-#include "engine/generate.h"
 #include "engine/input_limits.h"
 #include "engine/issue.h"
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/appset.h"
+#include "engine/appset/appset.h"
 
 namespace fleetwave::engine {
 

@@ -9,9 +9,9 @@
 
 #include <prometheus/text_serializer.h>
 
-#include "engine/max_failures.h"
 #include "engine/progress/workload.h"
-#include "engine/rollback_state.h"
+#include "engine/rollingsync/max_failures.h"
+#include "engine/rollingsync/rollback_state.h"
 #include "metrics/process_collector.h"
 
 namespace fleetwave::metrics {

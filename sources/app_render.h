@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/generate.h"
+#include "engine/appset/generate.h"
+#include "engine/appset/render.h"
 #include "engine/input_limits.h"
-#include "engine/render.h"
 #include "sources/resolve_once.h"
 #include "sources/source.h"
 

@@ -8,7 +8,7 @@
 
 #include <vector>
 
-#include "engine/generate.h"
+#include "engine/appset/generate.h"
 #include "sources/resolve_once.h"
 #include "sources/source.h"
 

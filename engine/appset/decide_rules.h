@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/appset.h"
+#include "engine/appset/appset.h"
 #include "engine/rollingsync/appset_decider.h"
 #include "engine/time.h"
 

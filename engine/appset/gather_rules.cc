@@ -1,6 +1,6 @@
 #include "engine/appset/gather_rules.h"
 
-#include "engine/tracking.h"
+#include "engine/sync/tracking.h"
 
 namespace fleetwave::engine {
 

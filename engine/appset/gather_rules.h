@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/generate.h"
+#include "engine/appset/generate.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine {

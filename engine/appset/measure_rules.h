@@ -7,8 +7,8 @@
 #include <optional>
 #include <string>
 
-#include "engine/analysis.h"
-#include "engine/rollout_state.h"
+#include "engine/rollingsync/analysis.h"
+#include "engine/rollingsync/rollout_state.h"
 #include "engine/time.h"
 #include "engine/yaml_json.h"
 

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/app_project.h"
-#include "engine/appset_reconcile.h"
+#include "engine/appset/app_project.h"
 #include "engine/error.h"
+#include "engine/rollingsync/appset_reconcile.h"
 
 namespace fleetwave::engine {
 

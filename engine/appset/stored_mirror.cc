@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "engine/rollout_status.h"
+#include "engine/rollingsync/rollout_status.h"
 
 namespace fleetwave::engine {
 namespace {

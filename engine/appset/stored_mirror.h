@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/appset_reconcile.h"
-#include "engine/operation_record.h"
 #include "engine/rollingsync/appset_decider.h"
+#include "engine/rollingsync/appset_reconcile.h"
+#include "engine/sync/operation_record.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::engine {

@@ -1,8 +1,8 @@
 #include "engine/appset/stored_records.h"
 
 #include "engine/issue.h"
-#include "engine/operation_record.h"
-#include "engine/rollout_plan.h"
+#include "engine/rollingsync/rollout_plan.h"
+#include "engine/sync/operation_record.h"
 
 namespace fleetwave::engine {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/render.h"
+#include "engine/appset/render.h"
 
 namespace fleetwave::engine {
 

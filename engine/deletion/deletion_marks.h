@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/appset.h"
+#include "engine/appset/appset.h"
 #include "engine/deletion/deletion_state.h"
 #include "engine/deletion/deletion_sweep.h"
 #include "engine/time.h"

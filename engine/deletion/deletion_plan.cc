@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/rollout_steps.h"
+#include "engine/rollingsync/rollout_steps.h"
 
 namespace fleetwave::engine {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/appset.h"
-#include "engine/generate.h"
+#include "engine/appset/appset.h"
+#include "engine/appset/generate.h"
 
 namespace fleetwave::engine {
 

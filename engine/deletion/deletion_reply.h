@@ -15,7 +15,7 @@
 #include "engine/deletion/deletion_sweep.h"
 #include "engine/error.h"
 #include "engine/object_ref.h"
-#include "engine/operation_record.h"
+#include "engine/sync/operation_record.h"
 
 namespace fleetwave::engine {
 

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/appset/generate.h"
 #include "engine/deletion/deletion_plan.h"
-#include "engine/generate.h"
 #include "engine/stored_fields.h"
 
 namespace fleetwave::engine {

@@ -18,10 +18,10 @@
 #include <utility>
 #include <vector>
 
-#include "engine/apply_plan.h"
-#include "engine/appset.h"
+#include "engine/appset/appset.h"
 #include "engine/issue.h"
 #include "engine/live_object.h"
+#include "engine/sync/apply_plan.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine {

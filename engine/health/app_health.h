@@ -8,10 +8,10 @@
 #include <map>
 #include <vector>
 
+#include "engine/appset/render.h"
 #include "engine/health/health.h"
 #include "engine/object_ref.h"
-#include "engine/read_after_write.h"
-#include "engine/render.h"
+#include "engine/sync/read_after_write.h"
 
 namespace fleetwave::engine {
 

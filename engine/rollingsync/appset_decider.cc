@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <utility>
 
-#include "engine/allatonce.h"
-#include "engine/app_sync_policy.h"
-#include "engine/appset_reconcile_parts.h"
-#include "engine/rollout_phases.h"
+#include "engine/appset/app_sync_policy.h"
+#include "engine/rollingsync/allatonce.h"
+#include "engine/rollingsync/appset_reconcile_parts.h"
+#include "engine/rollingsync/rollout_phases.h"
 
 namespace fleetwave::engine {
 

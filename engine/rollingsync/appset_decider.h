@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/appset_reconcile.h"
-#include "engine/appset_reconcile_parts.h"
+#include "engine/rollingsync/appset_reconcile.h"
+#include "engine/rollingsync/appset_reconcile_parts.h"
 #include "engine/rollingsync/rollout_tracker.h"
 
 namespace fleetwave::engine {

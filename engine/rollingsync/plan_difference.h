@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/rollout_plan.h"
+#include "engine/rollingsync/rollout_plan.h"
 
 namespace fleetwave::engine {
 

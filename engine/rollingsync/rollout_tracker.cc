@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <utility>
 
-#include "engine/max_failures.h"
-#include "engine/max_update.h"
-#include "engine/rollout_eligibility.h"
-#include "engine/rollout_phases.h"
-#include "engine/rollout_safety.h"
-#include "engine/rollout_spec_diff.h"
+#include "engine/rollingsync/max_failures.h"
+#include "engine/rollingsync/max_update.h"
+#include "engine/rollingsync/rollout_eligibility.h"
+#include "engine/rollingsync/rollout_phases.h"
+#include "engine/rollingsync/rollout_safety.h"
+#include "engine/rollingsync/rollout_spec_diff.h"
 
 namespace fleetwave::engine {
 namespace {

@@ -29,16 +29,16 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/application.h"
-#include "engine/appset.h"
-#include "engine/generate.h"
-#include "engine/rollout_conditions.h"
-#include "engine/rollout_eligibility.h"
-#include "engine/rollout_plan.h"
-#include "engine/rollout_state.h"
-#include "engine/rollout_status.h"
-#include "engine/rollout_steps.h"
-#include "engine/rollout_windows.h"
+#include "engine/appset/application.h"
+#include "engine/appset/appset.h"
+#include "engine/appset/generate.h"
+#include "engine/rollingsync/rollout_conditions.h"
+#include "engine/rollingsync/rollout_eligibility.h"
+#include "engine/rollingsync/rollout_plan.h"
+#include "engine/rollingsync/rollout_state.h"
+#include "engine/rollingsync/rollout_status.h"
+#include "engine/rollingsync/rollout_steps.h"
+#include "engine/rollingsync/rollout_windows.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine {

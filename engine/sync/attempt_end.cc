@@ -1,6 +1,6 @@
 #include "engine/sync/attempt_end.h"
 
-#include "engine/appset_reconcile.h"
+#include "engine/rollingsync/appset_reconcile.h"
 
 namespace fleetwave::engine {
 

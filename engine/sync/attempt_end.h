@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "engine/operation_record.h"
+#include "engine/sync/operation_record.h"
 
 namespace fleetwave::engine {
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/operation_record.h"
+#include "engine/sync/operation_record.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine {

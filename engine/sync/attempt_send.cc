@@ -1,6 +1,6 @@
 #include "engine/sync/attempt_send.h"
 
-#include "engine/sync_status.h"
+#include "engine/sync/sync_status.h"
 
 namespace fleetwave::engine {
 

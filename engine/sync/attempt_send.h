@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "engine/appset_reconcile.h"
+#include "engine/appset/render.h"
 #include "engine/error.h"
 #include "engine/live_object.h"
-#include "engine/operation_record.h"
-#include "engine/render.h"
-#include "engine/tracking.h"
+#include "engine/rollingsync/appset_reconcile.h"
+#include "engine/sync/operation_record.h"
+#include "engine/sync/tracking.h"
 
 namespace fleetwave::engine {
 

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "actors/atoms.h"
-#include "engine/tracking.h"
+#include "engine/sync/tracking.h"
 #include "tests/cluster-clients/fake_transport.h"
 
 namespace fleetwave::actors {

@@ -17,7 +17,7 @@
 #include "actors/blocking_pool.h"
 #include "actors/cluster_actor.h"
 #include "actors/services.h"
-#include "engine/tracking.h"
+#include "engine/sync/tracking.h"
 #include "store/memory_store.h"
 #include "store/state.h"
 #include "tests/cluster-clients/fake_transport.h"

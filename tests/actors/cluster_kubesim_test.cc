@@ -16,7 +16,7 @@
 #include "actors/cluster_actor.h"
 #include "cluster-clients/curl_transport.h"
 #include "cluster-clients/kubeconfig.h"
-#include "engine/render.h"
+#include "engine/appset/render.h"
 #include "tests/cluster-clients/await_callback.h"
 #include "tests/cluster-clients/kubesim_process.h"
 

@@ -4,7 +4,7 @@
 
 #include "actors/live_entry_json.h"
 #include "engine/health/health.h"
-#include "engine/tracking.h"
+#include "engine/sync/tracking.h"
 
 namespace fleetwave::actors {
 namespace {

@@ -18,7 +18,7 @@
 #include "actors/blocking_pool.h"
 #include "actors/coordinator.h"
 #include "actors/services.h"
-#include "engine/appset.h"
+#include "engine/appset/appset.h"
 #include "engine/yaml_json.h"
 #include "sources/fake_source.h"
 #include "store/memory_store.h"

@@ -20,7 +20,7 @@
 #include "actors/coordinator.h"
 #include "actors/deletion_actor.h"
 #include "actors/services.h"
-#include "engine/appset.h"
+#include "engine/appset/appset.h"
 #include "engine/deletion/deletion_state.h"
 #include "engine/live_object.h"
 #include "engine/yaml_json.h"

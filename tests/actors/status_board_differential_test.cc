@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "actors/status_board.h"
-#include "engine/appset_summary.h"
+#include "engine/appset/appset_summary.h"
 
 namespace fleetwave::actors {
 namespace {

@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string>
 
-#include "engine/render.h"
-#include "engine/tracking.h"
+#include "engine/appset/render.h"
+#include "engine/sync/tracking.h"
 #include "engine/yaml_json.h"
 #include "tests/sources/git_repo.h"
 #include "tests/test_paths.h"

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/app_query.h"
-#include "engine/appset_summary.h"
+#include "engine/appset/app_query.h"
+#include "engine/appset/appset_summary.h"
 
 namespace fleetwave::cli {
 namespace {

@@ -2,7 +2,7 @@
 // window that decodes: a schedule or duration the decoder lets through must never make the
 // matcher throw, loop or read out of bounds. Issues are fine; an exception, a sanitizer report
 // or a hang is a bug.
-#include "engine/app_project.h"
+#include "engine/appset/app_project.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,6 +1,6 @@
 // ApplicationSet decoding of any text: YAML load, decode, rollout-config validation. Issues
 // are fine; an exception, a sanitizer report or a hang is a bug.
-#include "engine/appset.h"
+#include "engine/appset/appset.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

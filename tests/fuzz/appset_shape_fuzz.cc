@@ -12,9 +12,9 @@
 #include <cstring>
 #include <random>
 
-#include "engine/application_schema.h"
-#include "engine/generate.h"
-#include "engine/render.h"
+#include "engine/appset/application_schema.h"
+#include "engine/appset/generate.h"
+#include "engine/appset/render.h"
 #include "engine/validation.h"
 #include "tests/fuzz/fuzz_input.h"
 

@@ -2,7 +2,7 @@
 // (bit 0 goTemplate, bit 1 missingkey=error), then the template up to the first NUL, then
 // the parameters as JSON (invalid JSON: a fixed parameter set). Errors are fine; an exception,
 // a sanitizer report or a hang is a bug.
-#include "engine/template.h"
+#include "engine/appset/template.h"
 #include "tests/fuzz/fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

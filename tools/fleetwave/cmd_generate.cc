@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <ostream>
 
-#include "engine/generate.h"
+#include "engine/appset/generate.h"
 #include "engine/yaml_json.h"
 #include "sources/generator_inputs.h"
 #include "sources/git_source.h"

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <ostream>
 
-#include "engine/plan_input.h"
+#include "engine/appset/plan_input.h"
 #include "engine/time.h"
 #include "engine/yaml_json.h"
 #include "tools/fleetwave/args.h"

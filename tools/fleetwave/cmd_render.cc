@@ -7,8 +7,8 @@
 #include <ostream>
 #include <vector>
 
-#include "engine/generate.h"
-#include "engine/render.h"
+#include "engine/appset/generate.h"
+#include "engine/appset/render.h"
 #include "engine/yaml_json.h"
 #include "sources/app_render.h"
 #include "sources/generator_inputs.h"

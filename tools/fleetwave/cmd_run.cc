@@ -44,7 +44,7 @@
 #include "cluster-clients/credentials.h"
 #include "cluster-clients/curl_transport.h"
 #include "cluster-clients/request_observer.h"
-#include "engine/strategy_json.h"
+#include "engine/rollingsync/strategy_json.h"
 #include "metrics/metrics.h"
 #include "metrics/request_observer_adapter.h"
 #include "sources/git_source.h"

@@ -9,9 +9,9 @@
 #include <optional>
 #include <ostream>
 
-#include "engine/analysis_settings.h"
-#include "engine/app_project.h"
-#include "engine/rollback.h"
+#include "engine/appset/app_project.h"
+#include "engine/rollingsync/analysis_settings.h"
+#include "engine/rollingsync/rollback.h"
 
 #include "tools/fleetwave/args.h"
 #include "tools/fleetwave/commands.h"

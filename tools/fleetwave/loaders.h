@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/appset.h"
+#include "engine/appset/appset.h"
+#include "engine/appset/generate.h"
 #include "engine/config.h"
-#include "engine/generate.h"
 #include "engine/issue.h"
 #include "engine/validation.h"
 

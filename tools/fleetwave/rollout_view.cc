@@ -5,8 +5,8 @@
 #include <optional>
 #include <set>
 
-#include "engine/appset_summary.h"
-#include "engine/rollback_summary.h"
+#include "engine/appset/appset_summary.h"
+#include "engine/rollingsync/rollback_summary.h"
 #include "tools/fleetwave/table.h"
 
 namespace fleetwave::cli {

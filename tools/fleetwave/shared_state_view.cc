@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/shared_appset_view.h"
+#include "engine/appset/shared_appset_view.h"
 #include "store/state.h"
 
 namespace fleetwave::cli {

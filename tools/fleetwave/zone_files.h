@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "engine/app_project.h"
+#include "engine/appset/app_project.h"
 #include "engine/issue.h"
 
 namespace fleetwave::cli {

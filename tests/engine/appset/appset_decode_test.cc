@@ -1,7 +1,7 @@
 // Decoding ApplicationSets: every strategy field, and every error with its position.
 #include <gtest/gtest.h>
 
-#include "engine/appset.h"
+#include "engine/appset/appset.h"
 #include "engine/yaml_json.h"
 #include "tests/engine/appset/decode_testing.h"
 

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/appset.h"
+#include "engine/appset/appset.h"
 #include "engine/issue.h"
 #include "engine/yaml_json.h"
 

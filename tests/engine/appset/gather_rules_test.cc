@@ -5,7 +5,7 @@
 
 #include <chrono>
 
-#include "engine/tracking.h"
+#include "engine/sync/tracking.h"
 
 namespace fleetwave::engine {
 namespace {

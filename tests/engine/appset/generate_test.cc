@@ -1,5 +1,5 @@
 // Generators (list, clusters), selectors, parameters, and the checks on generated apps.
-#include "engine/generate.h"
+#include "engine/appset/generate.h"
 
 #include <gtest/gtest.h>
 

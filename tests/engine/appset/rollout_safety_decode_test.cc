@@ -3,8 +3,8 @@
 // before, and a wrong value refuses the set with the file, position and field.
 #include <gtest/gtest.h>
 
-#include "engine/appset.h"
-#include "engine/strategy_json.h"
+#include "engine/appset/appset.h"
+#include "engine/rollingsync/strategy_json.h"
 #include "engine/yaml_json.h"
 #include "tests/engine/appset/decode_testing.h"
 

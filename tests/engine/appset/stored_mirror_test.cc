@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/rollout_status.h"
+#include "engine/rollingsync/rollout_status.h"
 
 namespace fleetwave::engine {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/operation_record.h"
+#include "engine/sync/operation_record.h"
 
 namespace fleetwave::engine {
 namespace {

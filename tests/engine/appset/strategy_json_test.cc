@@ -1,5 +1,5 @@
 // The strategy as the API shows it: Argo's shape, values as written (StrategyJson).
-#include "engine/strategy_json.h"
+#include "engine/rollingsync/strategy_json.h"
 
 #include <gtest/gtest.h>
 

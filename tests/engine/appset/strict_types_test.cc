@@ -5,9 +5,9 @@
 // exception. Argo CD (Go's strict unmarshal) refuses each of these documents too.
 #include <gtest/gtest.h>
 
-#include "engine/application.h"
-#include "engine/application_schema.h"
-#include "engine/generate.h"
+#include "engine/appset/application.h"
+#include "engine/appset/application_schema.h"
+#include "engine/appset/generate.h"
 
 namespace fleetwave::engine {
 namespace {

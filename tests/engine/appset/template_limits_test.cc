@@ -4,7 +4,7 @@
 // 100 MB from a few hundred bytes).
 #include <gtest/gtest.h>
 
-#include "engine/template.h"
+#include "engine/appset/template.h"
 
 namespace fleetwave::engine {
 namespace {

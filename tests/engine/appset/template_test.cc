@@ -1,5 +1,5 @@
 // Both template languages: fasttemplate and the Go text/template subset.
-#include "engine/template.h"
+#include "engine/appset/template.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // never the stack.
 #include <gtest/gtest.h>
 
-#include "engine/plan_input.h"
+#include "engine/appset/plan_input.h"
 #include "engine/yaml_json.h"
 #include "engine/yaml_prescan.h"
 

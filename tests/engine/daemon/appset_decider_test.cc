@@ -17,9 +17,9 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/max_update.h"
 #include "engine/operator_command.h"
-#include "engine/rollback.h"
+#include "engine/rollingsync/max_update.h"
+#include "engine/rollingsync/rollback.h"
 #include "tests/engine/daemon/daemon_fixture.h"
 #include "tests/engine/daemon/decider_refresh.h"
 

@@ -1,8 +1,8 @@
-// The daemon's reconcile of one ApplicationSet (engine/appset_reconcile.h), driven through a
-// fake fleet and a fake store: promotion, the start guard, new revisions with and without a
-// changed render, unreachable clusters and source errors, read-after-write, AllAtOnce,
+// The daemon's reconcile of one ApplicationSet (engine/rollingsync/appset_reconcile.h), driven
+// through a fake fleet and a fake store: promotion, the start guard, new revisions with and without
+// a changed render, unreachable clusters and source errors, read-after-write, AllAtOnce,
 // progressiveSyncs: false, the Applications it serves and idempotence.
-#include "engine/appset_reconcile.h"
+#include "engine/rollingsync/appset_reconcile.h"
 
 #include <gtest/gtest.h>
 
@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/app_project.h"
+#include "engine/appset/app_project.h"
 #include "tests/engine/daemon/daemon_fixture.h"
 
 namespace fleetwave::engine {

@@ -12,10 +12,10 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/appset.h"
-#include "engine/appset_reconcile.h"
-#include "engine/render.h"
-#include "engine/rollout_plan.h"
+#include "engine/appset/appset.h"
+#include "engine/appset/render.h"
+#include "engine/rollingsync/appset_reconcile.h"
+#include "engine/rollingsync/rollout_plan.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine::daemon_testing {

@@ -2,8 +2,8 @@
 // started an operation, read from the operation (what sync metrics are labelled with).
 #include <gtest/gtest.h>
 
-#include "engine/appset_reconcile.h"
-#include "engine/sync_operation.h"
+#include "engine/rollingsync/appset_reconcile.h"
+#include "engine/sync/sync_operation.h"
 
 namespace fleetwave::engine {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/app_project.h"
-#include "engine/appset_reconcile.h"
+#include "engine/appset/app_project.h"
+#include "engine/rollingsync/appset_reconcile.h"
 
 namespace fleetwave::engine {
 namespace {

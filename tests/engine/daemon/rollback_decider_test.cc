@@ -9,8 +9,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/rollback.h"
 #include "engine/rollingsync/appset_decider.h"
+#include "engine/rollingsync/rollback.h"
 #include "tests/engine/daemon/daemon_fixture.h"
 #include "tests/engine/daemon/decider_refresh.h"
 

@@ -1,6 +1,6 @@
 // Issue 29: fleetwave_rollbacks_total counts a rollback once, at the committed decision that
 // started it, read from the stored status.rollout before the decision and the one it committed.
-#include "engine/rollback_metric.h"
+#include "engine/rollingsync/rollback_metric.h"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/rollback_state.h"
+#include "engine/rollingsync/rollback_state.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine {

@@ -1,15 +1,15 @@
-// What a standby serves of a set (engine/shared_appset_view.h): the leader's stored records as
-// the board's set JSON and Applications, with nothing the records do not hold, and the rows the
+// What a standby serves of a set (engine/appset/shared_appset_view.h): the leader's stored records
+// as the board's set JSON and Applications, with nothing the records do not hold, and the rows the
 // fleet view derives from them showing the leader's step and entries.
-#include "engine/shared_appset_view.h"
+#include "engine/appset/shared_appset_view.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "engine/app_query.h"
-#include "engine/operation_record.h"
+#include "engine/appset/app_query.h"
+#include "engine/sync/operation_record.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine {

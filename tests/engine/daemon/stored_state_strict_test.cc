@@ -5,11 +5,11 @@
 #include <gtest/gtest.h>
 
 #include "engine/deletion/deletion_state.h"
-#include "engine/operation_record.h"
-#include "engine/rollout_conditions.h"
-#include "engine/rollout_plan.h"
-#include "engine/rollout_state.h"
-#include "engine/rollout_status.h"
+#include "engine/rollingsync/rollout_conditions.h"
+#include "engine/rollingsync/rollout_plan.h"
+#include "engine/rollingsync/rollout_state.h"
+#include "engine/rollingsync/rollout_status.h"
+#include "engine/sync/operation_record.h"
 
 namespace fleetwave::engine {
 namespace {

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/tracking.h"
+#include "engine/sync/tracking.h"
 
 namespace fleetwave::engine {
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/app_query.h"
+#include "engine/appset/app_query.h"
 
 #include <gtest/gtest.h>
 

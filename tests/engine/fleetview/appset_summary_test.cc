@@ -1,4 +1,4 @@
-#include "engine/appset_summary.h"
+#include "engine/appset/appset_summary.h"
 
 #include <gtest/gtest.h>
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/app_query.h"
+#include "engine/appset/app_query.h"
 #include "engine/yaml_json.h"
 
 namespace fleetwave::engine::fleetview_testing {

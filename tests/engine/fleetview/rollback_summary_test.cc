@@ -1,14 +1,14 @@
 // Issue 29: a rollback as the web view's summary and `fleetwave get appset` show it: why, who,
 // when, each phase's count and a few named apps, read from status.rollout.rollback.
-#include "engine/rollback_summary.h"
+#include "engine/rollingsync/rollback_summary.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "engine/appset_summary.h"
-#include "engine/rollback_state.h"
+#include "engine/appset/appset_summary.h"
+#include "engine/rollingsync/rollback_state.h"
 #include "engine/time.h"
 #include "tests/engine/fleetview/fleet_builders.h"
 

@@ -1,7 +1,7 @@
 // SummaryState against its oracle, Summarize: seeded random sequences of row puts, removals
 // and set changes, compared after every step (as the decider's differential test does for
 // decisions). FLEETWAVE_SUMMARY_SEEDS=N runs N seeds instead of CI's fixed few.
-#include "engine/appset_summary_state.h"
+#include "engine/appset/appset_summary_state.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/appset_summary.h"
+#include "engine/appset/appset_summary.h"
 #include "tests/engine/fleetview/fleet_builders.h"
 
 namespace fleetwave::engine {

@@ -1,6 +1,6 @@
 // spec.syncPolicy.applicationsSync: decoding, the allow/hold-back decision per action, and
 // the held-back log line logged once.
-#include "engine/app_sync_policy.h"
+#include "engine/appset/app_sync_policy.h"
 
 #include <gtest/gtest.h>
 

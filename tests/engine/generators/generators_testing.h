@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/generate.h"
+#include "engine/appset/generate.h"
 
 namespace fleetwave::engine::testing {
 

@@ -1,7 +1,7 @@
 // The git generators over repository content handed in as values: directories with
 // include/exclude patterns, files flattened into parameters (lists of objects give one set per
 // element), the path parameters in both template languages, pathParamPrefix, values.
-#include "engine/git_generator.h"
+#include "engine/appset/git_generator.h"
 
 #include <gtest/gtest.h>
 

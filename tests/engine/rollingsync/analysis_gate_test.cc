@@ -7,8 +7,8 @@
 // the step, the values and the condition.
 #include <gtest/gtest.h>
 
-#include "engine/rollout_plan.h"
-#include "engine/rollout_safety.h"
+#include "engine/rollingsync/rollout_plan.h"
+#include "engine/rollingsync/rollout_safety.h"
 #include "tests/engine/rollingsync/builders.h"
 #include "tests/engine/rollingsync/kept_deciders.h"
 #include "tests/engine/rollingsync/plan_scenario.h"

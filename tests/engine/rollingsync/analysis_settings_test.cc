@@ -1,5 +1,6 @@
-// Which analysis steps have no Prometheus to ask (engine/analysis_settings.h, issue 29).
-#include "engine/analysis_settings.h"
+// Which analysis steps have no Prometheus to ask (engine/rollingsync/analysis_settings.h, issue
+// 29).
+#include "engine/rollingsync/analysis_settings.h"
 
 #include <gtest/gtest.h>
 

@@ -1,10 +1,10 @@
-// Issue 29's Prometheus analysis as pure rules (engine/analysis.h): the `analysis` field, one
-// measurement from Prometheus' answer, the step's verdict and the stored measurements.
-#include "engine/analysis.h"
+// Issue 29's Prometheus analysis as pure rules (engine/rollingsync/analysis.h): the `analysis`
+// field, one measurement from Prometheus' answer, the step's verdict and the stored measurements.
+#include "engine/rollingsync/analysis.h"
 
 #include <gtest/gtest.h>
 
-#include "engine/rollout_state.h"
+#include "engine/rollingsync/rollout_state.h"
 #include "tests/engine/rollingsync/builders.h"
 
 namespace fleetwave::engine {

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/application.h"
-#include "engine/appset.h"
-#include "engine/generate.h"
-#include "engine/rollout_status.h"
+#include "engine/appset/application.h"
+#include "engine/appset/appset.h"
+#include "engine/appset/generate.h"
+#include "engine/rollingsync/rollout_status.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine::testing_builders {

@@ -12,8 +12,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/rollingsync/plan_difference.h"
+#include "engine/rollingsync/rollout_plan.h"
 #include "engine/rollingsync/rollout_tracker.h"
-#include "engine/rollout_plan.h"
 #include "tests/engine/rollingsync/plan_scenario.h"
 
 namespace fleetwave::engine::testing_builders {

@@ -1,5 +1,5 @@
 // RollingSync maxUpdate values and the budget they give a step.
-#include "engine/max_update.h"
+#include "engine/rollingsync/max_update.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/rollout_plan.h"
+#include "engine/rollingsync/rollout_plan.h"
 #include "tests/engine/rollingsync/builders.h"
 #include "tests/engine/rollingsync/plan_oracle.h"
 

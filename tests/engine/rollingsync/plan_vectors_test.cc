@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/plan_input.h"
+#include "engine/appset/plan_input.h"
 #include "engine/yaml_json.h"
 #include "tests/engine/rollingsync/plan_oracle.h"
 #include "tests/engine/rollingsync/vector_expect.h"

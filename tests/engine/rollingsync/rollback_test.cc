@@ -6,8 +6,8 @@
 // stored status, as after a restart).
 #include <gtest/gtest.h>
 
-#include "engine/rollback.h"
-#include "engine/rollout_plan.h"
+#include "engine/rollingsync/rollback.h"
+#include "engine/rollingsync/rollout_plan.h"
 #include "tests/engine/rollingsync/builders.h"
 #include "tests/engine/rollingsync/kept_deciders.h"
 #include "tests/engine/rollingsync/plan_scenario.h"

@@ -5,7 +5,7 @@
 // tracker kept across them (kept_deciders.h).
 #include <gtest/gtest.h>
 
-#include "engine/rollout_plan.h"
+#include "engine/rollingsync/rollout_plan.h"
 #include "tests/engine/rollingsync/builders.h"
 #include "tests/engine/rollingsync/kept_deciders.h"
 #include "tests/engine/rollingsync/plan_scenario.h"

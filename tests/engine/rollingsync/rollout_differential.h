@@ -23,15 +23,15 @@
 #include <string>
 #include <vector>
 
-#include "engine/app_project.h"
-#include "engine/application.h"
-#include "engine/appset.h"
-#include "engine/generate.h"
+#include "engine/appset/app_project.h"
+#include "engine/appset/application.h"
+#include "engine/appset/appset.h"
+#include "engine/appset/generate.h"
 #include "engine/rollingsync/plan_difference.h"
+#include "engine/rollingsync/rollout_plan.h"
+#include "engine/rollingsync/rollout_safety.h"
 #include "engine/rollingsync/rollout_tracker.h"
-#include "engine/rollout_plan.h"
-#include "engine/rollout_safety.h"
-#include "engine/rollout_windows.h"
+#include "engine/rollingsync/rollout_windows.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine::differential {

@@ -10,7 +10,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/rollout_plan.h"
+#include "engine/rollingsync/rollout_plan.h"
 #include "tests/engine/rollingsync/builders.h"
 #include "tests/engine/rollingsync/kept_deciders.h"
 #include "tests/engine/rollingsync/plan_scenario.h"

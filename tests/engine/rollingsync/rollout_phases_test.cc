@@ -2,12 +2,12 @@
 // join (§3), the step gate (§4), promotion within maxUpdate (§5), the choice of syncs (§6) and
 // the rollout state and conditions (§7). The whole reconcile is pinned by rollout_plan_test.cc
 // and the conformance vectors.
-#include "engine/rollout_phases.h"
+#include "engine/rollingsync/rollout_phases.h"
 
 #include <gtest/gtest.h>
 
-#include "engine/rollout_spec_diff.h"
-#include "engine/sync_operation.h"
+#include "engine/rollingsync/rollout_spec_diff.h"
+#include "engine/sync/sync_operation.h"
 #include "tests/engine/rollingsync/builders.h"
 
 namespace fleetwave::engine {

@@ -1,11 +1,11 @@
 // Plan-level RollingSync rules that the conformance vectors do not reach: pause, skip,
 // step deadline, rollout generation, the live-health gate, idempotence, condition priority
 // and lastTransitionTime, AllAtOnce and zero-step sets, pinned operations.
-#include "engine/rollout_plan.h"
+#include "engine/rollingsync/rollout_plan.h"
 
 #include <gtest/gtest.h>
 
-#include "engine/rollout_steps.h"
+#include "engine/rollingsync/rollout_steps.h"
 #include "tests/engine/rollingsync/builders.h"
 #include "tests/engine/rollingsync/plan_scenario.h"
 

@@ -1,5 +1,5 @@
 // The per-app state machine, one reconcile of one entry.
-#include "engine/rollout_status.h"
+#include "engine/rollingsync/rollout_status.h"
 
 #include <gtest/gtest.h>
 

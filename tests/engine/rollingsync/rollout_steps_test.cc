@@ -1,5 +1,5 @@
 // Step assignment, and InvalidRolloutConfig messages and their priority.
-#include "engine/rollout_steps.h"
+#include "engine/rollingsync/rollout_steps.h"
 
 #include <gtest/gtest.h>
 

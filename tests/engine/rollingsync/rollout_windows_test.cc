@@ -1,5 +1,5 @@
-// Sync windows in a RollingSync rollout (engine/rollout_windows.h, issue 29) as tables, each
-// decision through both deciders (PlanChecked: Plan and a tracker loaded from the same stored
+// Sync windows in a RollingSync rollout (engine/rollingsync/rollout_windows.h, issue 29) as tables,
+// each decision through both deciders (PlanChecked: Plan and a tracker loaded from the same stored
 // status; KeptDeciders: a tracker kept across decisions, whose window clock moves on at the
 // window's edges): a deny window holds the next syncs and shows in SyncWindowHold, an app
 // already syncing goes on, lifting the window resumes, and the decision returns the next edge.
@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/app_project.h"
-#include "engine/rollout_plan.h"
-#include "engine/rollout_windows.h"
+#include "engine/appset/app_project.h"
+#include "engine/rollingsync/rollout_plan.h"
+#include "engine/rollingsync/rollout_windows.h"
 #include "tests/engine/rollingsync/builders.h"
 #include "tests/engine/rollingsync/kept_deciders.h"
 #include "tests/engine/rollingsync/plan_scenario.h"

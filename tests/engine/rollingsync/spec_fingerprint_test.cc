@@ -8,10 +8,10 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/application.h"
-#include "engine/appset.h"
-#include "engine/generate.h"
-#include "engine/rollout_spec_diff.h"
+#include "engine/appset/application.h"
+#include "engine/appset/appset.h"
+#include "engine/appset/generate.h"
+#include "engine/rollingsync/rollout_spec_diff.h"
 #include "tests/engine/rollingsync/builders.h"
 
 namespace fleetwave::engine {

@@ -1,14 +1,14 @@
 // AllAtOnce automated sync and self-heal, the progressiveSyncs gate, RollingSync's disabling
-// of automated sync, and the operations every trigger builds (engine/allatonce.h,
-// engine/sync_operation.h).
-#include "engine/allatonce.h"
+// of automated sync, and the operations every trigger builds (engine/rollingsync/allatonce.h,
+// engine/sync/sync_operation.h).
+#include "engine/rollingsync/allatonce.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "engine/sync_operation.h"
+#include "engine/sync/sync_operation.h"
 
 namespace fleetwave::engine {
 namespace {

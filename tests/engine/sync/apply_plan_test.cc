@@ -1,5 +1,5 @@
-// The apply plan: adoption and force, the prune set, the delete set (engine/apply_plan.h).
-#include "engine/apply_plan.h"
+// The apply plan: adoption and force, the prune set, the delete set (engine/sync/apply_plan.h).
+#include "engine/sync/apply_plan.h"
 
 #include <gtest/gtest.h>
 

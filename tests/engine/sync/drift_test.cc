@@ -1,8 +1,8 @@
 // Drift as the difference between git and the live object, whoever changed it
-// (engine/drift.h): the first differing desired field's JSON pointer, with the API server's
+// (engine/sync/drift.h): the first differing desired field's JSON pointer, with the API server's
 // normalisations (quantities, omitted zero values, defaulted key fields, stringData), list
 // matching by merge key, name or position, ignoreDifferences, and Secrets compared by hash.
-#include "engine/drift.h"
+#include "engine/sync/drift.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
-// Read-after-write gating (engine/read_after_write.h).
-#include "engine/read_after_write.h"
+// Read-after-write gating (engine/sync/read_after_write.h).
+#include "engine/sync/read_after_write.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/render.h"
+#include "engine/appset/render.h"
 
 namespace fleetwave::engine {
 namespace {

@@ -1,6 +1,6 @@
 // Render: namespace defaulting, the three marks, apply order and unusable manifests
-// (engine/render.h). Expectations are written from the marking rules, not from a run.
-#include "engine/render.h"
+// (engine/appset/render.h). Expectations are written from the marking rules, not from a run.
+#include "engine/appset/render.h"
 
 #include <gtest/gtest.h>
 

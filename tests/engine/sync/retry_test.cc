@@ -1,13 +1,13 @@
-// Operation records and Argo CD's retry rule (engine/operation_record.h,
-// engine/retry_policy.h). Times: 1700000000 is 2023-11-14T22:13:20Z.
-#include "engine/operation_record.h"
+// Operation records and Argo CD's retry rule (engine/sync/operation_record.h,
+// engine/sync/retry_policy.h). Times: 1700000000 is 2023-11-14T22:13:20Z.
+#include "engine/sync/operation_record.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "engine/retry_policy.h"
+#include "engine/sync/retry_policy.h"
 #include "tests/engine/sync/sync_builders.h"
 
 namespace fleetwave::engine {

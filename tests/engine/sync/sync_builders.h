@@ -7,7 +7,7 @@
 
 #include "engine/live_object.h"
 #include "engine/object_ref.h"
-#include "engine/tracking.h"
+#include "engine/sync/tracking.h"
 
 namespace fleetwave::engine {
 

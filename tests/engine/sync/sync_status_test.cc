@@ -1,14 +1,15 @@
-// Sync status and drift (engine/sync_status.h, engine/managed_fields.h, engine/live_object.h):
-// every reason, ignoreDifferences, the projection of live objects, and the new-revision rule.
-#include "engine/sync_status.h"
+// Sync status and drift (engine/sync/sync_status.h, engine/sync/managed_fields.h,
+// engine/live_object.h): every reason, ignoreDifferences, the projection of live objects, and the
+// new-revision rule.
+#include "engine/sync/sync_status.h"
 
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "engine/managed_fields.h"
 #include "engine/sha256.h"
+#include "engine/sync/managed_fields.h"
 #include "tests/engine/sync/sync_builders.h"
 
 namespace fleetwave::engine {

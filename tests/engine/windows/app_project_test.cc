@@ -1,11 +1,11 @@
-// AppProject documents (engine/app_project.h): decoding with issues that name the file and the
-// field, and the enforcement of destinations, sourceRepos and clusterResourceWhitelist with
+// AppProject documents (engine/appset/app_project.h): decoding with issues that name the file and
+// the field, and the enforcement of destinations, sourceRepos and clusterResourceWhitelist with
 // Argo CD's messages.
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "engine/app_project.h"
+#include "engine/appset/app_project.h"
 #include "engine/validation.h"
 
 namespace fleetwave::engine {

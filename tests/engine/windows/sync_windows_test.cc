@@ -1,11 +1,11 @@
-// Argo CD's sync-window rules (engine/sync_windows.h) as tables: when a window is active, which
-// apps it applies to, whether a sync may start, and the next edge a daemon wakes up at.
+// Argo CD's sync-window rules (engine/sync/sync_windows.h) as tables: when a window is active,
+// which apps it applies to, whether a sync may start, and the next edge a daemon wakes up at.
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
 
-#include "engine/sync_windows.h"
+#include "engine/sync/sync_windows.h"
 
 namespace fleetwave::engine {
 namespace {

@@ -1,11 +1,11 @@
-// A TZif file's bytes into offsets (engine/zone_rules.h): versions 1 and 2, refusals, and the
-// zone names a window may give.
+// A TZif file's bytes into offsets (engine/rollingsync/zone_rules.h): versions 1 and 2, refusals,
+// and the zone names a window may give.
 #include <cstdint>
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "engine/zone_rules.h"
+#include "engine/rollingsync/zone_rules.h"
 
 namespace fleetwave::engine {
 namespace {
