@@ -395,9 +395,7 @@ void OnWorkloadsListed(Self self, const std::string& kind, const std::string& ns
 
 void StartWorkloadInformers(Self self, const std::string& kind, const clients::ResourceRef& ref) {
   auto& st = self->state;
-  std::vector<std::string> namespaces = st.config.workload_namespaces;
-  if (namespaces.empty()) namespaces.push_back("");  // every namespace
-  for (const std::string& ns : namespaces) {
+  for (const std::string& ns : engine::WorkloadWatchNamespaces(st.config.workload_namespaces)) {
     clients::InformerOptions options;
     options.resource = ref;
     options.ns = ns;

@@ -1,5 +1,6 @@
 #include "actors/cluster_cache.h"
 
+#include "engine/cluster_rules.h"
 #include "engine/daemon_status.h"
 
 namespace fleetwave::actors {
@@ -82,7 +83,7 @@ ClusterUpdate ClusterCache::Status() const {
 }
 
 bool ClusterCache::StatusChanged() const {
-  return reachable() != sent_reachable_ || synced() != sent_synced_;
+  return engine::ClusterStatusToTell(reachable(), synced(), sent_reachable_, sent_synced_);
 }
 
 ClusterUpdate ClusterCache::Subscribe(const std::string& label, SubscriberId id) {

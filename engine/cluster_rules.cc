@@ -95,4 +95,13 @@ DiscoveryStep OnDiscovery(DiscoveryAnswer answer, std::size_t versions_left) {
   return DiscoveryStep::kRetryLater;
 }
 
+std::vector<std::string> WorkloadWatchNamespaces(const std::vector<std::string>& configured) {
+  if (configured.empty()) return {""};  // the cluster scope: every namespace
+  return configured;
+}
+
+bool ClusterStatusToTell(bool reachable, bool synced, bool told_reachable, bool told_synced) {
+  return reachable != told_reachable || synced != told_synced;
+}
+
 }  // namespace fleetwave::engine

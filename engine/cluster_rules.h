@@ -96,4 +96,12 @@ enum class DiscoveryStep {
 // `versions_left`: candidate versions after the one asked (0 for a kind of one version).
 DiscoveryStep OnDiscovery(DiscoveryAnswer answer, std::size_t versions_left);
 
+// The namespaces the workload watches cover, one watch each: `workloads.namespaces` as
+// configured, and an empty list means every namespace (one watch of "", the cluster scope).
+std::vector<std::string> WorkloadWatchNamespaces(const std::vector<std::string>& configured);
+
+// Whether the cluster's subscribers hear its status: when reachable or synced differ from what
+// they last heard (the apps' changes are told regardless).
+bool ClusterStatusToTell(bool reachable, bool synced, bool told_reachable, bool told_synced);
+
 }  // namespace fleetwave::engine

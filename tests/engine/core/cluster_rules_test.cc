@@ -208,5 +208,39 @@ TEST(OnDiscovery, NotServedIsFinalAFailureRetriesAndACloneSetTriesItsNextVersion
   }
 }
 
+TEST(WorkloadWatchNamespaces, EmptyMeansEveryNamespace) {
+  struct Case {
+    const char* name;
+    std::vector<std::string> configured, watched;
+  } cases[] = {
+      {"none configured: one cluster-scoped watch", {}, {""}},
+      {"one configured: only it", {"shop"}, {"shop"}},
+      {"several, in their order", {"shop", "billing"}, {"shop", "billing"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(WorkloadWatchNamespaces(c.configured), c.watched);
+  }
+}
+
+TEST(ClusterStatusToTell, WhenReachableOrSyncedChangedSinceLastTold) {
+  struct Case {
+    const char* name;
+    bool reachable, synced, told_reachable, told_synced, tell;
+  } cases[] = {
+      {"nothing changed", true, true, true, true, false},
+      {"still down and unlisted", false, false, false, false, false},
+      {"became unreachable", false, true, true, true, true},
+      {"became reachable", true, false, false, false, true},
+      {"finished listing", true, true, true, false, true},
+      {"a new watch not listed yet", true, false, true, true, true},
+      {"both changed", false, false, true, true, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(ClusterStatusToTell(c.reachable, c.synced, c.told_reachable, c.told_synced), c.tell);
+  }
+}
+
 }  // namespace
 }  // namespace fleetwave::engine
