@@ -149,11 +149,12 @@ AppSetSpecPtr SpecOf(Self* self, const engine::ApplicationSet& appset) {
   spec->limits = self->state.inputs.config.limits;
   spec->progressive_syncs = self->state.inputs.config.progressive_syncs;
   spec->analysis_prometheus = self->state.inputs.config.analysis_prometheus;
-  spec->poll_interval = std::chrono::seconds(
-      std::max<long long>(1, self->state.inputs.config.git_poll_interval_seconds));
+  const engine::SetTimings timings =
+      engine::SetTimingsOf(self->state.inputs.config.git_poll_interval_seconds,
+                           self->state.inputs.config.deletion_grace_period_seconds);
+  spec->poll_interval = timings.poll_interval;
   spec->inputs_trusted = self->state.trusted;
-  spec->deletion_grace = std::chrono::seconds(
-      std::max<long long>(0, self->state.inputs.config.deletion_grace_period_seconds));
+  spec->deletion_grace = timings.deletion_grace;
   return spec;
 }
 
@@ -348,10 +349,8 @@ bool Guarded(Self* self, const char* what, Step step) {
   } catch (...) {
     error = "unknown exception";
   }
-  if (error.size() > 200) error = error.substr(0, 200) + "...(cut)";
   auto& st = self->state;
-  const std::string message = st.inputs.config_path + ": internal error " + what + ": " + error +
-                              "; what loaded before stays in force where it could be kept";
+  const std::string message = engine::InternalErrorLine(st.inputs.config_path, what, error);
   Log(self, message);
   Degraded(self, "internal");
   if (st.config.services->publish.file) {
@@ -594,9 +593,8 @@ CoordinatorImpl::behavior_type CoordinatorBehavior(Self* self, CoordinatorConfig
         auto& s = self->state;
         const std::string what = "deletion of applicationset " + appset + " by " + caller;
         auto it = s.appsets.find(appset);
-        // Not refused for stopping here: the deletion actor takes it (as before).
-        if (auto refusal =
-                engine::RefuseAtCoordinator(false, it != s.appsets.end(), what, appset)) {
+        if (auto refusal = engine::RefuseSetDeletionAtCoordinator(s.stopping, it != s.appsets.end(),
+                                                                  what, appset)) {
           return *refusal;
         }
         if (auto refusal = engine::RefuseOperatorDeletion(

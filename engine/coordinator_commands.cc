@@ -16,6 +16,21 @@ std::optional<CommandAnswer> RefuseAtCoordinator(bool stopping, bool set_runs,
   return std::nullopt;
 }
 
+std::optional<CommandAnswer> RefuseSetDeletionAtCoordinator(bool /*stopping*/, bool set_runs,
+                                                            const std::string& what,
+                                                            const std::string& appset) {
+  return RefuseAtCoordinator(false, set_runs, what, appset);
+}
+
+std::string InternalErrorLine(const std::string& config_path, const std::string& what,
+                              const std::string& error) {
+  const std::string shown = error.size() > kInternalErrorExcerpt
+                                ? error.substr(0, kInternalErrorExcerpt) + "...(cut)"
+                                : error;
+  return config_path + ": internal error " + what + ": " + shown +
+         "; what loaded before stays in force where it could be kept";
+}
+
 RefreshOutcome RefreshEveryOutcome(std::size_t sets, const std::string& caller) {
   return {"refresh of every ApplicationSet requested by " + caller,
           {CommandOutcome::kAccepted,

@@ -18,6 +18,21 @@ std::optional<CommandAnswer> RefuseAtCoordinator(bool stopping, bool set_runs,
                                                  const std::string& what,
                                                  const std::string& appset);
 
+// An operator's deletion of set `appset` is not refused for the daemon stopping: whether it can
+// be carried out is the deletion actor's answer (DecideExpedite), which also holds while it
+// stops; it is refused here only when no set of that name runs. nullopt: passed on.
+std::optional<CommandAnswer> RefuseSetDeletionAtCoordinator(bool stopping, bool set_runs,
+                                                            const std::string& what,
+                                                            const std::string& appset);
+
+// An internal error (an exception) in a coordinator's step `what` is shown to the operator as
+// one problem of the config file `config_path` and logged the same: its text is cut to
+// kInternalErrorExcerpt characters, so an exception carrying a whole document (or a secret
+// deep in one) cannot flood the API or the log.
+inline constexpr std::size_t kInternalErrorExcerpt = 200;
+std::string InternalErrorLine(const std::string& config_path, const std::string& what,
+                              const std::string& error);
+
 // What a refresh does besides reconciling: the line logged and the answer given.
 struct RefreshOutcome {
   std::string line;

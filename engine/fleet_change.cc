@@ -170,4 +170,10 @@ std::chrono::seconds RetireSettle(std::int64_t git_poll_interval_seconds) {
   return std::chrono::seconds(2 * std::max<std::int64_t>(1, git_poll_interval_seconds) + 5);
 }
 
+SetTimings SetTimingsOf(std::int64_t git_poll_interval_seconds,
+                        std::int64_t deletion_grace_period_seconds) {
+  return {std::chrono::seconds(std::max<std::int64_t>(1, git_poll_interval_seconds)),
+          std::chrono::seconds(std::max<std::int64_t>(0, deletion_grace_period_seconds))};
+}
+
 }  // namespace fleetwave::engine

@@ -126,4 +126,13 @@ std::optional<DeletionRefusal> RefuseOperatorDeletion(const std::string& appset,
 // the latest.
 std::chrono::seconds RetireSettle(std::int64_t git_poll_interval_seconds);
 
+// The timings a set's actor runs with: polls at least a second apart (a `git.pollInterval` of
+// zero or less polls every second, never in a loop), a deletion grace never negative.
+struct SetTimings {
+  std::chrono::seconds poll_interval;
+  std::chrono::seconds deletion_grace;
+};
+SetTimings SetTimingsOf(std::int64_t git_poll_interval_seconds,
+                        std::int64_t deletion_grace_period_seconds);
+
 }  // namespace fleetwave::engine

@@ -33,6 +33,48 @@ TEST(CoordinatorCommandsTest, RefusedWhileStoppingOrForASetThatDoesNotRun) {
   }
 }
 
+TEST(CoordinatorCommandsTest, ASetDeletionIsTakenWhileStoppingButNotForAnUnknownSet) {
+  const CommandAnswer unknown{CommandOutcome::kNotFound,
+                              "deletion of web refused: no applicationset web"};
+  struct Case {
+    const char* name;
+    bool stopping, set_runs;
+    std::optional<CommandAnswer> want;
+  } cases[] = {
+      {"running, known set: passed on", false, true, std::nullopt},
+      {"stopping, known set: still passed on to the deletion actor", true, true, std::nullopt},
+      {"running, unknown set", false, false, unknown},
+      {"stopping, unknown set: not found, not unavailable", true, false, unknown},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(RefuseSetDeletionAtCoordinator(c.stopping, c.set_runs, "deletion of web", "web"),
+              c.want)
+        << c.name;
+  }
+}
+
+TEST(CoordinatorCommandsTest, AnInternalErrorIsCutAt200Characters) {
+  const std::string tail = "; what loaded before stays in force where it could be kept";
+  const std::string prefix = "/etc/fleetwave.yaml: internal error applying a change: ";
+  struct Case {
+    const char* name;
+    std::string error, shown;
+  } cases[] = {
+      {"short: whole", "bad key", "bad key"},
+      {"empty", "", ""},
+      {"exactly 200: whole", std::string(200, 'x'), std::string(200, 'x')},
+      {"201: the first 200 and a mark", std::string(200, 'x') + "y",
+       std::string(200, 'x') + "...(cut)"},
+      {"a whole document: the first 200", std::string(5000, 'z'),
+       std::string(200, 'z') + "...(cut)"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(InternalErrorLine("/etc/fleetwave.yaml", "applying a change", c.error),
+              prefix + c.shown + tail)
+        << c.name;
+  }
+}
+
 TEST(CoordinatorCommandsTest, ARefreshOfEverySetIsLoggedAndCounted) {
   const RefreshOutcome got = RefreshEveryOutcome(3, "alice");
   EXPECT_EQ(got.line, "refresh of every ApplicationSet requested by alice");

@@ -185,6 +185,27 @@ TEST(PlanFleetChange, DeletionGraceIsNeverNegative) {
   }
 }
 
+TEST(SetTimingsOf, PollsAtLeastASecondApartAndGraceNeverNegative) {
+  using std::chrono::seconds;
+  struct Case {
+    const char* name;
+    std::int64_t poll, grace;
+    seconds want_poll, want_grace;
+  } cases[] = {
+      {"as configured", 60, 300, seconds(60), seconds(300)},
+      {"a zero poll interval polls every second", 0, 0, seconds(1), seconds(0)},
+      {"a negative poll interval too", -30, 10, seconds(1), seconds(10)},
+      {"a negative grace is none", 5, -5, seconds(5), seconds(0)},
+      {"one second is kept", 1, 1, seconds(1), seconds(1)},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const SetTimings t = SetTimingsOf(c.poll, c.grace);
+    EXPECT_EQ(t.poll_interval, c.want_poll);
+    EXPECT_EQ(t.deletion_grace, c.want_grace);
+  }
+}
+
 TEST(PlanConfigLoad, ErrorsKeepThePreviousConfiguration) {
   struct Case {
     const char* name;
