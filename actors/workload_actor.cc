@@ -200,8 +200,10 @@ WorkloadActorImpl::behavior_type WorkloadBehavior(Self self, WorkloadActorConfig
   auto& st = self->state;
   st.config = std::move(config);
   if (st.config.stored) {
-    st.decided = PreviousFromRecord(*st.config.stored);
-    if (!st.decided) st.Log(st.Name() + ": its stored condition does not decode; starting afresh");
+    engine::ResumedDecision resumed = engine::ResumeFromRecord(*st.config.stored);
+    st.decided = std::move(resumed.held);
+    if (resumed.dropped)
+      st.Log(st.Name() + ": its stored condition does not decode; starting afresh");
     st.durable = st.decided;
   }
   return {
@@ -236,12 +238,7 @@ store::Json WorkloadRecordValue(const PreviousCondition& previous) {
 }
 
 std::optional<PreviousCondition> PreviousFromRecord(const store::Json& value) {
-  if (!value.is_object()) return std::nullopt;
-  const Json* condition = engine::FieldAt(value, {"condition"});
-  if (condition == nullptr || !condition->is_object()) return std::nullopt;
-  std::optional<engine::ProgressCondition> c = engine::ConditionFromJson(*condition);
-  if (!c) return std::nullopt;
-  return PreviousCondition{std::move(*c), engine::StringAt(value, {"revision"})};
+  return engine::ResumeFromRecord(value).held;
 }
 
 Json WorkloadItem(const std::string& cluster, const engine::ObjectRef& ref,

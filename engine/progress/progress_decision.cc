@@ -11,6 +11,14 @@ std::optional<PreviousCondition> DecisionOf(const ProgressResult& result) {
   return PreviousCondition{*result.condition, result.revision};
 }
 
+ResumedDecision ResumeFromRecord(const Json& record) {
+  const Json* condition = record.is_object() ? FieldAt(record, {"condition"}) : nullptr;
+  std::optional<ProgressCondition> c;
+  if (condition != nullptr) c = ConditionFromJson(*condition);
+  if (!c) return ResumedDecision{std::nullopt, true};
+  return ResumedDecision{PreviousCondition{std::move(*c), StringAt(record, {"revision"})}, false};
+}
+
 bool DecisionChanged(const std::optional<PreviousCondition>& held,
                      const std::optional<PreviousCondition>& next) {
   if (held.has_value() != next.has_value()) return true;

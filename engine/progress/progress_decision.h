@@ -22,6 +22,16 @@ bool HoldsProgressCondition(const Workload& workload);
 // when there is no condition (a Deployment whose controller has not written one yet).
 std::optional<PreviousCondition> DecisionOf(const ProgressResult& result);
 
+// What a workload actor resumes from its stored record ({revision, condition}): the decision it
+// held. A record that does not decode (not an object, no condition object, a condition with
+// neither timestamp) is dropped, not trusted in part: the workload starts afresh, as if nothing
+// were stored, and its first evaluation decides and stores anew; `dropped` says so for the log.
+struct ResumedDecision {
+  std::optional<PreviousCondition> held;
+  bool dropped = false;
+};
+ResumedDecision ResumeFromRecord(const Json& record);
+
 // Whether `next` must be stored over `held`: the condition (any field, timestamps included) or
 // its revision changed, or one of them is absent and the other not.
 bool DecisionChanged(const std::optional<PreviousCondition>& held,

@@ -147,5 +147,54 @@ TEST(ProgressDecisionTest, PublishedRevisionIsTheHeldConditionsElseTheWorkloads)
   EXPECT_EQ(PublishedRevision(w, held), "rev-a") << "held: the revision the condition belongs to";
 }
 
+TEST(ResumeFromRecord, AStoredRecordThatDoesNotDecodeIsDroppedWhole) {
+  const Json good_condition = {{"type", "Progressing"},
+                               {"status", "False"},
+                               {"reason", "ProgressDeadlineExceeded"},
+                               {"message", "m"},
+                               {"lastUpdateTime", "1970-01-01T00:00:10Z"},
+                               {"lastTransitionTime", "1970-01-01T00:00:00Z"}};
+  std::optional<PreviousCondition> exceeded =
+      Held("False", "ProgressDeadlineExceeded", "web-5d8f", "m", 10);
+  exceeded->condition.type = "Progressing";
+  std::optional<PreviousCondition> no_revision = exceeded;
+  no_revision->revision = "";
+  Json only_update = good_condition;
+  only_update.erase("lastTransitionTime");
+  std::optional<PreviousCondition> from_update = exceeded;
+  from_update->condition.last_transition_time = Time{} + std::chrono::seconds(10);
+  struct Case {
+    const char* name;
+    Json record;
+    std::optional<PreviousCondition> held;
+  } cases[] = {
+      {"a whole record resumes",
+       {{"revision", "web-5d8f"}, {"condition", good_condition}},
+       exceeded},
+      {"no revision: the condition with none", {{"condition", good_condition}}, no_revision},
+      {"one timestamp stands for both",
+       {{"revision", "web-5d8f"}, {"condition", only_update}},
+       from_update},
+      {"not an object", Json::array(), std::nullopt},
+      {"no condition", {{"revision", "web-5d8f"}}, std::nullopt},
+      {"a condition that is not an object",
+       {{"revision", "r"}, {"condition", "False"}},
+       std::nullopt},
+      {"a condition without a timestamp",
+       {{"revision", "r"}, {"condition", {{"status", "False"}, {"reason", "x"}}}},
+       std::nullopt},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const ResumedDecision got = ResumeFromRecord(c.record);
+    EXPECT_EQ(got.dropped, !c.held.has_value());
+    ASSERT_EQ(got.held.has_value(), c.held.has_value());
+    if (c.held) {
+      EXPECT_EQ(got.held->condition, c.held->condition);
+      EXPECT_EQ(got.held->revision, c.held->revision);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace fleetwave::engine
