@@ -29,6 +29,23 @@ void StatusBoard::PublishReconcile(const std::string& name, const engine::Json& 
 
 namespace {
 
+// The names of incoming apps, or a map's keys, for the engine's rules over names.
+template <typename Apps>
+std::vector<std::string_view> NamesOf(const Apps& apps) {
+  std::vector<std::string_view> names;
+  names.reserve(apps.size());
+  for (const auto& app : apps) names.push_back(app.name);
+  return names;
+}
+
+template <typename Map>
+std::vector<std::string_view> KeysOf(const Map& map) {
+  std::vector<std::string_view> keys;
+  keys.reserve(map.size());
+  for (const auto& [key, _] : map) keys.push_back(key);
+  return keys;
+}
+
 const std::string* AppName(const engine::Json& app) {
   const engine::Json* name = engine::FieldAt(app, {"metadata", "name"});
   return name != nullptr && name->is_string() ? &name->get_ref<const std::string&>() : nullptr;
@@ -92,24 +109,13 @@ void StatusBoard::PublishReconcile(const std::string& name, const engine::Json& 
 
 void StatusBoard::PublishIncoming(const std::string& name, const engine::Json& appset,
                                   std::vector<Incoming> apps) {
-  auto by_name = [](const Incoming& a, const Incoming& b) { return a.name < b.name; };
-  // The engine sorts its result by name; anything else is sorted here, and of equal names the
-  // last wins (StatusBoardTest.PublishReconcileSortsAndLastDuplicateWins).
-  bool strictly_sorted = true;
-  for (size_t i = 1; i < apps.size() && strictly_sorted; ++i) {
-    strictly_sorted = apps[i - 1].name < apps[i].name;
-  }
-  if (!strictly_sorted) {
-    std::stable_sort(apps.begin(), apps.end(), by_name);
-    std::vector<Incoming> unique;
-    unique.reserve(apps.size());
-    for (size_t i = 0; i < apps.size(); ++i) {
-      if (i + 1 < apps.size() && apps[i + 1].name == apps[i].name) continue;
-      unique.push_back(apps[i]);
-    }
-    apps = std::move(unique);
-  }
-  PublishSorted(name, appset, std::move(apps));
+  // Which apps are shown, in name order: engine::LastOfEachName (of equal names the last;
+  // StatusBoardTest.PublishReconcileSortsAndLastDuplicateWins).
+  const std::vector<size_t> shown = engine::LastOfEachName(NamesOf(apps));
+  std::vector<Incoming> sorted;
+  sorted.reserve(shown.size());
+  for (size_t i : shown) sorted.push_back(std::move(apps[i]));
+  PublishSorted(name, appset, std::move(sorted));
 }
 
 bool StatusBoard::PublishSorted(const std::string& name, const engine::Json& appset,
@@ -136,10 +142,10 @@ bool StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
         auto it = s->second.apps.begin();
         const auto end = s->second.apps.end();
         for (size_t i = 0; i < apps.size(); ++i) {
-          for (; it != end && it->first < apps[i].name; ++it) gone.push_back(it->first);
+          while (it != end && it->first < apps[i].name) ++it;
           if (it != end && it->first == apps[i].name) before[i] = (it++)->second;
         }
-        for (; it != end; ++it) gone.push_back(it->first);
+        gone = engine::AppsLeftOutOfPublish(KeysOf(s->second.apps), NamesOf(apps));
       }
     }
     if (auto s = appsets_.find(name); s != appsets_.end()) old_set = s->second;
@@ -179,11 +185,7 @@ bool StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
       // still the one compared (StatusBoardTest.ConcurrentPublishersKeepEveryChange).
       gone.clear();
       if (s != set_apps_.end()) {
-        size_t i = 0;
-        for (const auto& [app, _] : s->second.apps) {
-          while (i < apps.size() && apps[i].name < app) ++i;
-          if (i == apps.size() || apps[i].name != app) gone.push_back(app);
-        }
+        gone = engine::AppsLeftOutOfPublish(KeysOf(s->second.apps), NamesOf(apps));
       }
       size_t next_changed = 0;
       std::vector<std::pair<size_t, JsonPtr>> all;
@@ -199,10 +201,11 @@ bool StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
       changed = std::move(all);
       before.assign(apps.size(), nullptr);  // nothing known about the current snapshots
     }
-    // Apps this set published before and not now go away (StatusBoardTest.PublishReplacesSetsApps).
+    // Apps this set published before and not now go away (StatusBoardTest.PublishReplacesSetsApps),
+    // unless another set took them meanwhile.
     for (const std::string& old : gone) {
       auto a = apps_.find(old);
-      if (a == apps_.end() || a->second.appset != name) continue;
+      if (a == apps_.end() || engine::PublishTakesApp(a->second.appset, name)) continue;
       RecordLocked(kApplications, old, a->second.json, nullptr);
       DropAppLocked(old);
       touched.push_back(old);
@@ -211,7 +214,7 @@ bool StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
       auto a = apps_.find(apps[i].name);
       JsonPtr was = a != apps_.end() ? a->second.json : nullptr;
       const std::string app(apps[i].name);
-      if (a != apps_.end() && a->second.appset != name) {  // the app moves between sets
+      if (a != apps_.end() && engine::PublishTakesApp(a->second.appset, name)) {  // it moves here
         previous_owners[a->second.appset].push_back(app);
         DropAppLocked(apps[i].name);
       }
@@ -248,7 +251,7 @@ void StatusBoard::PublishApplication(const std::string& appset, const std::strin
   auto a = apps_.find(name);
   JsonPtr before = a != apps_.end() ? a->second.json : nullptr;
   std::optional<std::string> previous_owner;
-  if (a != apps_.end() && a->second.appset != appset) {
+  if (a != apps_.end() && engine::PublishTakesApp(a->second.appset, appset)) {
     previous_owner = a->second.appset;
     DropAppLocked(name);
   }

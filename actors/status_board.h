@@ -52,6 +52,7 @@
 #include "actors/change_feed.h"
 #include "engine/appset/app_query.h"
 #include "engine/appset/appset_summary_state.h"
+#include "engine/appset/board_apps.h"
 #include "engine/daemon_status.h"
 #include "engine/yaml_json.h"
 
@@ -83,9 +84,8 @@ class StatusBoard {
   static constexpr const char* kSummaries = "summaries";  // one engine::SummaryJson per set
   static constexpr const char* kCollections[] = {kAppSets,   kApplications, kClusters,
                                                  kWorkloads, kRows,         kSummaries};
-  // How many apps a set's summary lists by name (the rest are counted): what needs attention
-  // first, at a size a page loads at once.
-  static constexpr size_t kSummaryAttention = 50;
+  // How many apps a set's summary lists by name (the rest are counted): engine::BoardSummaryOf.
+  static constexpr size_t kSummaryAttention = engine::kBoardAttentionRows;
 
   // `feed_bytes` bounds each collection's ring of recent changes by their size (how far a
   // watcher may lag: an ApplicationSet's JSON carries every app's status entry, a megabyte at

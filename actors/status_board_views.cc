@@ -137,8 +137,7 @@ void StatusBoard::UpdateViewsLocked(const std::string& appset,
   }
 
   // The summary: counters and strips as they are now, published when they differ.
-  auto summary = std::make_shared<engine::AppSetSummary>(v.summary.Summary(kSummaryAttention));
-  summary->name = appset;  // the owner as the board knows it
+  auto summary = std::make_shared<engine::AppSetSummary>(engine::BoardSummaryOf(v.summary, appset));
   if (v.published && *v.published == *summary) return;
   const bool existed = v.published != nullptr;
   v.published = summary;
