@@ -91,6 +91,7 @@ struct Persisted {
   std::string error;
   bool deletions_changed = false;          // a deletion mark stored or cancelled: tell the deleter
   bool reconcile_after = false;            // a set's mark was cancelled: reconcile as before
+  engine::SetMarkEffect set_mark;          // what the set's mark decision does to `deleting`
   Json pending_deletions = Json::array();  // status.pendingDeletions: this set's marked apps
   // An operator's command committed by this batch: answered once it landed (accepted) or
   // failed (kUnavailable with the store's error).
@@ -430,7 +431,8 @@ void SchedulePoll(Self* self) {
   auto& st = self->state;
   const engine::Time from = st.gather_started_at ? *st.gather_started_at : st.services->now();
   st.next_poll_at = from + engine::NextPollDelay(st.spec->poll_interval, st.poll_failures,
-                                                 st.services->jitter ? st.services->jitter() : 0.5);
+                                                 st.services->jitter ? st.services->jitter()
+                                                                     : engine::kUnspreadJitter);
 }
 
 engine::WakeAction OnWake(Self* self) {
@@ -552,6 +554,8 @@ bool HandleSetDeletion(Self* self, const GatheredPtr& g) {
   input.poll_interval = st.spec->poll_interval;
   const engine::SetMarkDecision d = engine::DecideSetMark(input);
   if (d.action == engine::SetMarkAction::kNone) return false;
+  const engine::SetMarkEffect effect = engine::EffectOfSetMark(d.action);
+  if (effect.deleting) st.deleting = *effect.deleting;
   st.busy = false;
   auto persisted = std::make_shared<Persisted>();
   store::StateBatch batch;
@@ -559,7 +563,6 @@ bool HandleSetDeletion(Self* self, const GatheredPtr& g) {
     case engine::SetMarkAction::kNone:
     case engine::SetMarkAction::kLeaveToDeleter:
     case engine::SetMarkAction::kHold:
-      st.deleting = true;  // the deletion actor acts, or nothing is marked until inputs load
       return true;
     case engine::SetMarkAction::kRetry:
       for (const auto& line : d.log_now) Log(self, line);
@@ -568,7 +571,6 @@ bool HandleSetDeletion(Self* self, const GatheredPtr& g) {
     case engine::SetMarkAction::kCancel:
       batch.Remove(store::keys::SetDeletion(set), d.cancel_revision);
       persisted->result.log = d.log;
-      persisted->reconcile_after = true;
       break;
     case engine::SetMarkAction::kMark: {
       const Generation& source =
@@ -586,9 +588,10 @@ bool HandleSetDeletion(Self* self, const GatheredPtr& g) {
       break;
     }
   }
+  persisted->set_mark = effect;
+  persisted->reconcile_after = effect.reconcile_after;
   persisted->deletions_changed = true;
   st.busy = true;
-  st.deleting = !persisted->reconcile_after;
   CommitOnPool<PersistedPtr>(self, std::move(batch), persisted, marked_atom::value);
   return true;
 }
@@ -598,7 +601,9 @@ void OnSetMarkPersisted(Self* self, PersistedPtr p) {
   st.busy = false;
   if (!p->error.empty()) {
     Log(self, "cannot store the deletion mark: " + p->error + "; trying again");
-    st.deleting = false;
+    if (auto deleting = engine::DeletingAfterSetMarkCommit(p->set_mark, false)) {
+      st.deleting = *deleting;
+    }
     ArmWake(self, st.services->now() + std::chrono::seconds(5));
     return;
   }
@@ -607,8 +612,10 @@ void OnSetMarkPersisted(Self* self, PersistedPtr p) {
     for (const auto& line : p->result.log) st.services->log(line);
   }
   self->send(st.coordinator, reconcile_atom::value);  // the deletion actor reads the marks
+  if (auto deleting = engine::DeletingAfterSetMarkCommit(p->set_mark, true)) {
+    st.deleting = *deleting;
+  }
   if (p->reconcile_after) {
-    st.deleting = false;
     st.dirty = true;
     st.regather = true;
   }
@@ -622,10 +629,9 @@ void MarkApps(Self* self, const Gathered& g, const GatheredPtr& previous,
               const std::set<std::string>& present, store::StateBatch& batch,
               Persisted& persisted) {
   auto& st = self->state;
-  std::set<std::string> known, generated = present;
-  for (const auto& [app, value] : st.mirror->statuses) known.insert(app);
-  for (const auto& [app, value] : st.mirror->stored) known.insert(app);
-  for (const auto& app : g.generation->apps) generated.insert(app.name);
+  engine::AppsToJudge judged =
+      engine::AppsToJudgeOf(st.mirror->statuses, st.mirror->stored, present, g.generation->apps);
+  const std::set<std::string>& generated = judged.generated;
   std::map<std::string, engine::DeletionApp> snapshots;
   if (previous) {
     for (const auto& app : previous->generation->apps) {
@@ -638,15 +644,15 @@ void MarkApps(Self* self, const Gathered& g, const GatheredPtr& previous,
   engine::AppMarksInput input;
   input.appset = st.spec->appset.name;
   input.inputs_trusted = st.spec->inputs_trusted;
-  input.known = std::move(known);
-  input.generated = std::move(generated);
+  input.known = std::move(judged.known);
+  input.generated = judged.generated;
   input.previous = std::move(snapshots);
   input.app_marks = g.deletions.apps;
   input.now = Now(self);
   input.grace = st.spec->deletion_grace;
   const engine::AppMarks marks = engine::MarkDisappearedApps(input);
   AddAppMarks(input.appset, marks, batch);
-  for (const auto& [app, record] : marks.marked) persisted.change.removed.insert(app);
+  for (const std::string& app : marks.records_leave) persisted.change.removed.insert(app);
   for (const auto& line : marks.log) persisted.result.log.push_back(line);
   persisted.deletions_changed = marks.changed();
   persisted.pending_deletions = engine::PendingDeletionsJson(g.deletions.apps, marks);
@@ -846,8 +852,9 @@ void OnGathered(Self* self, GatheredPtr g) {
       g->store_error, g->store_value_error,
       g->records ? StoredStateProblem(st.spec->appset.name, *g->records) : std::string());
   const auto& stored_state = st.services->publish.stored_state;
+  const engine::StoreProblemSaying saying = engine::SayStoreProblem(problem, st.stored_problem);
   if (!problem.empty()) {
-    if (problem != st.stored_problem) {
+    if (saying == engine::StoreProblemSaying::kSay) {
       Log(self, "cannot use the stored state: " + problem +
                     "; nothing is decided for this set until it can be (retrying every 5s)");
       if (stored_state) {
@@ -862,7 +869,7 @@ void OnGathered(Self* self, GatheredPtr g) {
     DeliverAnswers(self);
     return;
   }
-  if (!st.stored_problem.empty()) {
+  if (saying == engine::StoreProblemSaying::kCleared) {
     Log(self, "the stored state can be used again");
     st.stored_problem.clear();
     if (stored_state) stored_state(st.spec->appset.name, std::nullopt);
@@ -871,7 +878,7 @@ void OnGathered(Self* self, GatheredPtr g) {
   st.poll_failures = engine::NextPollFailures(st.poll_failures, g->generation->fetch_failed);
   SchedulePoll(self);  // with this gather's outcome: backed off while a remote fails
   // Said once per change, not at every poll (an undecodable record is never acted on).
-  if (g->deletions.errors != st.deletion_errors) {
+  if (engine::LogsDeletionProblems(g->deletions.errors, st.deletion_errors)) {
     for (const auto& e : g->deletions.errors) Log(self, e);
     st.deletion_errors = g->deletions.errors;
   }
@@ -1002,18 +1009,14 @@ void FeedDecider(Self* self) {
 void CheckDecider(Self* self) {
   auto& st = self->state;
   FeedDecider(self);
-  engine::DeciderCheck check;
-  if (std::string fed = engine::StoredAppsDifference(st.decider->stored_apps(), st.mirror->stored);
-      !fed.empty()) {
-    check = {false, std::move(fed)};
-  } else {
-    st.decider->DecideChecked(Now(self), check);
-  }
+  const engine::DeciderCheck check =
+      engine::CheckDecider(st.decider->stored_apps(), st.mirror->stored, [&] {
+        engine::DeciderCheck decided;
+        st.decider->DecideChecked(Now(self), decided);
+        return decided;
+      });
   if (check.agrees) return;
-  Log(self,
-      "internal error (please report it): the incremental decision differs from the "
-      "from-scratch one: " +
-          check.difference + "; deciding from scratch");
+  Log(self, engine::DivergenceLine(check.difference));
   if (st.services->publish.decision_divergence) {
     st.services->publish.decision_divergence(st.spec->appset.name);
   }
@@ -1080,7 +1083,7 @@ void Decide(Self* self, const Gathered& gathered, const GatheredPtr* previous, b
   input.generator_repository_errors = g->generation->generator_repository_errors;
   // Lent to the engine, which hands them back (the mirror's decoded specs and operations).
   input.stored_apps = std::move(st.mirror->stored);
-  if (previous != nullptr) st.gathered_at = now;
+  st.gathered_at = engine::ReuseApplicationsSince(st.gathered_at, previous != nullptr, now);
   input.reuse_applications_since = st.gathered_at;
   input.progressive_syncs = st.spec->progressive_syncs;
   input.analysis_prometheus = st.spec->analysis_prometheus;
@@ -1201,7 +1204,7 @@ void OnPersisted(Self* self, PersistedPtr p) {
   if (st.services->publish.appset) {
     Json summary = SummaryOf(self);
     summary["status"] = std::move(result.status);
-    if (!p->pending_deletions.empty()) summary["status"]["pendingDeletions"] = p->pending_deletions;
+    engine::ShowPendingDeletions(summary["status"], p->pending_deletions);
     st.services->publish.appset(st.spec->appset.name, summary, std::move(result.applications),
                                 AppClusters(self));
   }
@@ -1251,7 +1254,7 @@ void OnDeltaPersisted(Self* self, PersistedPtr p) {
     Json summary = SummaryOf(self);
     Json& status = summary["status"];
     status.swap(st.decider->status());
-    if (!p->pending_deletions.empty()) status["pendingDeletions"] = p->pending_deletions;
+    engine::ShowPendingDeletions(status, p->pending_deletions);
     st.services->publish.appset(st.spec->appset.name, summary, st.decider->applications(),
                                 AppClusters(self));
     status.erase("pendingDeletions");
@@ -1321,7 +1324,8 @@ void FinishAttempt(Self* self, const std::string& app, const engine::OperationRe
   const Json spec = generated ? Member(generated->object, "spec") : Json::object();
   auto done = std::make_shared<AttemptDone>();
   done->app = app;
-  done->record = engine::FinishSyncAttempt(running, spec, std::move(results), error, Now(self));
+  done->record = engine::EndAttempt(running, generated ? &spec : nullptr, std::move(results), error,
+                                    Now(self));
   done->applied = std::move(applied);
   done->used_slot = used_slot;
   store::StateBatch batch;

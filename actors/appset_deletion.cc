@@ -48,10 +48,8 @@ void AddSetMark(const std::string& appset, const engine::SetMark& mark, store::S
 
 void AddAppMarks(const std::string& appset, const engine::AppMarks& marks,
                  store::StateBatch& batch) {
+  for (const std::string& app : marks.records_leave) batch.RemoveApp(appset, app);
   for (const auto& [app, record] : marks.marked) {
-    // The app leaves the set's records now; only its deletion stays, which keeps what deleting
-    // it needs. A status kept for it would read as "known" and mark it again.
-    batch.RemoveApp(appset, app);
     batch.PutDeletion(appset, app, engine::EncodeDeletionRecord(record));
   }
   for (const auto& [app, revision] : marks.cancelled) {

@@ -17,4 +17,8 @@ inline constexpr Duration kMaxPollBackoff = std::chrono::minutes(10);
 // it is (polling off is the caller's business).
 Duration NextPollDelay(Duration interval, int consecutive_failures, double jitter);
 
+// The jitter of a daemon given no random source (tests, a replay): polls are not spread, each
+// comes exactly at its (backed-off) interval.
+inline constexpr double kUnspreadJitter = 0.5;
+
 }  // namespace fleetwave::engine

@@ -47,4 +47,23 @@ bool DecidesOnLastGather(bool regather_asked, bool has_gather, bool loaded) {
   return !regather_asked && has_gather && loaded;
 }
 
+std::optional<Time> ReuseApplicationsSince(std::optional<Time> since, bool fresh_gather, Time now) {
+  return fresh_gather ? std::optional<Time>(now) : since;
+}
+
+DeciderCheck CheckDecider(const std::map<std::string, StoredApp>& decider,
+                          const std::map<std::string, StoredApp>& store,
+                          const std::function<DeciderCheck()>& decide) {
+  if (std::string fed = StoredAppsDifference(decider, store); !fed.empty()) {
+    return DeciderCheck{false, std::move(fed)};
+  }
+  return decide();
+}
+
+std::string DivergenceLine(const std::string& difference) {
+  return "internal error (please report it): the incremental decision differs from the "
+         "from-scratch one: " +
+         difference + "; deciding from scratch";
+}
+
 }  // namespace fleetwave::engine

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -80,6 +82,24 @@ NotCommitted DecisionNotCommitted(const std::string& error, Time now);
 
 // A reconcile decides again on the last gather, unless a new gather was asked for or there is
 // nothing to decide on yet (no gather, or the stored records not loaded).
+// Since when a from-scratch decision reuses the Applications it built before
+// (AppSetReconcileInput::reuse_applications_since; reconciledAt says it): a decision on a fresh
+// gather rebuilds them from their sources now; one on the last gather (an event, a retry, a
+// check) keeps the time of the gather it decides on.
+std::optional<Time> ReuseApplicationsSince(std::optional<Time> since, bool fresh_gather, Time now);
+
+// The resync's check of the decider against the from-scratch decision: first the stored apps
+// the decider was fed (`decider`) against the store's (`store`); a difference there is the
+// divergence, and the decision is not compared on inputs that differ. Only then `decide` (the
+// decider's DecideChecked) compares the decisions. The first difference found is reported.
+DeciderCheck CheckDecider(const std::map<std::string, StoredApp>& decider,
+                          const std::map<std::string, StoredApp>& store,
+                          const std::function<DeciderCheck()>& decide);
+
+// The line logged when the decider diverged: an internal error, and the from-scratch decision
+// is the one that lands.
+std::string DivergenceLine(const std::string& difference);
+
 bool DecidesOnLastGather(bool regather_asked, bool has_gather, bool loaded);
 
 }  // namespace fleetwave::engine

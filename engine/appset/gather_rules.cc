@@ -70,4 +70,16 @@ bool WatchAgain(const GatherChange& c) {
   return !c.has_previous || !c.same_generation || !c.same_clusters;
 }
 
+StoreProblemSaying SayStoreProblem(const std::string& problem, const std::string& last_said) {
+  if (!problem.empty()) {
+    return problem != last_said ? StoreProblemSaying::kSay : StoreProblemSaying::kQuiet;
+  }
+  return last_said.empty() ? StoreProblemSaying::kQuiet : StoreProblemSaying::kCleared;
+}
+
+bool LogsDeletionProblems(const std::vector<std::string>& problems,
+                          const std::vector<std::string>& last_logged) {
+  return problems != last_logged;
+}
+
 }  // namespace fleetwave::engine

@@ -89,6 +89,21 @@ struct StoreProblem {
 StoreProblem StoreProblemOf(const std::string& store_error, bool value_error,
                             const std::string& records_problem);
 
+// A problem with the stored state is said (logged, and shown on the set when its own) once per
+// change of reason, not at each retry every kStoreRetry; its end is said once too. `last_said`:
+// the problem said last ("" when none is in force).
+enum class StoreProblemSaying {
+  kQuiet,    // nothing new: no problem, or the one already said
+  kSay,      // a new problem, or another reason
+  kCleared,  // the problem said last is gone: "the stored state can be used again"
+};
+StoreProblemSaying SayStoreProblem(const std::string& problem, const std::string& last_said);
+
+// The stored deletions' problems (records that do not decode, never acted on) are logged once
+// per change of the list, not at every poll; `last_logged`: the list logged last.
+bool LogsDeletionProblems(const std::vector<std::string>& problems,
+                          const std::vector<std::string>& last_logged);
+
 // Consecutive gathers that could not reach a repository: the poll backs off while they grow.
 int NextPollFailures(int poll_failures, bool fetch_failed);
 

@@ -79,6 +79,7 @@ AppMarks MarkDisappearedApps(const AppMarksInput& input) {
                         (r.apps[0].cluster.empty() ? "" : " cluster=" + r.apps[0].cluster) +
                         " is no longer generated: PendingDeletion until " + FormatRfc3339(r.due));
     marks.marked[app] = std::move(r);
+    marks.records_leave.push_back(app);
   }
   for (const auto& app : d.cancel) {
     marks.cancelled.emplace_back(app, input.app_marks.at(app).revision);
@@ -101,6 +102,43 @@ Json PendingDeletionsJson(const std::map<std::string, StoredDeletion>& app_marks
     out.push_back(std::move(entry));
   }
   return out;
+}
+
+void ShowPendingDeletions(Json& status, const Json& pending) {
+  if (!pending.empty()) status["pendingDeletions"] = pending;
+}
+
+AppsToJudge AppsToJudgeOf(const std::map<std::string, Json>& statuses,
+                          const std::map<std::string, StoredApp>& stored,
+                          const std::set<std::string>& present,
+                          const std::vector<GeneratedApplication>& generation) {
+  AppsToJudge out;
+  for (const auto& [app, _] : statuses) out.known.insert(app);
+  for (const auto& [app, _] : stored) out.known.insert(app);
+  out.generated = present;
+  for (const auto& app : generation) out.generated.insert(app.name);
+  return out;
+}
+
+SetMarkEffect EffectOfSetMark(SetMarkAction action) {
+  switch (action) {
+    case SetMarkAction::kNone:
+    case SetMarkAction::kRetry:
+      return {std::nullopt, false, false};
+    case SetMarkAction::kLeaveToDeleter:
+    case SetMarkAction::kHold:
+      return {true, false, false};
+    case SetMarkAction::kCancel:
+      return {false, true, true};
+    case SetMarkAction::kMark:
+      return {true, true, false};
+  }
+  return {};
+}
+
+std::optional<bool> DeletingAfterSetMarkCommit(const SetMarkEffect& effect, bool stored) {
+  if (!stored || effect.reconcile_after) return false;
+  return std::nullopt;
 }
 
 }  // namespace fleetwave::engine

@@ -15,8 +15,10 @@
 #include <vector>
 
 #include "engine/appset/appset.h"
+#include "engine/appset/generate.h"
 #include "engine/deletion/deletion_state.h"
 #include "engine/deletion/deletion_sweep.h"
+#include "engine/rollingsync/appset_reconcile.h"
 #include "engine/time.h"
 
 namespace fleetwave::engine {
@@ -56,6 +58,22 @@ struct SetMarkDecision {
 
 SetMarkDecision DecideSetMark(const SetMarkInput& input);
 
+// What a set-mark decision does to the set's own reconciling. `deleting` (nullopt: as it was)
+// holds the set's reconciles while the deletion is the deletion actor's, or held until the
+// inputs load; `stores`: a mark or its cancel is committed; `reconcile_after`: once a cancel is
+// stored, the set reconciles afresh, as before it was marked.
+struct SetMarkEffect {
+  std::optional<bool> deleting;
+  bool stores = false;
+  bool reconcile_after = false;
+};
+SetMarkEffect EffectOfSetMark(SetMarkAction action);
+
+// `deleting` once the commit of `effect` answered (`stored`; nullopt: as it was). A commit that
+// failed put nothing in force, so the set is not held (and the decision is retried); a stored
+// cancel releases it.
+std::optional<bool> DeletingAfterSetMarkCommit(const SetMarkEffect& effect, bool stored);
+
 // kMark: the record to store (must not exist yet), the app marks it absorbs (removed in the
 // same batch, each compare-and-set on its revision) and the line logged once stored.
 struct SetMark {
@@ -87,6 +105,9 @@ struct AppMarksInput {
 struct AppMarks {
   // Marked PendingDeletion: each app's records leave the set and its mark is stored.
   std::map<std::string, DeletionRecord> marked;
+  // The apps whose stored records (status, spec, operation) go in the same batch as their
+  // mark: every marked app, since a status kept for it would read as known and mark it again.
+  std::vector<std::string> records_leave;
   // Generated again: the mark goes, compare-and-set on this revision (once the deletion actor
   // moved it on, the batch fails and is retried with the record as it is then).
   std::vector<std::pair<std::string, int64_t>> cancelled;
@@ -100,5 +121,20 @@ AppMarks MarkDisappearedApps(const AppMarksInput& input);
 // ({application, phase, since, deleteAt, reason, remaining}), sorted by app.
 Json PendingDeletionsJson(const std::map<std::string, StoredDeletion>& app_marks,
                           const AppMarks& marks);
+
+// The set's published status with its pending deletions: status.pendingDeletions is shown only
+// while some app is pending deletion or being deleted (`pending`: PendingDeletionsJson).
+void ShowPendingDeletions(Json& status, const Json& pending);
+
+// The apps a reconcile's marks are judged over: `known`, every app the store holds a record of
+// (a status entry, a stored spec or operation); `generated`, the apps of this generation and
+// those the decision still holds present.
+struct AppsToJudge {
+  std::set<std::string> known, generated;
+};
+AppsToJudge AppsToJudgeOf(const std::map<std::string, Json>& statuses,
+                          const std::map<std::string, StoredApp>& stored,
+                          const std::set<std::string>& present,
+                          const std::vector<GeneratedApplication>& generation);
 
 }  // namespace fleetwave::engine

@@ -22,4 +22,12 @@ std::string AttemptEndLine(const std::string& app, const std::optional<std::stri
          (record.message.empty() ? "" : ": " + record.message);
 }
 
+OperationRecord EndAttempt(const OperationRecord& running, const Json* generated_spec,
+                           std::vector<ObjectResult> results, const std::optional<Error>& error,
+                           Time now) {
+  static const Json kNoSpec = Json::object();  // no longer generated: no retry policy to fall to
+  return FinishSyncAttempt(running, generated_spec != nullptr ? *generated_spec : kNoSpec,
+                           std::move(results), error, now);
+}
+
 }  // namespace fleetwave::engine

@@ -5,10 +5,22 @@
 
 #include <optional>
 #include <string>
+#include <vector>
+
+#include "engine/error.h"
+#include "engine/time.h"
 
 #include "engine/sync/operation_record.h"
 
 namespace fleetwave::engine {
+
+// The record of an attempt's end, for the app as generated now (`generated_spec`, its spec;
+// nullptr when the app is no longer generated). An operation carries its own retry policy;
+// one without (an older record) falls back to the app's, and an app no longer generated has
+// none: its failed attempt ends the operation instead of retrying on a spec nobody declares.
+OperationRecord EndAttempt(const OperationRecord& running, const Json* generated_spec,
+                           std::vector<ObjectResult> results, const std::optional<Error>& error,
+                           Time now);
 
 // An ended operation's report: who started it (SyncStartTriggerName of TriggerOfOperation,
 // read from the operation so that it survives restarts) and its final phase's name.

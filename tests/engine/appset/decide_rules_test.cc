@@ -169,5 +169,70 @@ TEST(DecidesOnLastGather, UnlessARegatherIsAskedOrNothingIsLoaded) {
   }
 }
 
+TEST(ReuseApplicationsSince, MovesOnlyOnAFreshGather) {
+  const Time t0 = FromUnixSeconds(1'800'000'000);
+  const Time now = t0 + seconds(300);
+  struct Case {
+    const char* name;
+    std::optional<Time> since;
+    bool fresh_gather;
+    std::optional<Time> want;
+  } cases[] = {
+      {"first decision on a fresh gather", std::nullopt, true, now},
+      {"a fresh gather moves it", t0, true, now},
+      {"a decision on the last gather keeps it", t0, false, t0},
+      {"none yet and no fresh gather: none", std::nullopt, false, std::nullopt},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(ReuseApplicationsSince(c.since, c.fresh_gather, now), c.want);
+  }
+}
+
+TEST(CheckDecider, TheStoredAppsFirstThenTheDecision) {
+  std::map<std::string, StoredApp> store;
+  store["a"].spec = Json{{"project", "default"}};
+  auto respecced = store;
+  respecced["a"].spec = Json{{"project", "other"}};
+  struct Case {
+    const char* name;
+    std::map<std::string, StoredApp> decider;
+    DeciderCheck decision;
+    bool decides;
+    DeciderCheck want;
+  } cases[] = {
+      {"fed alike, decides alike", store, {true, ""}, true, {true, ""}},
+      {"fed alike, decides otherwise: the decision's difference",
+       store,
+       {false, "app \"a\": its status differs"},
+       true,
+       {false, "app \"a\": its status differs"}},
+      {"fed otherwise: that difference, the decision not compared",
+       respecced,
+       {true, ""},
+       false,
+       {false, "app \"a\": its stored spec differs"}},
+      {"fed otherwise and deciding otherwise: the first, the stored apps",
+       respecced,
+       {false, "app \"a\": its status differs"},
+       false,
+       {false, "app \"a\": its stored spec differs"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    bool decided = false;
+    const DeciderCheck got = CheckDecider(c.decider, store, [&] {
+      decided = true;
+      return c.decision;
+    });
+    EXPECT_EQ(decided, c.decides);
+    EXPECT_EQ(got.agrees, c.want.agrees);
+    EXPECT_EQ(got.difference, c.want.difference);
+  }
+  EXPECT_EQ(DivergenceLine("app \"a\": its stored spec differs"),
+            "internal error (please report it): the incremental decision differs from the "
+            "from-scratch one: app \"a\": its stored spec differs; deciding from scratch");
+}
+
 }  // namespace
 }  // namespace fleetwave::engine

@@ -210,5 +210,44 @@ TEST(WatchAgain, OnlyWhenTheGenerationOrTheClustersChanged) {
   }
 }
 
+TEST(SayStoreProblem, OncePerChangeOfReasonAndOnceWhenItClears) {
+  using S = StoreProblemSaying;
+  struct Case {
+    const char* name;
+    std::string problem, last_said;
+    S saying;
+  } cases[] = {
+      {"no problem, none said", "", "", S::kQuiet},
+      {"a new problem is said", "cannot read", "", S::kSay},
+      {"the same problem at the next retry: quiet", "cannot read", "cannot read", S::kQuiet},
+      {"another reason is said", "a record does not decode", "cannot read", S::kSay},
+      {"the problem cleared: said once", "", "cannot read", S::kCleared},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(SayStoreProblem(c.problem, c.last_said), c.saying);
+  }
+}
+
+TEST(LogsDeletionProblems, OncePerChangeOfTheList) {
+  using V = std::vector<std::string>;
+  struct Case {
+    const char* name;
+    V problems, last_logged;
+    bool logs;
+  } cases[] = {
+      {"none, none before", {}, {}, false},
+      {"the same list at the next poll", {"stored deletion: x"}, {"stored deletion: x"}, false},
+      {"a new problem", {"stored deletion: x"}, {}, true},
+      {"another problem", {"stored deletion: y"}, {"stored deletion: x"}, true},
+      {"one more", {"stored deletion: x", "stored deletion: y"}, {"stored deletion: x"}, true},
+      {"gone: the list changed (nothing to log, remembered)", {}, {"stored deletion: x"}, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(LogsDeletionProblems(c.problems, c.last_logged), c.logs);
+  }
+}
+
 }  // namespace
 }  // namespace fleetwave::engine

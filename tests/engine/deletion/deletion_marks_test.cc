@@ -200,6 +200,42 @@ TEST(DeletionMarks, AppsNoLongerGeneratedAreMarkedAndGeneratedAgainCancelled) {
   }
 }
 
+TEST(DeletionMarks, AMarkedAppsRecordsLeaveTheSetWithItsMark) {
+  struct Case {
+    const char* name;
+    bool trusted;
+    std::set<std::string> known, generated;
+    std::map<std::string, StoredDeletion> app_marks;
+    V records_leave;
+  };
+  const Case cases[] = {
+      {"every app still generated: nothing leaves", true, {"a", "b"}, {"a", "b"}, {}, {}},
+      {"each marked app's records leave", true, {"a", "b", "c"}, {"b"}, {}, {"a", "c"}},
+      {"an app marked before keeps nothing to remove",
+       true,
+       {"b"},
+       {},
+       {{"b", Stored(kPending, 3)}},
+       {}},
+      {"a cancelled mark removes no records", true, {}, {"b"}, {{"b", Stored(kPending, 3)}}, {}},
+      {"untrusted inputs: nothing leaves", false, {"a", "b"}, {}, {}, {}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    AppMarksInput in;
+    in.appset = "s";
+    in.inputs_trusted = c.trusted;
+    in.known = c.known;
+    in.generated = c.generated;
+    in.app_marks = c.app_marks;
+    in.now = T("2026-03-01T12:00:00Z");
+    in.grace = std::chrono::minutes(10);
+    const AppMarks marks = MarkDisappearedApps(in);
+    EXPECT_EQ(marks.records_leave, c.records_leave);
+    for (const std::string& app : marks.records_leave) EXPECT_TRUE(marks.marked.count(app)) << app;
+  }
+}
+
 TEST(DeletionMarks, PendingDeletionsShowTheStoredMarksAfterThisReconcile) {
   const std::map<std::string, StoredDeletion> stored = {{"a", Stored(kPending, 1)},
                                                         {"b", Stored(kDeleting, 2)}};
@@ -213,6 +249,95 @@ TEST(DeletionMarks, PendingDeletionsShowTheStoredMarksAfterThisReconcile) {
   EXPECT_EQ(out[1]["application"], "c");
   EXPECT_EQ(out[1]["phase"], "PendingDeletion");
   EXPECT_EQ(out[1]["deleteAt"], "2026-03-01T12:01:00Z");
+}
+
+TEST(DeletionMarks, PendingDeletionsShowOnlyWhileSomeAppIsPending) {
+  const Json pending = Json::array({{{"application", "b"}, {"phase", "PendingDeletion"}}});
+  struct Case {
+    const char* name;
+    Json pending;
+    bool shown;
+  } cases[] = {
+      {"none pending: no field", Json::array(), false},
+      {"one pending: shown", pending, true},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    Json status = {{"conditions", Json::array()}};
+    ShowPendingDeletions(status, c.pending);
+    EXPECT_EQ(status.contains("pendingDeletions"), c.shown);
+    if (c.shown) EXPECT_EQ(status["pendingDeletions"], c.pending);
+    EXPECT_EQ(status["conditions"], Json::array());
+  }
+}
+
+TEST(DeletionMarks, TheAppsJudgedAreTheStoredOnesAndTheGeneratedOnes) {
+  std::map<std::string, Json> statuses = {{"a", Json::object()}, {"b", Json::object()}};
+  std::map<std::string, StoredApp> stored;
+  stored["c"].spec = Json::object();
+  GeneratedApplication d, a;
+  d.name = "d";
+  a.name = "a";
+  struct Case {
+    const char* name;
+    std::map<std::string, Json> statuses;
+    std::map<std::string, StoredApp> stored;
+    std::set<std::string> present;
+    std::vector<GeneratedApplication> generation;
+    std::set<std::string> known, generated;
+  } cases[] = {
+      {"nothing stored, nothing generated", {}, {}, {}, {}, {}, {}},
+      {"a status or a stored spec makes an app known",
+       statuses,
+       stored,
+       {},
+       {},
+       {"a", "b", "c"},
+       {}},
+      {"this generation's apps and the decision's present ones are generated",
+       {},
+       {},
+       {"e"},
+       {d, a},
+       {},
+       {"a", "d", "e"}},
+      {"both", statuses, stored, {"b"}, {a}, {"a", "b", "c"}, {"a", "b"}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const AppsToJudge got = AppsToJudgeOf(c.statuses, c.stored, c.present, c.generation);
+    EXPECT_EQ(got.known, c.known);
+    EXPECT_EQ(got.generated, c.generated);
+  }
+}
+
+TEST(DeletionMarks, ASetMarkDecisionHoldsOrReleasesTheSetsReconciles) {
+  using A = SetMarkAction;
+  struct Case {
+    const char* name;
+    A action;
+    std::optional<bool> deleting;
+    bool stores, reconcile_after;
+    std::optional<bool> after_stored, after_failed;
+  } cases[] = {
+      {"an ordinary reconcile: as it was", A::kNone, std::nullopt, false, false, std::nullopt,
+       false},
+      {"retried later: as it was", A::kRetry, std::nullopt, false, false, std::nullopt, false},
+      {"the deletion actor's: held", A::kLeaveToDeleter, true, false, false, std::nullopt, false},
+      {"inputs not loaded: held", A::kHold, true, false, false, std::nullopt, false},
+      {"marked: held, stays held once stored", A::kMark, true, true, false, std::nullopt, false},
+      {"cancelled: released, reconciles afresh once stored", A::kCancel, false, true, true, false,
+       false},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const SetMarkEffect e = EffectOfSetMark(c.action);
+    EXPECT_EQ(e.deleting, c.deleting);
+    EXPECT_EQ(e.stores, c.stores);
+    EXPECT_EQ(e.reconcile_after, c.reconcile_after);
+    EXPECT_EQ(DeletingAfterSetMarkCommit(e, true), c.after_stored);
+    EXPECT_EQ(DeletingAfterSetMarkCommit(e, false), c.after_failed);
+  }
 }
 
 }  // namespace

@@ -75,5 +75,36 @@ TEST(AttemptEndTest, AttemptEndLine) {
   }
 }
 
+TEST(AttemptEndTest, AnAppNoLongerGeneratedEndsWithoutItsRetryPolicy) {
+  const Time t0 = FromUnixSeconds(1'700'000'000);
+  const Json spec_with_retry = {{"syncPolicy", {{"retry", {{"limit", 2}}}}}};
+  const Json spec_without = {{"project", "default"}};
+  ObjectRef web;
+  web.kind = "Deployment";
+  web.name = "web";
+  const std::vector<ObjectResult> failed = {{web, ObjectResultCode::kSyncFailed, "boom"}};
+  struct Case {
+    const char* name;
+    const char* operation;  // the running operation (with or without its own retry)
+    const Json* spec;       // the app as generated now; nullptr: no longer generated
+    OperationPhase phase;
+  } cases[] = {
+      {"generated, its spec retries: retried", "{}", &spec_with_retry, OperationPhase::kRunning},
+      {"generated, no retry anywhere: failed", "{}", &spec_without, OperationPhase::kFailed},
+      {"no longer generated: failed, no retry to fall back to", "{}", nullptr,
+       OperationPhase::kFailed},
+      {"no longer generated, the operation's own retry: retried", R"({"retry":{"limit":2}})",
+       nullptr, OperationPhase::kRunning},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    const OperationRecord running = StartOperation("op-1", Json::parse(c.operation), {"r1"}, t0);
+    const OperationRecord ended =
+        EndAttempt(running, c.spec, failed, std::nullopt, t0 + std::chrono::seconds(3));
+    EXPECT_EQ(ended.phase, c.phase);
+    EXPECT_EQ(ended.next_attempt_at.has_value(), c.phase == OperationPhase::kRunning);
+  }
+}
+
 }  // namespace
 }  // namespace fleetwave::engine

@@ -37,5 +37,15 @@ TEST(PollScheduleTest, TheIntervalBackedOffWhileFailingAndSpreadByJitter) {
   }
 }
 
+TEST(NextPollDelay, WithoutAJitterSourcePollsAreNotSpread) {
+  for (const int failures : {0, 1, 3}) {
+    SCOPED_TRACE(failures);
+    EXPECT_EQ(NextPollDelay(std::chrono::seconds(60), failures, kUnspreadJitter),
+              NextPollDelay(std::chrono::seconds(60), failures, 0.5));
+  }
+  EXPECT_EQ(NextPollDelay(std::chrono::seconds(60), 0, kUnspreadJitter), std::chrono::seconds(60));
+  EXPECT_EQ(NextPollDelay(std::chrono::seconds(60), 1, kUnspreadJitter), std::chrono::seconds(120));
+}
+
 }  // namespace
 }  // namespace fleetwave::engine
