@@ -266,7 +266,9 @@ TEST(DeletionMarks, PendingDeletionsShowOnlyWhileSomeAppIsPending) {
     Json status = {{"conditions", Json::array()}};
     ShowPendingDeletions(status, c.pending);
     EXPECT_EQ(status.contains("pendingDeletions"), c.shown);
-    if (c.shown) EXPECT_EQ(status["pendingDeletions"], c.pending);
+    if (c.shown) {
+      EXPECT_EQ(status["pendingDeletions"], c.pending);
+    }
     EXPECT_EQ(status["conditions"], Json::array());
   }
 }
