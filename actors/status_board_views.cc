@@ -6,6 +6,7 @@
 
 #include "actors/status_board.h"
 #include "engine/appset/appset_summary.h"
+#include "engine/appset/board_entries.h"
 #include "engine/progress/workload.h"
 #include "engine/rollingsync/rollback_summary.h"
 
@@ -70,11 +71,12 @@ void StatusBoard::UpdateViewsLocked(const std::string& appset,
   std::vector<std::string> names = touched;
   if (set != nullptr && set->next) {
     if (set->reshaped) {
+      const std::vector<JsonPtr>& entries = *set->next->entries;
+      std::vector<std::string_view> apps;
+      apps.reserve(entries.size());
+      for (const JsonPtr& e : entries) apps.push_back(EntryApp(*e));
       std::map<std::string, JsonPtr, std::less<>> entry_of;
-      for (const JsonPtr& e : *set->next->entries) {
-        const std::string& app = EntryApp(*e);
-        if (!app.empty()) entry_of[app] = e;  // of duplicates, the last (engine::AppRowsOf)
-      }
+      for (auto& [app, i] : engine::EntryOfEachApp(apps)) entry_of.emplace(app, entries[i]);
       for (const auto& [app, _] : v.entry_of) names.push_back(app);
       for (const auto& [app, _] : entry_of) names.push_back(app);
       v.entry_of = std::move(entry_of);
