@@ -63,8 +63,26 @@ ChangeFeed::ChangeFeed(size_t capacity, std::map<std::string, size_t> capacities
 
 uint64_t ChangeFeed::Record(const std::string& collection, ChangeType type, std::string name,
                             FeedObject object, size_t bytes) {
+  uint64_t version = 0;
+  {
+    // Nobody watches the collection: count the change and keep nothing (nor measure it: a lazy
+    // set JSON stays unbuilt). A reader from before it is behind. Callers record one change at
+    // a time (the StatusBoard under its lock), so a Hold taken between this check and the push
+    // below belongs to a snapshot taken after this change.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (holds_.find(collection) == holds_.end()) {
+      version = ++version_;
+      Ring& ring = rings_[collection];
+      ring.changes.clear();
+      ring.bytes = 0;
+      ring.dropped_through = version;
+    }
+  }
+  if (version != 0) {
+    changed_.notify_all();
+    return version;
+  }
   if (bytes == kMeasure) bytes = object ? ApproximateJsonBytes(*object) : 0;
-  uint64_t version;
   {
     std::lock_guard<std::mutex> lock(mu_);
     version = ++version_;
@@ -87,6 +105,33 @@ uint64_t ChangeFeed::Record(const std::string& collection, ChangeType type, std:
   }
   changed_.notify_all();
   return version;
+}
+
+ChangeFeed::Hold::Hold(const ChangeFeed& feed, std::string collection)
+    : feed_(feed), collection_(std::move(collection)) {
+  std::lock_guard<std::mutex> lock(feed_.mu_);
+  ++feed_.holds_[collection_];
+}
+
+ChangeFeed::Hold::~Hold() {
+  std::lock_guard<std::mutex> lock(feed_.mu_);
+  const auto held = feed_.holds_.find(collection_);
+  if (held == feed_.holds_.end() || --held->second > 0) return;
+  feed_.holds_.erase(held);
+  // The last watcher left: what it had not read, nobody will.
+  if (const auto ring = feed_.rings_.find(collection_); ring != feed_.rings_.end()) {
+    if (!ring->second.changes.empty()) {
+      ring->second.dropped_through = ring->second.changes.back().version;
+    }
+    std::deque<Change>().swap(ring->second.changes);  // its blocks too, not just the objects
+    ring->second.bytes = 0;
+  }
+}
+
+size_t ChangeFeed::Kept(const std::string& collection) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  const auto ring = rings_.find(collection);
+  return ring == rings_.end() ? 0 : ring->second.changes.size();
 }
 
 uint64_t ChangeFeed::version() const {

@@ -11,6 +11,12 @@
 // So a slow or stuck client costs a publisher one notify, never a wait on a socket
 // (ChangeFeedTest.SlowReaderFallsBehindWithoutBlockingRecord).
 //
+// A collection keeps changes only while a watcher holds it (ChangeFeed::Hold, taken by each watch
+// stream before its snapshot): an unwatched collection counts its changes (versions still grow)
+// but keeps none, so a daemon nobody watches holds no superseded Applications, rows or sets -
+// after a rollout of 5,000 apps those filled the 16,384-change rings, about 60 KB per app
+// (docs/architecture.md, "Memory budget"). The last hold to go drops its collection's ring.
+//
 // Thread-safety: every method may be called from any thread. Record() takes the feed's own
 // mutex briefly; the StatusBoard calls it while holding its lock (lock order: board, then feed),
 // which is what makes a snapshot and its version consistent.
@@ -129,6 +135,25 @@ class ChangeFeed {
   // Wakes every reader, so one whose `cancelled` flag was just set returns now.
   void WakeAll() const;
 
+  // A watch stream's claim on a collection's changes: while one is alive, the collection's
+  // changes are kept (within the bounds) for Next(). Take it before the snapshot the stream
+  // starts from; changes recorded while no hold was alive are gone (a reader whose cursor is
+  // before them is kBehind).
+  class Hold {
+   public:
+    Hold(const ChangeFeed& feed, std::string collection);
+    ~Hold();
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+
+   private:
+    const ChangeFeed& feed_;
+    const std::string collection_;
+  };
+
+  // The changes a collection keeps now (what its ring holds; tests).
+  size_t Kept(const std::string& collection) const;
+
  private:
   struct Ring {
     std::deque<Change> changes;
@@ -141,7 +166,10 @@ class ChangeFeed {
   const size_t byte_budget_;
   mutable std::mutex mu_;
   mutable std::condition_variable changed_;
-  std::map<std::string, Ring> rings_;
+  // Mutable: a Hold (taken through the const feed a reader has) empties its collection's ring
+  // when it is the last to go.
+  mutable std::map<std::string, Ring> rings_;
+  mutable std::map<std::string, size_t> holds_;  // live Holds per collection
   uint64_t version_ = 0;
 };
 

@@ -513,8 +513,13 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
       r.headers.emplace_back("Retry-After", "5");
       return Reply(std::move(r), true);
     }
+    // The hold comes first: the collection keeps every change after the snapshot's version.
+    hold_.emplace(impl.board->feed(), collection);
     snapshot_ = impl.board->Snapshot(collection, &cursor_);
-    if (!snapshot_) return Reply(ApiError(404, "no watch of " + collection), true);
+    if (!snapshot_) {
+      hold_.reset();
+      return Reply(ApiError(404, "no watch of " + collection), true);
+    }
     collection_ = collection;
     if (filter) selection_.emplace(std::move(filter));
     watching_ = true;
@@ -694,6 +699,8 @@ class Connection : public ConnectionBase, public std::enable_shared_from_this<Co
   bool keepalive_due_ = false;
   std::string collection_;
   uint64_t cursor_ = 0;
+  // While this stream lives, its collection keeps the changes it has yet to read.
+  std::optional<actors::ChangeFeed::Hold> hold_;
   std::optional<std::vector<actors::FeedObject>> snapshot_;  // a set is assembled when sent
   std::optional<WatchSelection> selection_;                  // a filtered watch's held objects
   size_t next_item_ = 0;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actors/status_board.h"
+#include "tests/actors/watch_all.h"
 
 namespace fleetwave::actors {
 namespace {
@@ -25,6 +26,7 @@ ChangeFeed::JsonPtr Obj(const std::string& name) {
 // its changes after the cursor, oldest first, and its cursor moves past them.
 TEST(ChangeFeedTest, ReadsOneCollectionAfterCursor) {
   ChangeFeed feed(16);
+  const ChangeFeed::Hold watched(feed, "a");
   std::atomic<bool> cancelled{false};
   EXPECT_EQ(feed.Record("a", ChangeType::kAdded, "x", Obj("x")), 1u);
   EXPECT_EQ(feed.Record("b", ChangeType::kAdded, "y", Obj("y")), 2u);
@@ -47,6 +49,7 @@ TEST(ChangeFeedTest, ReadsOneCollectionAfterCursor) {
 // waits for it.
 TEST(ChangeFeedTest, SlowReaderFallsBehindWithoutBlockingRecord) {
   ChangeFeed feed(4);
+  const ChangeFeed::Hold watched(feed, "a");
   std::atomic<bool> cancelled{false};
   for (int i = 0; i < 100; ++i) feed.Record("a", ChangeType::kModified, "x", Obj("x"));
   std::vector<Change> out;
@@ -62,6 +65,7 @@ TEST(ChangeFeedTest, SlowReaderFallsBehindWithoutBlockingRecord) {
 // starts over. Lazy objects are counted by the size given, never built to be measured.
 TEST(ChangeFeedTest, RingIsBoundedByBytes) {
   ChangeFeed feed(1000, {}, /*byte_budget=*/1000);
+  const ChangeFeed::Hold watched(feed, "big");
   std::atomic<bool> cancelled{false};
   const std::string filler(300, 'x');
   for (int i = 0; i < 10; ++i) {
@@ -104,6 +108,8 @@ TEST(ChangeFeedTest, ApproximateJsonBytesIsTheDumpWithoutEscapes) {
 // A collection may have a bound of its own; the others keep the default one.
 TEST(ChangeFeedTest, CollectionsMayHaveTheirOwnBound) {
   ChangeFeed feed(100, {{"big", 2}});
+  const ChangeFeed::Hold big(feed, "big");
+  const ChangeFeed::Hold small(feed, "small");
   std::atomic<bool> cancelled{false};
   for (int i = 0; i < 5; ++i) {
     feed.Record("big", ChangeType::kModified, "x", Obj("x"));
@@ -121,9 +127,48 @@ TEST(ChangeFeedTest, CollectionsMayHaveTheirOwnBound) {
   EXPECT_EQ(out.size(), 5u);
 }
 
+// Memory follows the watchers (docs/architecture.md, "Memory budget"): an unwatched collection
+// keeps none of its changes (nor builds a lazy one to measure it) while its versions still grow;
+// a watched one keeps them; when its last watcher goes, the ring is emptied, and a reader left
+// with an old cursor is behind (it relists) instead of reading past a gap.
+TEST(ChangeFeedTest, KeepsChangesOnlyWhileWatched) {
+  ChangeFeed feed(1000);
+  std::atomic<bool> cancelled{false};
+  bool built = false;
+  auto lazy = std::make_shared<const LazyJson>([&built] {
+    built = true;
+    return Json{{"f", "lazy"}};
+  });
+  EXPECT_EQ(feed.Record("a", ChangeType::kAdded, "x", FeedObject(lazy)), 1u);
+  for (int i = 0; i < 50; ++i) feed.Record("a", ChangeType::kModified, "x", Obj("x"));
+  EXPECT_EQ(feed.Kept("a"), 0u);
+  EXPECT_FALSE(built);
+  EXPECT_EQ(feed.version(), 51u);
+  std::vector<Change> out;
+  uint64_t stale = 10;
+  EXPECT_EQ(feed.Next("a", &stale, Clock::now(), cancelled, &out), ChangeFeed::Read::kBehind);
+
+  uint64_t cursor = feed.version();  // a watcher's snapshot, taken after its hold
+  {
+    const ChangeFeed::Hold watched(feed, "a");
+    const ChangeFeed::Hold again(feed, "a");  // a second stream of the same collection
+    for (int i = 0; i < 5; ++i) feed.Record("a", ChangeType::kModified, "x", Obj("x"));
+    feed.Record("b", ChangeType::kAdded, "y", Obj("y"));  // another collection: unwatched
+    EXPECT_EQ(feed.Kept("a"), 5u);
+    EXPECT_EQ(feed.Kept("b"), 0u);
+    ASSERT_EQ(feed.Next("a", &cursor, Clock::now(), cancelled, &out), ChangeFeed::Read::kChanges);
+    EXPECT_EQ(out.size(), 5u);
+    EXPECT_EQ(cursor, 56u);
+  }
+  EXPECT_EQ(feed.Kept("a"), 0u);
+  uint64_t behind = 53;
+  EXPECT_EQ(feed.Next("a", &behind, Clock::now(), cancelled, &out), ChangeFeed::Read::kBehind);
+}
+
 // A waiting reader wakes for a change, and for WakeAll() once its flag is set.
 TEST(ChangeFeedTest, WaitingReaderWakes) {
   ChangeFeed feed(4);
+  const ChangeFeed::Hold watched(feed, "a");
   std::atomic<bool> cancelled{false};
   auto reader = std::async(std::launch::async, [&] {
     std::vector<Change> out;
@@ -149,6 +194,7 @@ TEST(ChangeFeedTest, WaitingReaderWakes) {
 // exactly the changes after it; republishing equal JSON records nothing.
 TEST(StatusBoardFeedTest, SnapshotThenChanges) {
   StatusBoard board;
+  const auto watched = WatchAll(board);
   board.PublishAppSet("s", Json{{"metadata", {{"name", "s"}}}},
                       {{"a", Json{{"metadata", {{"name", "a"}}}}}});
   uint64_t version = 0;

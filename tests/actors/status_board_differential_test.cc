@@ -16,6 +16,7 @@
 
 #include "actors/status_board.h"
 #include "engine/appset/appset_summary.h"
+#include "tests/actors/watch_all.h"
 
 namespace fleetwave::actors {
 namespace {
@@ -131,6 +132,7 @@ void Replay(const StatusBoard& board, const std::string& collection, uint64_t* c
 void RunSeed(unsigned seed) {
   std::mt19937 rng(seed);
   StatusBoard board;
+  const auto watched = WatchAll(board);
   const std::vector<std::string> sets = {"s0", "s1"};
   std::map<std::string, Publisher> publishers;
   std::map<std::string, std::map<std::string, Json>> replay;  // collection -> name -> JSON

@@ -1,4 +1,5 @@
 #include "actors/status_board.h"
+#include "tests/actors/watch_all.h"
 
 #include <gtest/gtest.h>
 
@@ -112,6 +113,7 @@ TEST(StatusBoardTest, SnapshotsSurviveLaterPublishes) {
 // changed replaces that app's snapshot alone and records it once.
 TEST(StatusBoardTest, RepublishingEqualResultKeepsSnapshots) {
   StatusBoard board(1024);
+  const auto watched = WatchAll(board);
   auto result = [](int changed_generation) {
     std::vector<Json> apps;
     for (const char* n : {"a", "b", "c"})
@@ -220,6 +222,7 @@ TEST(StatusBoardTest, PublishReconcileSortsAndLastDuplicateWins) {
 // between its comparison and its swap.
 TEST(StatusBoardTest, ConcurrentPublishersKeepEveryChange) {
   StatusBoard board(1 << 20);
+  const auto watched = WatchAll(board);
   uint64_t cursor = 0;
   constexpr int kRounds = 150;
   auto apps = [](int thread, int round) {

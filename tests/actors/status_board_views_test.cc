@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "actors/status_board.h"
+#include "tests/actors/watch_all.h"
 
 namespace fleetwave::actors {
 namespace {
@@ -38,6 +39,7 @@ std::vector<std::string> RowNames(const std::vector<StatusBoard::Row>& rows) {
 
 TEST(StatusBoardViewsTest, RowsAndSummaryFollowEveryPublish) {
   StatusBoard board;
+  const auto watched = WatchAll(board);
   board.PublishAppSet("web", Set("web"), {{"a", App("a", "Healthy")}, {"b", App("b", "Degraded")}});
   ASSERT_EQ(RowNames(board.RowsOf("web")), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(board.RowsOf("web")[1].row->status, engine::AppDisplayStatus::kDegraded);
@@ -89,6 +91,7 @@ TEST(StatusBoardViewsTest, AnAppThatMovesSetsMovesItsRowAndBothSummaries) {
 
 TEST(StatusBoardViewsTest, ARemovedSetTakesItsRowsAndSummary) {
   StatusBoard board;
+  const auto watched = WatchAll(board);
   board.PublishAppSet("web", Set("web"), {{"a", App("a", "Healthy")}});
   board.PublishAppSet("api", Set("api"), {{"x", App("x", "Healthy")}});
   uint64_t cursor = 0;
