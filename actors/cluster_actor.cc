@@ -97,6 +97,9 @@ struct ClusterState {
   std::string last_failure;
   // Progress deadlines (ClusterActorConfig::workload_kinds).
   std::vector<std::shared_ptr<clients::Informer>> workload_informers;
+  // Those of kinds whose deadline Kubernetes decides (Deployments): their cache is what a
+  // term's start publishes the rows from (nothing else is held for them).
+  std::vector<std::shared_ptr<clients::Informer>> echoed_informers;
   std::map<engine::ObjectRef, WorkloadSlot> workloads;
   std::map<engine::ObjectRef, LabelledWorkload> labelled_workloads;
   std::map<WorkloadKey, store::Json> stored_workloads;  // loaded, not yet claimed by an actor
@@ -116,6 +119,7 @@ struct ClusterState {
     kinds.clear();
     for (auto& informer : workload_informers) informer->Stop();
     workload_informers.clear();
+    echoed_informers.clear();
     // The workload actors are this actor's: they go with it (a restarted cluster actor
     // respawns them from the store).
     for (auto& [ref, slot] : workloads) {
@@ -316,10 +320,8 @@ void ForgetWorkload(Self self, const engine::ObjectRef& ref) {
   }
 }
 
-void OnWorkload(Self self, const clients::Projection& p) {
+void OnWorkload(Self self, std::optional<engine::ProjectedWorkload> pw) {
   auto& st = self->state;
-  std::optional<engine::ProjectedWorkload> pw = engine::WorkloadFromProjection(p.fields);
-  if (!pw) return;
   const bool has_deadline = engine::HoldsProgressCondition(pw->workload);
   auto w = std::make_shared<const engine::Workload>(std::move(pw->workload));
   auto slot = st.workloads.find(pw->ref);
@@ -349,15 +351,82 @@ void OnWorkload(Self self, const clients::Projection& p) {
   self->send(actor, workload_atom::value, WorkloadPtr(w));
 }
 
-void OnWorkloadGone(Self self, const clients::Projection& p) {
+void OnWorkloadGone(Self self, const std::optional<engine::ProjectedWorkload>& pw) {
   auto& st = self->state;
-  std::optional<engine::ProjectedWorkload> pw = engine::WorkloadFromProjection(p.fields);
-  if (!pw) return;
   st.deadlined.erase(pw->ref);
   if (auto slot = st.workloads.find(pw->ref); slot != st.workloads.end()) {
     self->send(slot->second.actor, stop_atom::value);
   }
   ForgetWorkload(self, pw->ref);
+}
+
+// A Deployment's row (engine::OnEchoedWorkloadEvent): Kubernetes' own condition, published
+// straight from the watch's projection as the workload actor would publish it; no actor, no
+// timer, no stored record (Kubernetes holds the condition), and nothing evaluated.
+void EchoWorkload(Self self, std::optional<engine::ProjectedWorkload> before,
+                  std::optional<engine::ProjectedWorkload> after) {
+  auto& st = self->state;
+  const Services& services = *st.config.services;
+  const engine::ObjectRef ref = after ? after->ref : before->ref;
+  std::optional<engine::Workload> b, a;
+  if (before) b = std::move(before->workload);
+  if (after) a = std::move(after->workload);
+  const engine::EchoedWorkloadStep step = engine::OnEchoedWorkloadEvent(b, a, st.config.deciding);
+  const std::string cluster = st.config.cluster.name;
+  if (step.remove && services.publish.workload_removed) {
+    services.publish.workload_removed(cluster, ref.namespace_, ref.kind, ref.name);
+  }
+  if (!step.publish && !step.log_transition) return;
+  // An echo: a Deployment's evaluation reads no clock and schedules nothing.
+  const engine::ProgressResult result = engine::EvaluateProgress(*a, std::nullopt, engine::Time{});
+  if (step.log_transition && result.condition) {
+    const std::string line =
+        "workload cluster=" + cluster + " namespace=" + ref.namespace_ + " kind=" + ref.kind +
+        " name=" + ref.name + " revision=" + result.revision +
+        ": Progressing=" + result.condition->status + " reason=" + result.condition->reason + " (" +
+        result.condition->message + "), as Kubernetes wrote it";
+    if (services.log) {
+      services.log(line);
+    } else {
+      st.Log(line);
+    }
+  }
+  if (step.publish && services.publish.workload) {
+    services.publish.workload(WorkloadItem(cluster, ref, *a, result, std::nullopt));
+  }
+}
+
+// One event of a workload watch: a Deployment's row is echoed (EchoWorkload); every other kind
+// goes to its workload actor. `before`/`after`: null for an add/a delete.
+void OnWorkloadWatchEvent(Self self, const clients::Projection* before,
+                          const clients::Projection* after) {
+  std::optional<engine::ProjectedWorkload> a;
+  if (after != nullptr) {
+    a = engine::WorkloadFromProjection(after->fields);
+    if (!a) return;
+  }
+  std::optional<engine::ProjectedWorkload> b;
+  const bool decided = !a || engine::DaemonDecidesDeadline(a->workload.kind);
+  if (before != nullptr && (after == nullptr || !decided)) {
+    b = engine::WorkloadFromProjection(before->fields);
+  }
+  if (after == nullptr && !b) return;
+  if (!engine::DaemonDecidesDeadline(a ? a->workload.kind : b->workload.kind)) {
+    EchoWorkload(self, std::move(b), std::move(a));
+  } else if (a) {
+    OnWorkload(self, std::move(a));
+  } else {
+    OnWorkloadGone(self, b);
+  }
+}
+
+// A term starts: every Deployment's row, from the watches' caches (a standby showed none).
+void PublishEchoedWorkloads(Self self) {
+  for (const auto& informer : self->state.echoed_informers) {
+    for (const clients::Projection& p : informer->Snapshot()) {
+      OnWorkloadWatchEvent(self, nullptr, &p);
+    }
+  }
 }
 
 // After a workload watch listed: stored records of workloads it did not list were left by
@@ -401,11 +470,11 @@ void StartWorkloadInformers(Self self, const std::string& kind, const clients::R
     options.ns = ns;
     options.project = engine::ProjectWorkload;
     clients::InformerHandlers h;
-    h.on_add = [self](const clients::Projection& p) { OnWorkload(self, p); };
-    h.on_update = [self](const clients::Projection&, const clients::Projection& after) {
-      OnWorkload(self, after);
+    h.on_add = [self](const clients::Projection& p) { OnWorkloadWatchEvent(self, nullptr, &p); };
+    h.on_update = [self](const clients::Projection& before, const clients::Projection& after) {
+      OnWorkloadWatchEvent(self, &before, &after);
     };
-    h.on_delete = [self](const clients::Projection& p) { OnWorkloadGone(self, p); };
+    h.on_delete = [self](const clients::Projection& p) { OnWorkloadWatchEvent(self, &p, nullptr); };
     h.on_synced = [self, kind, ns] { OnWorkloadsListed(self, kind, ns); };
     h.on_error = [self, kind](const Result& r) {
       if (ClusterFailure(r)) {
@@ -414,8 +483,12 @@ void StartWorkloadInformers(Self self, const std::string& kind, const clients::R
         self->state.Log("workload watch " + kind + ": " + r.ToString());
       }
     };
-    st.workload_informers.push_back(
-        clients::Informer::Start(st.client, options, h, st.executor.get()));
+    std::shared_ptr<clients::Informer> informer =
+        clients::Informer::Start(st.client, options, h, st.executor.get());
+    if (!engine::DaemonDecidesDeadline(kind)) {
+      st.echoed_informers.push_back(informer);
+    }
+    st.workload_informers.push_back(std::move(informer));
   }
 }
 
@@ -557,6 +630,7 @@ void StartDeciding(Self self) {
   st.config.deciding = true;
   ShareWatchedKinds(self);
   if (!WatchesDeadlines(self)) return;
+  PublishEchoedWorkloads(self);
   LoadWorkloadRecords(self, [self] {
     auto& st = self->state;
     if (!st.config.deciding) return;  // the term ended meanwhile

@@ -47,9 +47,11 @@ struct ClusterActorConfig {
   // Progress deadlines (workload_actor.h): every object of these kinds (engine Config's
   // workload_kinds: CloneSet, Deployment, StatefulSet, DaemonSet), labelled or not, in these
   // namespaces (empty = all), is watched through a small projection; each one with a deadline
-  // gets a workload actor, started from the records State::LoadWorkloads holds for the
-  // cluster. Its decision overrides the health of a labelled workload (Degraded while
-  // exceeded). Without `services` nothing is watched for deadlines.
+  // that fleetwave computes (engine::DaemonDecidesDeadline: not a Deployment) gets a workload
+  // actor, started from the records State::LoadWorkloads holds for the cluster. Its decision
+  // overrides the health of a labelled workload (Degraded while exceeded). A Deployment's row
+  // is published straight from the projection (Kubernetes' own condition, echoed): no actor,
+  // nothing stored. Without `services` nothing is watched for deadlines.
   std::vector<std::string> workload_kinds;
   std::vector<std::string> workload_namespaces;
   const Services* services = nullptr;  // store, pool, clock, log and publisher; outlives us

@@ -1,6 +1,7 @@
 #include "actors/live_entry_json.h"
 
 #include "cluster-clients/json_fields.h"
+#include "engine/progress/progress_decision.h"
 #include "engine/progress/workload.h"
 #include "engine/sync/tracking.h"
 
@@ -9,14 +10,17 @@ namespace fleetwave::actors {
 Json ProjectEntry(const Json& object) {
   clients::FieldReader reader(object);
   std::string label = reader.String({"metadata", "labels", engine::kAppLabel});
-  if (!engine::WorkloadKindOf(object)) {
+  // A Deployment's deadline is Kubernetes' own condition, which its health already reads
+  // (engine::DaemonDecidesDeadline): one health, and no copy held to pick from.
+  const std::optional<engine::WorkloadKind> kind = engine::WorkloadKindOf(object);
+  if (!kind || !engine::DaemonDecidesDeadline(*kind)) {
     return Json{{"label", std::move(label)},
                 {"live", LiveObjectToJson(engine::ProjectLiveObject(object))},
                 {"health", engine::HealthToJson(engine::AssessHealth(object))}};
   }
   // A workload's deadline is the daemon's own decision (its workload actor), not the object's
   // status: both healths are computed here, where the whole object is at hand, and the cluster
-  // actor picks one by that decision (LiveEntryJsonTest.WorkloadsCarryBothHealths).
+  // actor picks one by that decision (ClusterProjectionTest.DecidedWorkloadsCarryBothHealths).
   return Json{
       {"label", std::move(label)},
       {"live", LiveObjectToJson(engine::ProjectLiveObject(object))},

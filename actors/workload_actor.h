@@ -1,4 +1,5 @@
-// The workload actor: one per watched workload that has a progress deadline, spawned and
+// The workload actor: one per watched workload that has a progress deadline fleetwave computes
+// (a CloneSet, StatefulSet or DaemonSet; a Deployment's is Kubernetes' and gets none), spawned and
 // stopped by its cluster actor from the workload watch (cluster_actor.h). It holds the
 // `Progressing` condition fleetwave computes for the workload (engine/progress/progress_deadline.h)
 // and the one timer that looks again when the engine says so.

@@ -3,6 +3,8 @@
 #include <set>
 #include <utility>
 
+#include "engine/progress/progress_deadline.h"
+#include "engine/progress/progress_decision.h"
 #include "engine/sync/tracking.h"
 
 namespace fleetwave::engine {
@@ -53,6 +55,36 @@ WorkloadEventStep OnWorkloadEvent(bool has_deadline, bool deciding, bool has_act
     return step;
   }
   step.spawn_actor = has_deadline;
+  return step;
+}
+
+namespace {
+
+// What a Deployment's row shows of it: the deadline in force, the condition and its revision.
+bool EchoedRowDiffers(const Workload& a, const Workload& b) {
+  return ResolveDeadline(a).seconds != ResolveDeadline(b).seconds ||
+         a.progressing_condition != b.progressing_condition || a.Revision() != b.Revision();
+}
+
+std::optional<PreviousCondition> EchoedDecision(const Workload& w) {
+  return DecisionOf(EvaluateProgress(w, std::nullopt, Time{}));  // an echo: `now` is not read
+}
+
+}  // namespace
+
+EchoedWorkloadStep OnEchoedWorkloadEvent(const std::optional<Workload>& before,
+                                         const std::optional<Workload>& after, bool deciding) {
+  EchoedWorkloadStep step;
+  if (!deciding) return step;
+  const bool had_row = before && HoldsProgressCondition(*before);
+  const bool has_row = after && HoldsProgressCondition(*after);
+  step.publish = has_row && (!had_row || EchoedRowDiffers(*before, *after));
+  step.remove = had_row && !has_row;
+  // Only an update is a transition: an add is the object as listed (a daemon start lists every
+  // Deployment, and a line for each would say nothing new), a delete or a deadline switched off
+  // ends the row.
+  step.log_transition =
+      had_row && has_row && IsLoggedTransition(EchoedDecision(*before), EchoedDecision(*after));
   return step;
 }
 

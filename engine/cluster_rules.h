@@ -14,6 +14,7 @@
 #include "engine/appset/render.h"
 #include "engine/error.h"
 #include "engine/object_ref.h"
+#include "engine/progress/workload.h"
 #include "engine/sync/operation_record.h"
 #include "engine/yaml_json.h"
 
@@ -60,6 +61,23 @@ struct WorkloadEventStep {
 // `has_deadline`: the workload carries a progress deadline; `deciding`: this replica leads and
 // its stored records are loaded (a standby only remembers); `has_actor`: one runs for it.
 WorkloadEventStep OnWorkloadEvent(bool has_deadline, bool deciding, bool has_actor);
+
+// What a watch event of a workload whose deadline Kubernetes decides (a Deployment:
+// DaemonDecidesDeadline is false) does to the row the daemon shows for it. There is no actor and
+// no stored record: the row is an echo of the controller's own Progressing condition, published
+// from the projection the watch delivered. `before`/`after` are the workload before and after the
+// event (nullopt: an add has no before, a delete no after). A row exists while a deadline is in
+// force (HoldsProgressCondition), as for every other kind.
+struct EchoedWorkloadStep {
+  bool publish = false;         // its row, from `after`: new, or what the row shows changed
+  bool remove = false;          // its row goes: the object was deleted or its deadline switched off
+  bool log_transition = false;  // the condition's status, reason or revision changed (an update)
+  bool operator==(const EchoedWorkloadStep&) const = default;
+};
+// `deciding`: this replica leads (a standby shows nothing; a term's start publishes every row
+// from the watch's cache, as an add).
+EchoedWorkloadStep OnEchoedWorkloadEvent(const std::optional<Workload>& before,
+                                         const std::optional<Workload>& after, bool deciding);
 
 // A stored deadline record is stale after a workload watch of `listed_kind` in `listed_ns`
 // ("" = every namespace) listed and did not name it: its workload was deleted while the

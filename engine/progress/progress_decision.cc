@@ -2,6 +2,12 @@
 
 namespace fleetwave::engine {
 
+bool DaemonDecidesDeadline(WorkloadKind kind) { return kind != WorkloadKind::kDeployment; }
+
+bool DaemonDecidesDeadline(std::string_view kind) {
+  return kind != WorkloadKindName(WorkloadKind::kDeployment);
+}
+
 bool HoldsProgressCondition(const Workload& workload) {
   return ResolveDeadline(workload).seconds.has_value();
 }

@@ -7,12 +7,21 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "engine/health/health.h"
 #include "engine/progress/progress_deadline.h"
 #include "engine/progress/workload.h"
 
 namespace fleetwave::engine {
+
+// Whether the daemon decides a workload's deadline itself, with a workload actor, a timer and a
+// stored condition: every kind but a Deployment, whose controller writes its own Progressing
+// condition that fleetwave only reads (progress-deadline spec §5). A Deployment's row is
+// published by its cluster actor straight from the watch's projection, and nothing is stored.
+bool DaemonDecidesDeadline(WorkloadKind kind);
+// The same by the kind's name as Kubernetes spells it (a configured workload kind).
+bool DaemonDecidesDeadline(std::string_view kind);
 
 // Whether the daemon holds a Progressing condition for `workload`: only while a deadline is in
 // force. Off or invalid (problems reported), the stored condition is dropped and nothing is timed.

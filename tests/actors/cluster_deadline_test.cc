@@ -3,13 +3,15 @@
 // watched (not only labelled ones), one with a deadline gets a workload actor, its timeout
 // makes the labelled object Degraded in the next ClusterUpdate (with the timeout's message) and
 // is stored, and switching the deadline off stops the actor, removes the record and the
-// workload, and the health follows. Virtual time moves the actor clock and Services::now
+// workload, and the health follows. A Deployment (Kubernetes' deadline) gets no actor and no
+// record: its row echoes its own condition. Virtual time moves the actor clock and Services::now
 // together.
 #include <gtest/gtest.h>
 
 #include <caf/all.hpp>
 #include <caf/scheduler/test_coordinator.hpp>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -52,6 +54,35 @@ Json StatefulSet(const std::string& rv, std::optional<int> deadline) {
   return o;
 }
 
+// A Deployment as Kubernetes keeps it: its controller writes the Progressing condition.
+Json Deployment(const std::string& name, const std::string& rv, const std::string& reason,
+                bool labelled) {
+  Json condition = {{"type", "Progressing"},
+                    {"status", reason == "ProgressDeadlineExceeded" ? "False" : "True"},
+                    {"reason", reason},
+                    {"message", "ReplicaSet \"" + name + "-2\" is progressing."},
+                    {"lastUpdateTime", "2026-12-07T10:00:00Z"},
+                    {"lastTransitionTime", "2026-12-07T10:00:00Z"}};
+  Json o = {{"apiVersion", "apps/v1"},
+            {"kind", "Deployment"},
+            {"metadata",
+             {{"name", name},
+              {"namespace", "shop"},
+              {"resourceVersion", rv},
+              {"generation", 2},
+              {"annotations", {{"deployment.kubernetes.io/revision", "2"}}}}},
+            {"spec", {{"replicas", 2}, {"progressDeadlineSeconds", 600}}},
+            {"status",
+             {{"observedGeneration", 2},
+              {"replicas", 2},
+              {"updatedReplicas", 2},
+              {"readyReplicas", 1},
+              {"availableReplicas", 1}}}};
+  o["status"]["conditions"] = Json::array({condition});
+  if (labelled) o["metadata"]["labels"] = {{engine::kAppLabel, "A"}};
+  return o;
+}
+
 std::string Event(const std::string& type, const Json& object) {
   return Json{{"type", type}, {"object", object}}.dump() + "\n";
 }
@@ -76,6 +107,7 @@ class ClusterDeadlineTest : public ::testing::Test {
     services_.publish.workload = [this](const Json& item) {
       workloads_[item["name"].get<std::string>()] = item;
     };
+    services_.publish.progress_evaluated = [this] { ++evaluations_; };
     services_.publish.workload_removed = [this](const std::string&, const std::string&,
                                                 const std::string&, const std::string& name) {
       workloads_.erase(name);
@@ -108,7 +140,10 @@ class ClusterDeadlineTest : public ::testing::Test {
         const std::string path = r.url.substr(std::string(kServer).size());
         if (path.find("watch=1") != std::string::npos) {
           const bool labelled = path.find("labelSelector") != std::string::npos;
-          watches_[labelled ? "labelled" : "all"] = id;
+          const std::string prefix =
+              path.find("/deployments") != std::string::npos ? "deployments/" : "";
+          watches_[prefix + (labelled ? "labelled" : "all")] = id;
+          watch_ids_.insert(id);
           continue;
         }
         const std::string base = path.substr(0, path.find('?'));
@@ -124,9 +159,16 @@ class ClusterDeadlineTest : public ::testing::Test {
                      {"versions", {{{"groupVersion", "apps/v1"}, {"version", "v1"}}}}}}}};
         } else if (base == "/apis/apps/v1") {
           body = {{"resources",
-                   {{{"name", "statefulsets"}, {"kind", "StatefulSet"}, {"namespaced", true}}}}};
+                   {{{"name", "statefulsets"}, {"kind", "StatefulSet"}, {"namespaced", true}},
+                    {{"name", "deployments"}, {"kind", "Deployment"}, {"namespaced", true}}}}};
         } else if (base == "/apis/apps/v1/statefulsets") {
           body["items"] = Json::array({StatefulSet("90", 5)});
+        } else if (base == "/apis/apps/v1/deployments") {
+          const bool labelled = path.find("labelSelector") != std::string::npos;
+          body["items"] = Json::array();
+          for (const Json& d : deployments_) {
+            if (!labelled || d["metadata"].contains("labels")) body["items"].push_back(d);
+          }
         }
         fake_.Respond(id, 200, body.dump());
         Pump();
@@ -153,6 +195,9 @@ class ClusterDeadlineTest : public ::testing::Test {
   std::vector<std::string> logs_;
   std::map<std::string, Json> workloads_;
   std::map<std::string, RequestId> watches_;
+  std::set<RequestId> watch_ids_;  // every watch request
+  std::vector<Json> deployments_;  // what a list of Deployments returns
+  int evaluations_ = 0;            // progress-deadline evaluations (workload actors)
 };
 
 TEST_F(ClusterDeadlineTest, ATimeoutMakesTheLabelledWorkloadDegradedUntilTheDeadlineGoes) {
@@ -267,6 +312,130 @@ TEST_F(ClusterDeadlineTest, AStandbyWatchesButDecidesAndStoresNothingUntilItsTer
   EXPECT_EQ(store::State(store_).LoadWorkloads("c1").value[0].record.value["condition"]["reason"],
             "StatefulSetUpdated")
       << "a term that ended stores nothing more (no timeout while standing by)";
+}
+
+// Issue 26: a Deployment's deadline is Kubernetes' (its controller writes the Progressing
+// condition), so it gets no workload actor and no stored record - a record an older daemon left
+// goes once the watch listed - and its row in GET /api/v1/workloads (and the workload metrics
+// fed from the same publish) is an echo of the condition in the watch's projection: published
+// when listed, again when Kubernetes says the deadline passed, removed when it is deleted. The
+// labelled one's health is Degraded by Kubernetes' condition alone. Whatever the number of
+// Deployments, each kind is watched once for deadlines and once for the apps' objects.
+TEST_F(ClusterDeadlineTest, ADeploymentsRowEchoesKubernetesWithNoActorAndNoRecord) {
+  store::StateBatch older;
+  older.PutWorkload(
+      "c1", "shop", "Deployment", "web",
+      Json{{"revision", "2"}, {"condition", {{"type", "Progressing"}, {"status", "True"}}}});
+  ASSERT_TRUE(store::State(store_).Commit(older).ok());
+  deployments_.push_back(Deployment("web", "90", "ReplicaSetUpdated", true));
+  for (int i = 0; i < 20; ++i) {
+    deployments_.push_back(
+        Deployment("api-" + std::to_string(i), "90", "NewReplicaSetAvailable", false));
+  }
+  ClusterActorConfig config;
+  config.cluster.name = "c1";
+  config.cluster.server = kServer;
+  config.transport = &fake_;
+  config.options.seed = 7;
+  config.options.rate_limit = {0, 1};
+  config.options.max_attempts = 1;
+  config.log = [this](const std::string& line) { logs_.push_back(line); };
+  config.workload_kinds = {"Deployment"};
+  config.services = &services_;
+  ClusterActor cluster = SpawnClusterActor(system_, config);
+  spawned_.push_back(caf::actor_cast<caf::actor>(cluster));
+  auto got = std::make_shared<std::vector<ClusterUpdatePtr>>();
+  LiveSink sub = system_.spawn(Subscriber, got);
+  spawned_.push_back(caf::actor_cast<caf::actor>(sub));
+  Pump();
+  const std::size_t actors_before = system_.registry().running();
+  Serve();
+  caf::anon_send(cluster, subscribe_atom::value, std::string("A"), sub);
+  caf::anon_send(cluster, watch_kind_atom::value, std::string("apps/v1"),
+                 std::string("Deployment"));
+  Pump();
+  Serve();
+  ASSERT_EQ(watches_.count("deployments/all"), 1u) << "every Deployment is watched, once";
+  ASSERT_EQ(watches_.count("deployments/labelled"), 1u);
+  EXPECT_EQ(watch_ids_.size(), 2u) << "one watch per purpose, not one per Deployment";
+
+  ASSERT_EQ(workloads_.size(), 21u) << "every Deployment with a deadline has its row";
+  const Json& web = workloads_["web"];
+  EXPECT_EQ(web["kind"], "Deployment");
+  EXPECT_EQ(web["revision"], "2");
+  EXPECT_EQ(web["deadlineSeconds"], 600);
+  EXPECT_EQ(web["condition"]["reason"], "ReplicaSetUpdated");
+  EXPECT_EQ(web["condition"], web["controllerCondition"]) << "the condition is Kubernetes'";
+  EXPECT_EQ(web["exceeded"], false);
+  EXPECT_TRUE(web["requeueAt"].is_null()) << "nothing is timed";
+  EXPECT_EQ(system_.registry().running(), actors_before) << "no workload actor";
+  EXPECT_EQ(evaluations_, 0) << "fleetwave computes nothing for a Deployment";
+  EXPECT_TRUE(store::State(store_).LoadWorkloads("c1").value.empty())
+      << "nothing stored, and an older daemon's record of it went once the watch listed";
+
+  // Kubernetes says the deadline passed: the row says so at once, one line is logged, and the
+  // labelled Deployment's health is Degraded with Kubernetes' own rule.
+  const Json timed_out = Deployment("web", "91", "ProgressDeadlineExceeded", true);
+  fake_.Feed(watches_["deployments/all"], Event("MODIFIED", timed_out));
+  fake_.Feed(watches_["deployments/labelled"], Event("MODIFIED", timed_out));
+  Pump();
+  Advance(std::chrono::milliseconds(100));
+  EXPECT_EQ(workloads_["web"]["exceeded"], true);
+  EXPECT_EQ(workloads_["web"]["condition"]["reason"], "ProgressDeadlineExceeded");
+  ASSERT_FALSE(got->empty());
+  EXPECT_EQ(Health(got->back()), "Degraded: Deployment \"web\" exceeded its progress deadline");
+  int lines = 0;
+  for (const auto& l : logs_) {
+    if (l.find("name=web") != std::string::npos &&
+        l.find("reason=ProgressDeadlineExceeded") != std::string::npos) {
+      ++lines;
+    }
+  }
+  EXPECT_EQ(lines, 1) << "the transition is logged once";
+  EXPECT_EQ(system_.registry().running(), actors_before);
+  EXPECT_TRUE(store::State(store_).LoadWorkloads("c1").value.empty());
+
+  // Deleted: its row goes.
+  fake_.Feed(watches_["deployments/all"], Event("DELETED", timed_out));
+  Pump();
+  EXPECT_EQ(workloads_.count("web"), 0u);
+  EXPECT_EQ(workloads_.size(), 20u);
+  EXPECT_EQ(evaluations_, 0);
+}
+
+// A standby shows no Deployment rows (nothing is decided there, as for every workload); its term's
+// start publishes every Deployment's row from the watch's cache, still without an actor.
+TEST_F(ClusterDeadlineTest, ATermsStartPublishesTheDeploymentRowsFromTheWatch) {
+  deployments_.push_back(Deployment("web", "90", "ProgressDeadlineExceeded", false));
+  deployments_.push_back(Deployment("api", "90", "NewReplicaSetAvailable", false));
+  ClusterActorConfig config;
+  config.cluster.name = "c1";
+  config.cluster.server = kServer;
+  config.transport = &fake_;
+  config.options.seed = 7;
+  config.options.rate_limit = {0, 1};
+  config.options.max_attempts = 1;
+  config.log = [this](const std::string& line) { logs_.push_back(line); };
+  config.workload_kinds = {"Deployment"};
+  config.services = &services_;
+  config.deciding = false;
+  ClusterActor cluster = SpawnClusterActor(system_, config);
+  spawned_.push_back(caf::actor_cast<caf::actor>(cluster));
+  Pump();
+  const std::size_t actors_before = system_.registry().running();
+  Serve();
+  ASSERT_EQ(watches_.count("deployments/all"), 1u) << "a standby watches every Deployment";
+  EXPECT_TRUE(workloads_.empty()) << "and shows none";
+
+  caf::anon_send(cluster, decide_atom::value, true);
+  Pump();
+  Serve();
+  ASSERT_EQ(workloads_.size(), 2u);
+  EXPECT_EQ(workloads_["web"]["exceeded"], true);
+  EXPECT_EQ(workloads_["api"]["condition"]["reason"], "NewReplicaSetAvailable");
+  EXPECT_EQ(system_.registry().running(), actors_before) << "no workload actor";
+  EXPECT_TRUE(store::State(store_).LoadWorkloads("c1").value.empty());
+  EXPECT_EQ(watch_ids_.size(), 1u) << "no watch started again";
 }
 
 }  // namespace

@@ -68,6 +68,37 @@ TEST(ClusterProjectionTest, HealthIsTheWholeObjects) {
   EXPECT_EQ(ready->label, "0123456789abcdef");
 }
 
+// A workload whose deadline the daemon decides carries its health both ways (the cluster actor
+// picks one by its workload actor's decision); a Deployment carries one, read from the condition
+// Kubernetes wrote: Degraded while that says ProgressDeadlineExceeded, and no second health (so
+// the cluster actor holds no copy of its entry to pick from).
+TEST(ClusterProjectionTest, DecidedWorkloadsCarryBothHealthsADeploymentOnlyItsOwn) {
+  Json timed_out = Deployment(3, 1);
+  timed_out["status"]["conditions"] =
+      Json::array({{{"type", "Progressing"},
+                    {"status", "False"},
+                    {"reason", "ProgressDeadlineExceeded"},
+                    {"message", "ReplicaSet \"web-5d\" has timed out progressing."},
+                    {"lastUpdateTime", "2026-12-07T10:00:00Z"},
+                    {"lastTransitionTime", "2026-12-07T10:00:00Z"}}});
+  std::string error;
+  auto deployment = EntryFromProjection(ProjectEntry(timed_out), &error);
+  ASSERT_TRUE(deployment) << error;
+  EXPECT_FALSE(deployment->health_if_exceeded.has_value());
+  EXPECT_EQ(deployment->entry.health.status, engine::HealthCode::kDegraded);
+  EXPECT_EQ(deployment->entry.health.message, "Deployment \"web\" exceeded its progress deadline");
+
+  Json stateful = Deployment(3, 1);
+  stateful["kind"] = "StatefulSet";
+  stateful["status"]["currentRevision"] = "db-1";
+  stateful["status"]["updateRevision"] = "db-2";
+  auto decided = EntryFromProjection(ProjectEntry(stateful), &error);
+  ASSERT_TRUE(decided) << error;
+  ASSERT_TRUE(decided->health_if_exceeded.has_value());
+  EXPECT_EQ(decided->health_if_exceeded->status, engine::HealthCode::kDegraded);
+  EXPECT_NE(decided->entry.health.status, engine::HealthCode::kDegraded);
+}
+
 TEST(ClusterProjectionTest, AMalformedProjectionIsAnErrorNamingTheField) {
   const Json good = ProjectEntry(Deployment(2, 2));
   struct Case {

@@ -117,6 +117,95 @@ TEST(OnWorkloadEvent, ADeadlineGetsAnActorOnlyWhileDeciding) {
   }
 }
 
+// A Deployment as its watch's projection carries it: Kubernetes' condition (reason, revision).
+std::optional<Workload> Deployment(std::optional<int> deadline, const std::string& reason,
+                                   const std::string& revision = "3",
+                                   const std::string& message = "") {
+  Json o = {{"apiVersion", "apps/v1"},
+            {"kind", "Deployment"},
+            {"metadata",
+             {{"name", "web"},
+              {"namespace", "shop"},
+              {"generation", 4},
+              {"annotations", {{"deployment.kubernetes.io/revision", revision}}}}},
+            {"spec", {{"replicas", 2}}},
+            {"status", {{"observedGeneration", 4}, {"replicas", 2}}}};
+  if (deadline) o["spec"]["progressDeadlineSeconds"] = *deadline;
+  if (!reason.empty()) {
+    o["status"]["conditions"] =
+        Json::array({{{"type", "Progressing"},
+                      {"status", reason == "ProgressDeadlineExceeded" ? "False" : "True"},
+                      {"reason", reason},
+                      {"message", message},
+                      {"lastUpdateTime", "2026-12-07T10:00:00Z"},
+                      {"lastTransitionTime", "2026-12-07T10:00:00Z"}}});
+  }
+  return ReadWorkload(o).workload;
+}
+
+TEST(OnEchoedWorkloadEvent, ADeploymentsRowFollowsItsOwnConditionWithNothingHeld) {
+  const auto none = std::optional<Workload>();
+  const auto progressing = Deployment(600, "ReplicaSetUpdated");
+  const auto progressing_again = Deployment(600, "ReplicaSetUpdated", "3", "pods ready");
+  const auto exceeded = Deployment(600, "ProgressDeadlineExceeded");
+  const auto next_revision = Deployment(600, "ReplicaSetUpdated", "4");
+  const auto longer_deadline = Deployment(900, "ReplicaSetUpdated");
+  const auto off = Deployment(2147483647, "ReplicaSetUpdated");
+  const auto no_condition_yet = Deployment(600, "");
+  ASSERT_TRUE(progressing && exceeded && off && no_condition_yet);
+  struct Case {
+    const char* name;
+    std::optional<Workload> before, after;
+    bool deciding;
+    EchoedWorkloadStep step;  // publish, remove, log
+  } cases[] = {
+      {"a standby shows nothing", none, exceeded, false, {}},
+      {"a standby removes nothing", exceeded, none, false, {}},
+      {"listed with a deadline: its row, no line", none, progressing, true, {true, false, false}},
+      {"listed timed out: its row, no line", none, exceeded, true, {true, false, false}},
+      {"listed before its controller wrote a condition: a row without one",
+       none,
+       no_condition_yet,
+       true,
+       {true, false, false}},
+      {"listed with its deadline off: no row", none, off, true, {}},
+      {"Kubernetes says it timed out: the row and a line",
+       progressing,
+       exceeded,
+       true,
+       {true, false, true}},
+      {"its first condition: the row and a line",
+       no_condition_yet,
+       progressing,
+       true,
+       {true, false, true}},
+      {"a new revision: the row and a line", progressing, next_revision, true, {true, false, true}},
+      {"only the message changed: the row, no line",
+       progressing,
+       progressing_again,
+       true,
+       {true, false, false}},
+      {"another deadline: the row shows it",
+       progressing,
+       longer_deadline,
+       true,
+       {true, false, false}},
+      {"a status change the row does not show: nothing", progressing, progressing, true, {}},
+      {"its deadline switched off: the row goes", exceeded, off, true, {false, true, false}},
+      {"its deadline switched on again: the row is back",
+       off,
+       exceeded,
+       true,
+       {true, false, false}},
+      {"deleted: the row goes", exceeded, none, true, {false, true, false}},
+      {"deleted with its deadline off: nothing to remove", off, none, true, {}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(OnEchoedWorkloadEvent(c.before, c.after, c.deciding), c.step);
+  }
+}
+
 TEST(RecordCoveredByListing, KindAndNamespace) {
   struct Case {
     const char* name;

@@ -31,6 +31,16 @@ std::optional<PreviousCondition> Held(std::string status, std::string reason, st
 
 const std::optional<PreviousCondition> kNone;
 
+TEST(DaemonDecidesDeadline, EveryKindButADeploymentWhoseControllerWritesItsOwn) {
+  EXPECT_TRUE(DaemonDecidesDeadline(WorkloadKind::kCloneSet));
+  EXPECT_TRUE(DaemonDecidesDeadline(WorkloadKind::kStatefulSet));
+  EXPECT_TRUE(DaemonDecidesDeadline(WorkloadKind::kDaemonSet));
+  EXPECT_FALSE(DaemonDecidesDeadline(WorkloadKind::kDeployment));
+  EXPECT_TRUE(DaemonDecidesDeadline("CloneSet"));
+  EXPECT_TRUE(DaemonDecidesDeadline("StatefulSet"));
+  EXPECT_FALSE(DaemonDecidesDeadline("Deployment"));
+}
+
 struct PairCase {
   const char* name;
   std::optional<PreviousCondition> from;
