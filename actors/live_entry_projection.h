@@ -1,7 +1,7 @@
 // The cluster actor's informer projection: what one watched object is reduced to on the client's
 // loop thread (the app label, engine::ProjectLiveObject and engine::AssessHealth of the whole
-// object), carried as the informer Projection's Json and decoded back into a LiveEntry in the
-// actor. Pure functions; the decoder reads with non-throwing accessors and reports a wrong shape.
+// object). The informer hands it to the actor as is (clients::Projection::typed): the live
+// object is made once, immutable, and shared from there on — no JSON encoding in between.
 #pragma once
 
 #include <optional>
@@ -14,23 +14,16 @@ namespace fleetwave::actors {
 
 using clients::Json;
 
-// The informer projector: {"label": <fleetwave.io/app value>, "live": ..., "health": ...}; a
-// workload's "health" is judged as if its deadline were not exceeded, and "healthIfExceeded"
-// as if it were.
-Json ProjectEntry(const Json& object);
-
 struct ProjectedEntry {
   std::string label;  // the fleetwave.io/app label value ("" when absent)
-  LiveEntry entry;
+  LiveEntry entry;    // entry.object is never null
   // Workloads: their health should the daemon judge the progress deadline exceeded (a
   // Degraded one carries an empty message; the cluster actor puts the condition's in).
   std::optional<engine::HealthStatus> health_if_exceeded;
 };
 
-// The entry ProjectEntry projected; nullopt with `error` naming the field otherwise.
-std::optional<ProjectedEntry> EntryFromProjection(const Json& fields, std::string* error);
-
-Json LiveObjectToJson(const engine::LiveObject& live);
-std::optional<engine::LiveObject> LiveObjectFromJson(const Json& json, std::string* error);
+// The informer's typed projector: a workload's `entry.health` is judged as if its deadline
+// were not exceeded, and `health_if_exceeded` as if it were.
+ProjectedEntry ProjectEntry(const Json& object);
 
 }  // namespace fleetwave::actors

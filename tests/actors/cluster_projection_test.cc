@@ -1,8 +1,8 @@
 // The cluster actor's informer projection: label, LiveObject and health of a watched object,
-// through the projection Json and back.
+// made once as typed values (no JSON in between).
 #include <gtest/gtest.h>
 
-#include "actors/live_entry_json.h"
+#include "actors/live_entry_projection.h"
 #include "engine/health/health.h"
 #include "engine/sync/tracking.h"
 
@@ -27,7 +27,7 @@ Json Deployment(int replicas, int available) {
                      std::to_string(available) + R"(}})");
 }
 
-TEST(ClusterProjectionTest, RoundTripsLabelLiveObjectAndHealth) {
+TEST(ClusterProjectionTest, CarriesLabelLiveObjectAndHealth) {
   struct Case {
     const char* name;
     Json object;
@@ -41,61 +41,35 @@ TEST(ClusterProjectionTest, RoundTripsLabelLiveObjectAndHealth) {
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(c.name);
-    const Json projected = ProjectEntry(c.object);
-    std::string error;
-    const std::optional<ProjectedEntry> back = EntryFromProjection(projected, &error);
-    ASSERT_TRUE(back) << error;
-    const engine::LiveObject want = engine::ProjectLiveObject(c.object);
-    EXPECT_EQ(back->label, c.label);
-    EXPECT_EQ(back->entry.object.ref, want.ref);
-    EXPECT_EQ(back->entry.object.resource_version, want.resource_version);
-    EXPECT_EQ(back->entry.object.generation, want.generation);
-    EXPECT_EQ(back->entry.object.observed_generation, want.observed_generation);
-    EXPECT_EQ(back->entry.object.annotations, want.annotations);
-    EXPECT_EQ(back->entry.object.managed_fields, want.managed_fields);
-    EXPECT_EQ(back->entry.object.managed_values, want.managed_values);
-    EXPECT_EQ(back->entry.health, engine::AssessHealth(c.object));
+    const ProjectedEntry projected = ProjectEntry(c.object);
+    EXPECT_EQ(projected.label, c.label);
+    ASSERT_NE(projected.entry.object, nullptr);
+    EXPECT_EQ(*projected.entry.object, engine::ProjectLiveObject(c.object));
+    EXPECT_EQ(projected.entry.health, engine::AssessHealth(c.object));
   }
 }
 
 TEST(ClusterProjectionTest, HealthIsTheWholeObjects) {
-  std::string error;
-  auto ready = EntryFromProjection(ProjectEntry(Deployment(2, 2)), &error);
-  auto rolling = EntryFromProjection(ProjectEntry(Deployment(3, 1)), &error);
-  ASSERT_TRUE(ready && rolling);
-  EXPECT_EQ(ready->entry.health.status, engine::HealthCode::kHealthy);
-  EXPECT_EQ(rolling->entry.health.status, engine::HealthCode::kProgressing);
-  EXPECT_EQ(ready->label, "0123456789abcdef");
+  const ProjectedEntry ready = ProjectEntry(Deployment(2, 2));
+  const ProjectedEntry rolling = ProjectEntry(Deployment(3, 1));
+  EXPECT_EQ(ready.entry.health.status, engine::HealthCode::kHealthy);
+  EXPECT_EQ(rolling.entry.health.status, engine::HealthCode::kProgressing);
+  EXPECT_EQ(ready.label, "0123456789abcdef");
 }
 
-TEST(ClusterProjectionTest, AMalformedProjectionIsAnErrorNamingTheField) {
-  const Json good = ProjectEntry(Deployment(2, 2));
-  struct Case {
-    const char* name;
-    std::function<void(Json&)> spoil;
-    const char* error;
-  };
-  const std::vector<Case> cases = {
-      {"not an object", [](Json& j) { j = Json::array(); }, "not an object"},
-      {"health status missing", [](Json& j) { j["health"].erase("status"); },
-       "health.status is missing"},
-      {"health status unknown", [](Json& j) { j["health"]["status"] = "Fine"; },
-       "\"Fine\" is not a health code"},
-      {"live missing", [](Json& j) { j.erase("live"); }, "live is missing"},
-      {"live ref name a number", [](Json& j) { j["live"]["ref"]["name"] = 7; },
-       "live.ref.name is a number"},
-      {"an annotation that is not a string",
-       [](Json& j) { j["live"]["annotations"]["fleetwave.io/adopt"] = true; },
-       "live.annotations.fleetwave.io/adopt is a boolean"},
-  };
-  for (const Case& c : cases) {
-    SCOPED_TRACE(c.name);
-    Json bad = good;
-    c.spoil(bad);
-    std::string error;
-    EXPECT_FALSE(EntryFromProjection(bad, &error));
-    EXPECT_NE(error.find(c.error), std::string::npos) << error;
-  }
+// The cluster actor picks a workload's health by its workload actor's deadline decision: both
+// are judged here, where the whole object is at hand; other kinds have one.
+TEST(ClusterProjectionTest, WorkloadsCarryBothHealths) {
+  const Json rolling = Deployment(3, 1);
+  const ProjectedEntry workload = ProjectEntry(rolling);
+  EXPECT_EQ(workload.entry.health, engine::AssessHealth(rolling, engine::DeadlineView{}));
+  ASSERT_TRUE(workload.health_if_exceeded);
+  EXPECT_EQ(*workload.health_if_exceeded,
+            engine::AssessHealth(rolling, engine::DeadlineView{true, ""}));
+  EXPECT_EQ(workload.health_if_exceeded->status, engine::HealthCode::kDegraded);
+  const ProjectedEntry config_map = ProjectEntry(
+      Json::parse(R"({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})"));
+  EXPECT_FALSE(config_map.health_if_exceeded);
 }
 
 }  // namespace
