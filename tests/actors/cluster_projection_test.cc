@@ -66,7 +66,6 @@ TEST(ClusterProjectionTest, WorkloadsCarryBothHealths) {
   ASSERT_TRUE(workload.health_if_exceeded);
   EXPECT_EQ(*workload.health_if_exceeded,
             engine::AssessHealth(rolling, engine::DeadlineView{true, ""}));
-  EXPECT_EQ(workload.health_if_exceeded->status, engine::HealthCode::kDegraded);
   const ProjectedEntry config_map = ProjectEntry(
       Json::parse(R"({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}})"));
   EXPECT_FALSE(config_map.health_if_exceeded);
