@@ -695,8 +695,8 @@ void ObserveLive(Self* self, engine::ObservedApp& o) {
   if (entries == view->second.apps.end()) return;
   o.live.reserve(entries->second.size());
   for (const auto& e : entries->second) {
-    o.live.push_back(e.object);
-    o.live_health[e.object.ref] = e.health;
+    o.live.push_back(e.object);  // shared with the cluster actor's cache, not copied
+    o.live_health[e.object->ref] = e.health;
   }
 }
 
@@ -1366,7 +1366,7 @@ void SendAttempt(Self* self, const std::string& app, const engine::OperationReco
   auto cluster = st.clusters->find(generated->cluster);
   const engine::AttemptTarget destination{
       {st.spec->appset.name, app}, generated->cluster, cluster != st.clusters->end()};
-  std::vector<engine::LiveObject> live;
+  engine::LiveObjects live;
   auto view = st.views.find(generated->cluster);
   if (view != st.views.end()) {
     auto entries = view->second.apps.find(AppLabel(self, app));

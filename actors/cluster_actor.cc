@@ -1,5 +1,6 @@
 #include "actors/cluster_actor.h"
 
+#include <any>
 #include <caf/all.hpp>
 #include <iostream>
 #include <map>
@@ -13,7 +14,7 @@
 #include "actors/blocking_pool.h"
 #include "actors/cluster_cache.h"
 #include "actors/cluster_interface.h"
-#include "actors/live_entry_json.h"
+#include "actors/live_entry_projection.h"
 #include "actors/services.h"
 #include "actors/workload_actor.h"
 #include "cluster-clients/informer.h"
@@ -241,18 +242,22 @@ void SendUpdate(Self self, SubscriberId id, ClusterUpdate update) {
   self->send(target, live_atom::value, std::move(payload));
 }
 
-std::optional<ProjectedEntry> Decode(Self self, const clients::Projection& p) {
-  std::string error;
-  std::optional<ProjectedEntry> entry = EntryFromProjection(p.fields, &error);
-  if (!entry) self->state.Log("projection of " + p.ns + "/" + p.name + ": " + error);
+// The entry the informer's typed projector made (ProjectEntry); null, and logged, if the
+// projection is not one (a watch started without that projector: a bug, one object skipped).
+const ProjectedEntry* Projected(Self self, const clients::Projection& p) {
+  const ProjectedEntry* entry = p.typed ? std::any_cast<ProjectedEntry>(p.typed.get()) : nullptr;
+  if (entry == nullptr || !entry->entry.object) {
+    self->state.Log("projection of " + p.ns + "/" + p.name + " is not a live entry; skipped");
+    return nullptr;
+  }
   return entry;
 }
 
 // A labelled workload's health: Degraded (with the timeout's message) while its workload actor
 // says the deadline is exceeded, else as judged without a timeout.
 LiveEntry EffectiveEntry(const ClusterState& st, const LabelledWorkload& lw) {
-  LiveEntry entry = lw.entry;
-  auto slot = st.workloads.find(entry.object.ref);
+  LiveEntry entry = lw.entry;  // the live object stays shared
+  auto slot = st.workloads.find(entry.object->ref);
   if (slot != st.workloads.end()) {
     entry.health = engine::WorkloadHealthUnderDeadline(
         entry.health, lw.if_exceeded, slot->second.view.exceeded, slot->second.view.message);
@@ -260,27 +265,29 @@ LiveEntry EffectiveEntry(const ClusterState& st, const LabelledWorkload& lw) {
   return entry;
 }
 
+// An entry the cache already holds unchanged wakes no set (ClusterCache::Upsert); the event
+// still counts towards reachability.
 void OnUpsert(Self self, const clients::Projection& p) {
-  std::optional<ProjectedEntry> e = Decode(self, p);
-  if (!e) return;
+  const ProjectedEntry* e = Projected(self, p);
+  if (e == nullptr) return;
   auto& st = self->state;
-  const engine::ObjectRef ref = e->entry.object.ref;
+  const engine::ObjectRef& ref = e->entry.object->ref;
   if (e->health_if_exceeded) {
     LabelledWorkload& lw = st.labelled_workloads[ref];
-    lw = LabelledWorkload{e->label, std::move(e->entry), *e->health_if_exceeded};
+    lw = LabelledWorkload{e->label, e->entry, *e->health_if_exceeded};
     st.cache->Upsert(lw.label, EffectiveEntry(st, lw));
   } else {
     st.labelled_workloads.erase(ref);
-    st.cache->Upsert(e->label, std::move(e->entry));
+    st.cache->Upsert(e->label, e->entry);
   }
   NoteResult(self, Result{}, "watch", clients::Liveness::Source::kWatchEvent);
 }
 
 void OnDelete(Self self, const clients::Projection& p) {
-  std::optional<ProjectedEntry> e = Decode(self, p);
-  if (!e) return;
-  self->state.labelled_workloads.erase(e->entry.object.ref);
-  self->state.cache->Remove(e->entry.object.ref);
+  const ProjectedEntry* e = Projected(self, p);
+  if (e == nullptr) return;
+  self->state.labelled_workloads.erase(e->entry.object->ref);
+  self->state.cache->Remove(e->entry.object->ref);
   NoteResult(self, Result{}, "watch", clients::Liveness::Source::kWatchEvent);
 }
 
@@ -679,7 +686,9 @@ void StartInformer(Self self, const std::string& key, const clients::ResourceRef
   clients::InformerOptions options;
   options.resource = ref;
   options.label_selector = engine::kAppLabel;  // existence: what fleetwave applied
-  options.project = ProjectEntry;
+  options.project_typed = [](const clients::Json& object) {
+    return std::any(ProjectEntry(object));
+  };
   clients::InformerHandlers h;
   h.on_add = [self](const clients::Projection& p) { OnUpsert(self, p); };
   h.on_update = [self](const clients::Projection&, const clients::Projection& after) {

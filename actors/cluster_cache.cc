@@ -20,14 +20,23 @@ ClusterCache::ClusterCache(std::string cluster, clients::LivenessPolicy liveness
                            std::uint64_t seed)
     : cluster_(std::move(cluster)), liveness_(liveness, seed) {}
 
-void ClusterCache::Upsert(const std::string& label, LiveEntry entry) {
-  const engine::ObjectRef ref = entry.object.ref;
+namespace {
+bool SameEntry(const LiveEntry& a, const LiveEntry& b) {
+  return a.health == b.health && (a.object == b.object || *a.object == *b.object);
+}
+}  // namespace
+
+bool ClusterCache::Upsert(const std::string& label, LiveEntry entry) {
+  const engine::ObjectRef ref = entry.object->ref;
   if (auto it = label_of_.find(ref); it != label_of_.end() && it->second != label) {
     Remove(ref);
   }
+  auto [held, added] = by_label_[label].try_emplace(ref);
+  if (!added && SameEntry(held->second, entry)) return false;
   label_of_[ref] = label;
-  by_label_[label][ref] = std::move(entry);
+  held->second = std::move(entry);
   dirty_.insert(label);
+  return true;
 }
 
 void ClusterCache::Remove(const engine::ObjectRef& ref) {

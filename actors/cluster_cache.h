@@ -36,8 +36,11 @@ class ClusterCache {
   ClusterCache(std::string cluster, int down_after);
   ClusterCache(std::string cluster, clients::LivenessPolicy liveness, std::uint64_t seed = 0);
 
-  // Live entries, keyed by the object's identity; an object whose label changed moves.
-  void Upsert(const std::string& label, LiveEntry entry);
+  // Live entries, keyed by the object's identity; an object whose label changed moves. An
+  // entry equal to the one held (same projection, same health: a watch replaying a version,
+  // a deadline decision that leaves the health as it was) is dropped before any subscriber
+  // hears of it; returns whether the entry changed. `entry.object` must not be null.
+  bool Upsert(const std::string& label, LiveEntry entry);
   void Remove(const engine::ObjectRef& ref);
   std::vector<LiveEntry> Entries(const std::string& label) const;  // by identity
   std::size_t size() const { return label_of_.size(); }

@@ -16,7 +16,7 @@
 #include "engine/appset/render.h"
 #include "engine/error.h"
 #include "engine/health/health.h"
-#include "engine/live_object.h"
+#include "engine/live_objects.h"
 #include "engine/object_ref.h"
 #include "engine/sync/apply_plan.h"
 #include "engine/sync/operation_record.h"
@@ -58,9 +58,11 @@ struct DeleteReply {
 };
 
 // One live object as the cluster actor caches it: the projection sync decisions read and its
-// health, computed once when the watch delivered it.
+// health, computed once when the watch delivered it. The projection is one immutable copy per
+// watch event, shared (never copied) by the cluster's cache, its updates, and every set's
+// decision state; never null.
 struct LiveEntry {
-  engine::LiveObject object;
+  engine::LiveObjectPtr object;
   engine::HealthStatus health;
 };
 

@@ -403,7 +403,7 @@ int main(int argc, char** argv) {
     const int finish_runs = static_cast<int>(
         events_only ? finishing.size() : std::min<std::size_t>(finishing.size(), 201));
     std::size_t finished = 0, starts = 0;
-    std::vector<engine::LiveObject> next_live;
+    engine::LiveObjects next_live;  // shared copies, as the cluster actor hands them over
     decided = changed = 0;
     const double finish_ms = MedianMs(
         finish_runs,

@@ -116,12 +116,13 @@ std::optional<Projection> Informer::Project(const Json& object, std::string* err
     *error = options_.resource.resource + who + ": " + fields.error();
     return std::nullopt;
   }
-  if (!options_.project) {
-    p.fields = Json::object();
-    return p;
-  }
-  // The projector is the caller's code on the loop thread: a throw costs this object only.
-  if (auto exception = RunGuarded([&] { p.fields = options_.project(object); })) {
+  // The projectors are the caller's code on the loop thread: a throw costs this object only.
+  if (auto exception = RunGuarded([&] {
+        p.fields = options_.project ? options_.project(object) : Json::object();
+        if (options_.project_typed) {
+          p.typed = std::make_shared<const std::any>(options_.project_typed(object));
+        }
+      })) {
     *error = options_.resource.resource + who + ": the projector failed: " + *exception;
     return std::nullopt;
   }

@@ -15,6 +15,7 @@
 // After Stop() no further callback is queued.
 #pragma once
 
+#include <any>
 #include <atomic>
 #include <functional>
 #include <map>
@@ -32,9 +33,15 @@ struct Projection {
   std::string ns, name, uid, resource_version;
   long long generation = 0;
   Json fields;  // what the projector chose
+  // What the typed projector made of the object (null without one): made once on the loop
+  // thread and shared, immutable, by every copy of this projection (cache, callbacks).
+  std::shared_ptr<const std::any> typed;
 };
 
 using Projector = std::function<Json(const Json& object)>;
+// A projector whose result is a C++ value, handed to the callbacks without a JSON encoding;
+// they read it back with std::any_cast of the type it returns.
+using TypedProjector = std::function<std::any(const Json& object)>;
 
 // A projector keeping the given JSON pointers ("/spec/replicas", "/status") in the shape of
 // the original object: {"spec": {"replicas": 3}, "status": {...}}. Absent fields are left out.
@@ -45,7 +52,8 @@ struct InformerOptions {
   std::string ns;  // "" = all namespaces
   std::string label_selector;
   std::string field_selector;
-  Projector project;  // nullptr = metadata only
+  Projector project;             // nullptr = metadata only
+  TypedProjector project_typed;  // nullptr = none (Projection::typed null)
   int page_size = 500;
   BackoffPolicy backoff{milliseconds(500), 2.0, 0.5, seconds(30), seconds(120)};
 };

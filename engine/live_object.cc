@@ -30,6 +30,13 @@ bool LiveObject::IsTrackedBy(const AppIdentity& app) const {
   return !id.empty() && id == TrackingId(app, ref);
 }
 
+bool operator==(const LiveObject& a, const LiveObject& b) {
+  return a.ref == b.ref && a.resource_version == b.resource_version &&
+         a.generation == b.generation && a.observed_generation == b.observed_generation &&
+         a.annotations == b.annotations && a.managed_fields == b.managed_fields &&
+         a.managed_values == b.managed_values;
+}
+
 LiveObject ProjectLiveObject(const Json& object) {
   LiveObject live;
   live.ref = RefOf(object);

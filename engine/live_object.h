@@ -49,6 +49,11 @@ struct LiveObject {
   bool IsTrackedBy(const AppIdentity& app) const;
 };
 
+// Every field equal: the projection did not change (a cluster actor then tells no set).
+// Identity and resourceVersion first, so two versions of one object differ cheaply.
+bool operator==(const LiveObject& a, const LiveObject& b);
+inline bool operator!=(const LiveObject& a, const LiveObject& b) { return !(a == b); }
+
 // Projects a whole object (as a list or watch returns it).
 LiveObject ProjectLiveObject(const Json& object);
 

@@ -20,7 +20,7 @@
 
 #include "engine/appset/appset.h"
 #include "engine/issue.h"
-#include "engine/live_object.h"
+#include "engine/live_objects.h"
 #include "engine/sync/apply_plan.h"
 #include "engine/time.h"
 
@@ -95,9 +95,9 @@ void ExpediteDeletion(DeletionRecord& record, Time now, const std::string& calle
 
 // What the app's cluster shows of it this round.
 struct DeletionAppView {
-  bool cluster_exists = true;    // the app's cluster has an actor at all
-  bool observed = false;         // reachable and every watch listed: `live` is the truth
-  std::vector<LiveObject> live;  // the objects carrying the app's label
+  bool cluster_exists = true;  // the app's cluster has an actor at all
+  bool observed = false;       // reachable and every watch listed: `live` is the truth
+  LiveObjects live;            // the objects carrying the app's label
 };
 
 struct AppDeleteCommand {

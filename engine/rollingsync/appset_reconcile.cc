@@ -407,8 +407,8 @@ ManualSyncDecision StartManualSync(const ObservedApp& app, const std::optional<S
 }
 
 SyncAttempt PlanSyncAttempt(const AppIdentity& app, const std::vector<RenderedObject>& desired,
-                            const std::vector<LiveObject>& live,
-                            const std::vector<IgnoreDifference>& ignore, bool prune) {
+                            const LiveObjects& live, const std::vector<IgnoreDifference>& ignore,
+                            bool prune) {
   SyncAttempt out;
   const ApplyPlan plan = PlanApply(app, desired, live, prune);
   // An object whose live copy already carries the desired applied hash and has no drift is not

@@ -21,7 +21,7 @@
 #include "engine/appset/render.h"
 #include "engine/error.h"
 #include "engine/health/health.h"
-#include "engine/live_object.h"
+#include "engine/live_objects.h"
 #include "engine/operator_command.h"
 #include "engine/rollingsync/rollout_plan.h"
 #include "engine/sync/apply_plan.h"
@@ -58,7 +58,7 @@ struct ObservedApp {
   // observation_complete) instead of re-opened — a restart keeps the step clock.
   bool observed = true;
   // The live objects carrying the app's label on its cluster, and each one's health.
-  std::vector<LiveObject> live;
+  LiveObjects live;
   std::map<ObjectRef, HealthStatus> live_health;
   // The results of the app's last apply in this process (read-after-write); empty after a
   // restart, when the informers' fresh lists are newer than any earlier write.
@@ -206,8 +206,8 @@ struct SyncAttempt {
   std::vector<ObjectResult> settled;  // results known without a request (refused, prune skipped)
 };
 SyncAttempt PlanSyncAttempt(const AppIdentity& app, const std::vector<RenderedObject>& desired,
-                            const std::vector<LiveObject>& live,
-                            const std::vector<IgnoreDifference>& ignore, bool prune);
+                            const LiveObjects& live, const std::vector<IgnoreDifference>& ignore,
+                            bool prune);
 
 // Records the end of an attempt and decides the retry from the app's retry policy: the record
 // stays Running with next_attempt_at set while a retry is due, else ends Succeeded/Failed.

@@ -30,7 +30,7 @@ std::string NotManagedMessage(const ObjectRef& ref) {
 }
 
 ApplyPlan PlanApply(const AppIdentity& app, const std::vector<RenderedObject>& desired,
-                    const std::vector<LiveObject>& live, bool prune) {
+                    const LiveObjects& live, bool prune) {
   std::map<ObjectRef, const LiveObject*> by_ref;
   for (const auto& l : live) by_ref.emplace(l.ref, &l);
   ApplyPlan plan;
@@ -64,7 +64,7 @@ ApplyPlan PlanApply(const AppIdentity& app, const std::vector<RenderedObject>& d
   return plan;
 }
 
-DeletePlan PlanAppDeletion(const AppIdentity& app, const std::vector<LiveObject>& live,
+DeletePlan PlanAppDeletion(const AppIdentity& app, const LiveObjects& live,
                            bool preserve_resources) {
   DeletePlan plan;
   for (const auto& l : live) {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "engine/appset/render.h"
-#include "engine/live_object.h"
+#include "engine/live_objects.h"
 #include "engine/object_ref.h"
 #include "engine/sync/tracking.h"
 
@@ -43,7 +43,7 @@ struct ApplyPlan {
 // `<kind>/<name> exists and is not managed by fleetwave; set fleetwave.io/adopt: "true" to
 // adopt it`, unless the live object (or the manifest) is annotated fleetwave.io/adopt: "true".
 ApplyPlan PlanApply(const AppIdentity& app, const std::vector<RenderedObject>& desired,
-                    const std::vector<LiveObject>& live, bool prune);
+                    const LiveObjects& live, bool prune);
 
 struct DeletePlan {
   // Tracked objects to delete (background propagation): ordinary objects first, then CRDs,
@@ -61,7 +61,7 @@ struct DeletePlan {
 // in either sync-options annotation, and Namespaces and CRDs unless annotated
 // fleetwave.io/allow-delete: "true". With `preserve_resources` nothing is deleted and every
 // tracked object is unmarked.
-DeletePlan PlanAppDeletion(const AppIdentity& app, const std::vector<LiveObject>& live,
+DeletePlan PlanAppDeletion(const AppIdentity& app, const LiveObjects& live,
                            bool preserve_resources);
 
 // `<kind>/<name> exists and is not managed by fleetwave; set fleetwave.io/adopt: "true" to

@@ -15,7 +15,7 @@ bool PruneRequested(const OperationRecord& operation) {
 
 AttemptSendPlan PlanAttemptSend(const AttemptTarget& target, const OperationRecord& operation,
                                 const Json& app_spec, const std::vector<RenderedObject>& desired,
-                                const std::vector<LiveObject>& live) {
+                                const LiveObjects& live) {
   AttemptSendPlan plan;
   if (!target.cluster_known) {
     plan.finish_now = true;

@@ -10,7 +10,7 @@
 
 #include "engine/appset/render.h"
 #include "engine/error.h"
-#include "engine/live_object.h"
+#include "engine/live_objects.h"
 #include "engine/rollingsync/appset_reconcile.h"
 #include "engine/sync/operation_record.h"
 #include "engine/sync/tracking.h"
@@ -40,7 +40,7 @@ bool PruneRequested(const OperationRecord& operation);
 // operation asked), ending at once when there is nothing to apply and nothing to prune.
 AttemptSendPlan PlanAttemptSend(const AttemptTarget& target, const OperationRecord& operation,
                                 const Json& app_spec, const std::vector<RenderedObject>& desired,
-                                const std::vector<LiveObject>& live);
+                                const LiveObjects& live);
 
 // The log line for an attempt sent to its cluster (e2e tests grep it):
 // "app=<app> cluster=<cluster> applying <n> object(s), pruning <m>".

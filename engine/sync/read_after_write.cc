@@ -50,7 +50,7 @@ bool KindReportsObservedGeneration(const ObjectRef& ref) {
 }
 
 ReadAfterWriteGate GateReadAfterWrite(const std::vector<AppliedObject>& applied,
-                                      const std::vector<LiveObject>& live) {
+                                      const LiveObjects& live) {
   std::map<ObjectRef, const LiveObject*> by_ref;
   for (const auto& l : live) by_ref.emplace(l.ref, &l);
   for (const auto& a : applied) {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "engine/health/health.h"
-#include "engine/live_object.h"
+#include "engine/live_objects.h"
 #include "engine/object_ref.h"
 
 namespace fleetwave::engine {
@@ -42,6 +42,6 @@ struct ReadAfterWriteGate {
 // `applied` are the results of the app's last apply (in apply order); `live` the projections
 // the watches hold now. The first object not caught up names the message.
 ReadAfterWriteGate GateReadAfterWrite(const std::vector<AppliedObject>& applied,
-                                      const std::vector<LiveObject>& live);
+                                      const LiveObjects& live);
 
 }  // namespace fleetwave::engine

@@ -100,7 +100,7 @@ std::vector<std::string> IgnoredPointersFor(const std::vector<IgnoreDifference>&
 }
 
 AppSync CompareApp(const AppIdentity& app, const std::vector<RenderedObject>& desired,
-                   const std::vector<LiveObject>& live, const std::vector<IgnoreDifference>& ignore,
+                   const LiveObjects& live, const std::vector<IgnoreDifference>& ignore,
                    bool reachable) {
   AppSync out;
   if (!reachable) {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "engine/appset/render.h"
-#include "engine/live_object.h"
+#include "engine/live_objects.h"
 #include "engine/sync/drift.h"
 #include "engine/sync/tracking.h"
 #include "engine/yaml_json.h"
@@ -73,7 +73,7 @@ std::vector<std::string> IgnoredPointersFor(const std::vector<IgnoreDifference>&
 // means the object must be applied): every desired field against its live value
 // (FirstDifference); ignoreDifferences applies to field drift.
 AppSync CompareApp(const AppIdentity& app, const std::vector<RenderedObject>& desired,
-                   const std::vector<LiveObject>& live, const std::vector<IgnoreDifference>& ignore,
+                   const LiveObjects& live, const std::vector<IgnoreDifference>& ignore,
                    bool reachable);
 
 // What to do when git moves an app to a new revision, from the comparison of that revision's

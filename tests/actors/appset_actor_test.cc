@@ -169,7 +169,8 @@ FakeClusterHandle::behavior_type FakeClusterActor(FakeClusterHandle::pointer sel
           live["metadata"]["generation"] = 1;
           live["status"] = {{"observedGeneration", 1}};
           LiveEntry entry;
-          entry.object = engine::ProjectLiveObject(live);
+          entry.object =
+              std::make_shared<const engine::LiveObject>(engine::ProjectLiveObject(live));
           entry.health.status = c->healthy_after_apply ? engine::HealthCode::kHealthy
                                                        : engine::HealthCode::kProgressing;
           c->live.push_back(entry);

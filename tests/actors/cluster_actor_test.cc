@@ -242,7 +242,7 @@ class ClusterActorTest : public ::testing::Test {
     std::vector<std::string> out;
     for (const auto& [label, entries] : u->apps) {
       for (const auto& e : entries) {
-        out.push_back(label + " " + e.object.ref.name + "@" + e.object.resource_version + " " +
+        out.push_back(label + " " + e.object->ref.name + "@" + e.object->resource_version + " " +
                       std::string(engine::HealthCodeName(e.health.status)));
       }
       if (entries.empty()) out.push_back(label + " (none)");

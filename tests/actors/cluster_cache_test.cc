@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,15 +17,17 @@ using clients::Result;
 
 // Entries are listed by identity: group, kind, namespace, name (the core group first).
 LiveEntry Entry(const std::string& kind, const std::string& name, const std::string& rv = "1") {
+  engine::LiveObject object;
+  object.ref = {kind == "Deployment" ? "apps" : "", kind, "ns", name};
+  object.resource_version = rv;
   LiveEntry e;
-  e.object.ref = {kind == "Deployment" ? "apps" : "", kind, "ns", name};
-  e.object.resource_version = rv;
+  e.object = std::make_shared<const engine::LiveObject>(std::move(object));
   return e;
 }
 
 std::vector<std::string> Names(const std::vector<LiveEntry>& entries) {
   std::vector<std::string> out;
-  for (const auto& e : entries) out.push_back(e.object.ref.kind + "/" + e.object.ref.name);
+  for (const auto& e : entries) out.push_back(e.object->ref.kind + "/" + e.object->ref.name);
   return out;
 }
 
@@ -86,6 +89,17 @@ TEST(ClusterCacheTest, FlushSendsEachSubscriberTheFullListsOfItsChangedLabels) {
        [](ClusterCache& c) { c.Upsert("b", Entry("Service", "web")); },
        {"1 down unsynced: a=[Deployment/web,]", "2 down unsynced: b=[Service/web,Deployment/db,]",
         "3 down unsynced: a=[Deployment/web,] b=[Service/web,Deployment/db,]"}},
+      {"an entry equal to the one held (same version, same health) sends nothing",
+       [](ClusterCache& c) { EXPECT_FALSE(c.Upsert("a", Entry("Deployment", "web"))); },
+       {}},
+      {"the same version with another health is news",
+       [](ClusterCache& c) {
+         LiveEntry e = Entry("Deployment", "web");
+         e.health.status = engine::HealthCode::kDegraded;
+         EXPECT_TRUE(c.Upsert("a", e));
+       },
+       {"1 down unsynced: a=[Service/web,Deployment/web,]",
+        "3 down unsynced: a=[Service/web,Deployment/web,]"}},
       {"changes to an unsubscribed label send nothing",
        [](ClusterCache& c) { c.Upsert("z", Entry("Deployment", "other")); },
        {}},

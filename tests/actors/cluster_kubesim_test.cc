@@ -65,7 +65,7 @@ std::optional<engine::HealthCode> HealthOf(const Inbox& in, const std::string& l
   auto it = in.apps.find(label);
   if (it == in.apps.end()) return std::nullopt;
   for (const LiveEntry& e : it->second) {
-    if (e.object.ref.kind == kind) return e.health.status;
+    if (e.object->ref.kind == kind) return e.health.status;
   }
   return std::nullopt;
 }
@@ -187,8 +187,8 @@ TEST(ClusterKubesimTest, AppliesWatchesReportsHealthAndReachability) {
     {
       std::lock_guard<std::mutex> lock(inbox->mu);
       for (const LiveEntry& e : inbox->apps[label]) {
-        EXPECT_EQ(e.object.Annotation(engine::kTrackingIdAnnotation),
-                  engine::TrackingId(app, e.object.ref));
+        EXPECT_EQ(e.object->Annotation(engine::kTrackingIdAnnotation),
+                  engine::TrackingId(app, e.object->ref));
       }
     }
 

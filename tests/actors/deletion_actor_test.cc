@@ -154,7 +154,8 @@ FakeClusterHandle::behavior_type FakeClusterActor(FakeClusterHandle::pointer sel
           live["metadata"]["generation"] = 1;
           live["status"] = {{"observedGeneration", 1}};
           LiveEntry entry;
-          entry.object = engine::ProjectLiveObject(live);
+          entry.object =
+              std::make_shared<const engine::LiveObject>(engine::ProjectLiveObject(live));
           entry.health.status = engine::HealthCode::kHealthy;
           c->live[label].push_back(entry);
           reply->results.push_back({object.ref, engine::ObjectResultCode::kSynced, "applied"});
@@ -489,9 +490,11 @@ TEST_F(DeletionTest, NoRoundRunsBeforeTheClusterMapArrives) {
           .ok());
   const std::string label = engine::AppLabelValue({"web", "web-c1"});
   LiveEntry entry;
-  entry.object.ref = {"apps", "Deployment", "shop", "web"};
-  entry.object.annotations[engine::kTrackingIdAnnotation] =
-      engine::TrackingId({"web", "web-c1"}, entry.object.ref);
+  engine::LiveObject object;
+  object.ref = {"apps", "Deployment", "shop", "web"};
+  object.annotations[engine::kTrackingIdAnnotation] =
+      engine::TrackingId({"web", "web-c1"}, object.ref);
+  entry.object = std::make_shared<const engine::LiveObject>(std::move(object));
   clusters_["c1"]->live[label] = {entry};
   FakeClusterHandle fake = system_->spawn(FakeClusterActor, std::string("c1"), clusters_["c1"]);
   fakes_["c1"] = fake;

@@ -275,6 +275,42 @@ TEST_F(InformerTest, ThrowingProjectorSkipsOnlyThatObject) {
   t_.RunUntilIdle();
 }
 
+// A typed projector's value is made once per object version and shared, not copied, by the
+// cache and the callbacks (the cluster actor's live objects travel this way, without JSON).
+TEST_F(InformerTest, TypedProjectionIsMadeOnceAndShared) {
+  struct Replicas {
+    int64_t value = 0;
+  };
+  InformerOptions io;
+  io.resource = DeploymentsResource();
+  int projected = 0;
+  io.project_typed = [&projected](const Json& object) {
+    ++projected;
+    return std::any(Replicas{object["spec"]["replicas"].get<int64_t>()});
+  };
+  std::vector<std::shared_ptr<const std::any>> seen;
+  InformerHandlers h;
+  h.on_add = [&](const Projection& p) { seen.push_back(p.typed); };
+  h.on_update = [&](const Projection& before, const Projection& after) {
+    seen.push_back(before.typed);
+    seen.push_back(after.typed);
+  };
+  auto inf = Informer::Start(client_, io, h, &exec_);
+  t_.RunUntilIdle();
+  ASSERT_EQ(t_.Outstanding().size(), 2u);  // the fixture's list, then this one's
+  t_.Respond(t_.Outstanding().back(), 200, List("3", {Obj("a", "2", 4)}));
+  t_.Feed(t_.Outstanding().back(), Event("MODIFIED", Obj("a", "5", 6)));
+  ASSERT_EQ(seen.size(), 3u);   // add, then update (before, after)
+  EXPECT_EQ(projected, 2);      // once per version, however many holders
+  EXPECT_EQ(seen[0], seen[1]);  // the added value is the update's "before", not a copy
+  ASSERT_NE(seen[2], nullptr);
+  EXPECT_EQ(std::any_cast<Replicas>(seen[2].get())->value, 6);
+  EXPECT_EQ(inf->Get("shop", "a")->typed, seen[2]);
+  EXPECT_EQ(inf->Get("shop", "a")->fields, Json::object());  // no JSON projector: no fields
+  inf->Stop();
+  t_.RunUntilIdle();
+}
+
 TEST_F(InformerTest, StopCancelsEverything) {
   t_.Respond(t_.Oldest(), 200, List("10", {}));
   informer_->Stop();
