@@ -120,6 +120,22 @@ class ClusterDeadlineTest : public ::testing::Test {
   caf::scheduler::test_coordinator& sched() {
     return dynamic_cast<caf::scheduler::test_coordinator&>(system_.scheduler());
   }
+  // The cluster actor of these tests: cluster c1 on the fake transport, one attempt per
+  // request, watching the workloads of `kind` for their deadlines.
+  ClusterActorConfig ConfigWatching(const std::string& kind) {
+    ClusterActorConfig config;
+    config.cluster.name = "c1";
+    config.cluster.server = kServer;
+    config.transport = &fake_;
+    config.options.seed = 7;
+    config.options.rate_limit = {0, 1};
+    config.options.max_attempts = 1;
+    config.log = [this](const std::string& line) { logs_.push_back(line); };
+    config.workload_kinds = {kind};
+    config.services = &services_;
+    return config;
+  }
+
   void Pump() {
     for (;;) {
       fake_.RunUntilIdle();
@@ -201,16 +217,7 @@ class ClusterDeadlineTest : public ::testing::Test {
 };
 
 TEST_F(ClusterDeadlineTest, ATimeoutMakesTheLabelledWorkloadDegradedUntilTheDeadlineGoes) {
-  ClusterActorConfig config;
-  config.cluster.name = "c1";
-  config.cluster.server = kServer;
-  config.transport = &fake_;
-  config.options.seed = 7;
-  config.options.rate_limit = {0, 1};
-  config.options.max_attempts = 1;
-  config.log = [this](const std::string& line) { logs_.push_back(line); };
-  config.workload_kinds = {"StatefulSet"};
-  config.services = &services_;
+  ClusterActorConfig config = ConfigWatching("StatefulSet");
   ClusterActor cluster = SpawnClusterActor(system_, config);
   spawned_.push_back(caf::actor_cast<caf::actor>(cluster));
   Pump();
@@ -261,16 +268,7 @@ TEST_F(ClusterDeadlineTest, AStandbyWatchesButDecidesAndStoresNothingUntilItsTer
   store::StateBatch stale;
   stale.PutWorkload("c1", "shop", "StatefulSet", "gone", Json{{"revision", "1"}});
   ASSERT_TRUE(store::State(store_).Commit(stale).ok());
-  ClusterActorConfig config;
-  config.cluster.name = "c1";
-  config.cluster.server = kServer;
-  config.transport = &fake_;
-  config.options.seed = 7;
-  config.options.rate_limit = {0, 1};
-  config.options.max_attempts = 1;
-  config.log = [this](const std::string& line) { logs_.push_back(line); };
-  config.workload_kinds = {"StatefulSet"};
-  config.services = &services_;
+  ClusterActorConfig config = ConfigWatching("StatefulSet");
   config.deciding = false;
   config.share_watched_kinds = true;
   ClusterActor cluster = SpawnClusterActor(system_, config);
@@ -332,16 +330,7 @@ TEST_F(ClusterDeadlineTest, ADeploymentsRowEchoesKubernetesWithNoActorAndNoRecor
     deployments_.push_back(
         Deployment("api-" + std::to_string(i), "90", "NewReplicaSetAvailable", false));
   }
-  ClusterActorConfig config;
-  config.cluster.name = "c1";
-  config.cluster.server = kServer;
-  config.transport = &fake_;
-  config.options.seed = 7;
-  config.options.rate_limit = {0, 1};
-  config.options.max_attempts = 1;
-  config.log = [this](const std::string& line) { logs_.push_back(line); };
-  config.workload_kinds = {"Deployment"};
-  config.services = &services_;
+  ClusterActorConfig config = ConfigWatching("Deployment");
   ClusterActor cluster = SpawnClusterActor(system_, config);
   spawned_.push_back(caf::actor_cast<caf::actor>(cluster));
   auto got = std::make_shared<std::vector<ClusterUpdatePtr>>();
@@ -408,16 +397,7 @@ TEST_F(ClusterDeadlineTest, ADeploymentsRowEchoesKubernetesWithNoActorAndNoRecor
 TEST_F(ClusterDeadlineTest, ATermsStartPublishesTheDeploymentRowsFromTheWatch) {
   deployments_.push_back(Deployment("web", "90", "ProgressDeadlineExceeded", false));
   deployments_.push_back(Deployment("api", "90", "NewReplicaSetAvailable", false));
-  ClusterActorConfig config;
-  config.cluster.name = "c1";
-  config.cluster.server = kServer;
-  config.transport = &fake_;
-  config.options.seed = 7;
-  config.options.rate_limit = {0, 1};
-  config.options.max_attempts = 1;
-  config.log = [this](const std::string& line) { logs_.push_back(line); };
-  config.workload_kinds = {"Deployment"};
-  config.services = &services_;
+  ClusterActorConfig config = ConfigWatching("Deployment");
   config.deciding = false;
   ClusterActor cluster = SpawnClusterActor(system_, config);
   spawned_.push_back(caf::actor_cast<caf::actor>(cluster));

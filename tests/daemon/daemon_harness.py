@@ -53,6 +53,18 @@ def wait_for(predicate, timeout=30.0, interval=0.05, what="condition"):
         time.sleep(interval)
 
 
+def series_value(text, metric, labels):
+    """The value of `metric{labels...}` in an exposition, or None when it is absent."""
+    for line in text.splitlines():
+        if not line.startswith(metric + "{"):
+            continue
+        series, _, value = line.rpartition(" ")
+        got = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', series))
+        if all(got.get(k) == v for k, v in labels.items()):
+            return float(value)
+    return None
+
+
 def parse_time(text):
     """kubesim's RFC 3339 time with milliseconds ("2026-12-01T01:02:03.456Z") -> epoch seconds."""
     base, _, frac = text.rstrip("Z").partition(".")

@@ -11,26 +11,13 @@ workload actor and no stored record for it, yet shows it as before:
     number of Deployments (no watch names one).
 """
 import os
-import re
 import sqlite3
 import unittest
 from urllib.parse import unquote
 
-from daemon_harness import DaemonEnv, appset_yaml, wait_for
+from daemon_harness import DaemonEnv, appset_yaml, series_value, wait_for
 
 FAIL_IMAGE = "gcr.io/heptio-images/ks-guestbook-demo:fail"
-
-
-def series_value(text, metric, labels):
-    """The value of `metric{labels...}` in an exposition, or None when it is absent."""
-    for line in text.splitlines():
-        if not line.startswith(metric + "{"):
-            continue
-        series, _, value = line.rpartition(" ")
-        got = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', series))
-        if all(got.get(k) == v for k, v in labels.items()):
-            return float(value)
-    return None
 
 
 def deployment_item(env, cluster, name):

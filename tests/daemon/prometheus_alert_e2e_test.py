@@ -28,7 +28,7 @@ import json
 
 import yaml
 
-from daemon_harness import SOURCE_DIR, DaemonEnv, appset_yaml, wait_for
+from daemon_harness import SOURCE_DIR, DaemonEnv, appset_yaml, series_value, wait_for
 
 PROMETHEUS = "/usr/bin/prometheus"
 ALERT = "FleetwaveProgressDeadlineExceeded"
@@ -134,18 +134,6 @@ def promtool_check_metrics(text):
         raise AssertionError("promtool not found on PATH: install Debian's `prometheus` package")
     return subprocess.run([tool, "check", "metrics"], input=text, capture_output=True, text=True,
                           timeout=60)
-
-
-def series_value(text, metric, labels):
-    """The value of `metric{labels...}` in an exposition, or None when it is absent."""
-    for line in text.splitlines():
-        if not line.startswith(metric + "{"):
-            continue
-        series, _, value = line.rpartition(" ")
-        got = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', series))
-        if all(got.get(k) == v for k, v in labels.items()):
-            return float(value)
-    return None
 
 
 class ProgressDeadlineAlert(unittest.TestCase):
