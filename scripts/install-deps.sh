@@ -19,6 +19,7 @@ packages=(
   systemd procps
   gnuplot-nox  # bench/fleet_bench's plot (docs/images)
   valgrind  # bench/reconcile_bench marks its events for callgrind (valgrind/callgrind.h)
+  gdb  # bench/fleet_bench --heap-profile dumps jemalloc's profile from the running daemon
   tmux  # tests/daemon/get_watch_tty_e2e_test.py drives `get --watch` on a terminal
   libssh2-1-dev  # sources/git_remote_auth.cc checks ssh host keys with libssh2's known_hosts
   # The remote-repository tests serve git on loopback: git http-backend behind lighttpd over
