@@ -448,11 +448,14 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   caf::actor_system_config caf_config;
   caf_config.add_thread_hook<BackgroundThreadsHook>();
   caf_config.set("scheduler.max-threads", kSchedulerThreads);
-  // An idle worker looks for work every 10 ms by default: 100 wakeups a second per worker, most
-  // of an idle daemon's CPU (bench/deadline_bench, docs/benchmarks.md). A job sent to an actor
-  // still wakes a sleeping worker at once; only stealing from a busy worker waits up to this.
-  caf_config.set("work-stealing.relaxed-sleep-duration",
-                 caf::timespan{std::chrono::milliseconds(100)});
+  // One shared job queue whose idle workers wait on a condition variable, woken by each job.
+  // CAF's default work stealing polls instead: after every job an idle worker naps 500 times
+  // for 50 us before it sleeps, so the daemon's steady trickle at rest (each cluster's liveness
+  // probe every 10 s, its answer, the bookmarks) kept both workers polling: 7.5 % of a core
+  // idle at 200 clusters and 14.4 % at 500, against 1.3 % with this queue (fleet_bench --h2,
+  // docs/benchmarks.md "Periodic work at rest"). With two workers the shared queue's lock is
+  // not contended enough to cost what stealing saves.
+  caf_config.set("scheduler.policy", caf::atom("sharing"));
   caf::actor_system system(caf_config);
 
   // With leader election, every write to a cluster passes this fence (write_fence.h), which the
