@@ -40,6 +40,8 @@ constexpr int kKeepIdleS = 30;
 constexpr int kKeepIntervalS = 15;
 constexpr int kKeepCount = 3;
 constexpr unsigned kUserTimeoutMs = 75'000;
+// libcurl allocates its receive buffer one byte larger: 4,095 makes one 4 KiB allocation.
+constexpr long kStreamReceiveBufferBytes = 4095;
 
 // A body's cap when the request names none (HttpRequest::max_body_bytes).
 constexpr std::size_t kMaxBody = 256u << 20;
@@ -346,6 +348,11 @@ struct CurlTransport::Impl {
     curl_easy_setopt(e, CURLOPT_TCP_KEEPALIVE, 1L);
     curl_easy_setopt(e, CURLOPT_TCP_KEEPIDLE, static_cast<long>(kKeepIdleS));
     curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, static_cast<long>(kKeepIntervalS));
+    // A watch keeps its handle for minutes and its events are small, while libcurl gives every
+    // handle a receive buffer of 16 KiB at connect (20 KiB in jemalloc's size classes, with
+    // its extra byte) and keeps it: most of what an open watch costs at rest (docs/
+    // architecture.md "Memory budget"). A stream's body is decoded chunk by chunk anyway.
+    if (q.stream) curl_easy_setopt(e, CURLOPT_BUFFERSIZE, kStreamReceiveBufferBytes);
     curl_easy_setopt(e, CURLOPT_SSL_CTX_FUNCTION, &Impl::OnSslCtx);
     curl_easy_setopt(e, CURLOPT_SHARE, share);
     curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(ToMillis(ep.connect_timeout)));
