@@ -118,6 +118,7 @@ Metrics::Metrics(BuildInfo build, std::string proc)
     : registry_(std::make_shared<prometheus::Registry>()),
       process_(std::make_shared<ProcessCollector>(std::move(proc))),
       app_series_(std::make_shared<AppSeries>()),
+      workload_series_(std::make_shared<WorkloadSeries>()),
       appset_condition_(
           GaugeFamily(*registry_, "fleetwave_applicationset_condition",
                       "State set: each ApplicationSet condition's status and reason (value 1)."),
@@ -202,15 +203,7 @@ Metrics::Metrics(BuildInfo build, std::string proc)
              {"appset", "trigger", "result"}),
       watch_restarts_(CounterFamily(*registry_, "fleetwave_watch_restarts_total",
                                     "Watches re-opened after they ended or failed."),
-                      {"cluster", "resource"}),
-      workload_deadline_exceeded_(
-          GaugeFamily(*registry_, "fleetwave_workload_progress_deadline_exceeded",
-                      "1 when the workload's progress deadline is exceeded, else 0."),
-          {"cluster", "namespace", "kind", "name"}),
-      workload_progressing_(
-          GaugeFamily(*registry_, "fleetwave_workload_progressing",
-                      "State set: the reason of each workload's Progressing condition (value 1)."),
-          {"cluster", "namespace", "kind", "name", "reason"}, 4) {
+                      {"cluster", "resource"}) {
   GaugeFamily(*registry_, "fleetwave_build_info",
               "The version and revision fleetwave was built at.")
       .Add({{"version", build.version}, {"revision", build.revision}})
@@ -238,6 +231,15 @@ std::string Metrics::Text() const {
   });
   families.insert(first_gauge, std::make_move_iterator(apps.begin()),
                   std::make_move_iterator(apps.end()));
+  // The per-workload families where prometheus-cpp put them when they were Gauges: before the
+  // gauge family registered after them, fleetwave_build_info, which always has its one series
+  // (prometheus-cpp groups families by type, each type in the order of registration, and
+  // leaves out an empty family).
+  std::vector<prometheus::MetricFamily> workloads = workload_series_->Collect();
+  auto build_info = std::find_if(families.begin(), families.end(),
+                                 [](const auto& f) { return f.name == "fleetwave_build_info"; });
+  families.insert(build_info, std::make_move_iterator(workloads.begin()),
+                  std::make_move_iterator(workloads.end()));
   std::function<ConnectionCounts()> connections;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -420,9 +422,7 @@ void Metrics::RollbackStarted(const std::string& appset, const std::string& reas
 
 void Metrics::WorkloadCondition(const WorkloadId& w, const std::string& reason, bool exceeded) {
   std::lock_guard<std::mutex> lock(mu_);
-  workload_deadline_exceeded_.Get({w.cluster, w.ns, w.kind, w.name}).Set(exceeded ? 1 : 0);
-  workload_progressing_.Set({w.cluster, w.ns, w.kind, w.name},
-                            {reason.empty() ? std::string("Unknown") : reason});
+  workload_series_->Set(w.cluster, w.ns, w.kind, w.name, reason, exceeded);
 }
 
 void Metrics::ProgressEvaluated() {
@@ -432,8 +432,7 @@ void Metrics::ProgressEvaluated() {
 
 void Metrics::WorkloadRemoved(const WorkloadId& w) {
   std::lock_guard<std::mutex> lock(mu_);
-  workload_deadline_exceeded_.Erase({w.cluster, w.ns, w.kind, w.name});
-  workload_progressing_.Erase({w.cluster, w.ns, w.kind, w.name});
+  workload_series_->Erase(w.cluster, w.ns, w.kind, w.name);
 }
 
 bool Metrics::WorkloadObserved(const std::string& cluster, const Json& object) {
@@ -460,8 +459,7 @@ void Metrics::ClusterRemoved(const std::string& cluster) {
   cluster_up_.Erase({cluster});
   cluster_requests_.EraseWhere(0, cluster);
   watch_restarts_.EraseWhere(0, cluster);
-  workload_deadline_exceeded_.EraseWhere(0, cluster);
-  workload_progressing_.EraseWhere(0, cluster);
+  workload_series_->EraseCluster(cluster);
 }
 
 void Metrics::ClusterRequest(const std::string& cluster, const std::string& verb, int code,

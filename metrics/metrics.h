@@ -77,6 +77,7 @@
 #include "metrics/build_info.h"
 #include "metrics/connection_metrics.h"
 #include "metrics/series.h"
+#include "metrics/workload_series.h"
 
 namespace fleetwave::metrics {
 
@@ -210,6 +211,7 @@ class Metrics {
   // The per-app state sets, outside the registry: prometheus-cpp's Family::Remove scans the
   // family, and a fleet changes thousands of app states per rollout (app_series.h).
   std::shared_ptr<AppSeries> app_series_;
+  std::shared_ptr<WorkloadSeries> workload_series_;  // the per-workload families
 
   StateSet appset_condition_;
   Series<prometheus::Gauge> app_drifted_;
@@ -233,8 +235,6 @@ class Metrics {
   Series<prometheus::Gauge> step_failures_;
   Series<prometheus::Counter> syncs_;
   Series<prometheus::Counter> watch_restarts_;
-  Series<prometheus::Gauge> workload_deadline_exceeded_;
-  StateSet workload_progressing_;
   prometheus::Counter* progress_evaluations_ = nullptr;  // the registry owns it
   prometheus::Gauge* leader_ = nullptr;                  // the registry owns it
   prometheus::Counter* leader_changes_ = nullptr;        // the registry owns it
