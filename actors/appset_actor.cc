@@ -153,6 +153,8 @@ struct ClusterView {
 };
 
 struct AppSetState {
+  // Counts this actor's publishes of its set (PublishOrigin::seq): each call, hinted or not.
+  uint64_t publish_seq = 0;
   AppSetSpecPtr spec;
   ClusterMapPtr clusters;
   const Services* services = nullptr;
@@ -820,7 +822,9 @@ void ShowStoredStatus(Self* self, const std::vector<engine::Error>& errors) {
       engine::StoredStatusJson(*st.mirror), st.shown_stored_status, errors, Now(self), issues);
   Json summary = SummaryOf(self);
   summary["status"] = st.shown_stored_status;
-  st.services->publish.appset(st.spec->appset.name, summary, {}, {});  // no apps generated yet
+  const PublishOrigin origin{self->id(), ++st.publish_seq, nullptr};
+  st.services->publish.appset(st.spec->appset.name, summary, {}, {},
+                              &origin);  // no apps generated yet
 }
 
 void OnGathered(Self* self, GatheredPtr g) {
@@ -1205,8 +1209,9 @@ void OnPersisted(Self* self, PersistedPtr p) {
     Json summary = SummaryOf(self);
     summary["status"] = std::move(result.status);
     engine::ShowPendingDeletions(summary["status"], p->pending_deletions);
+    const PublishOrigin origin{self->id(), ++st.publish_seq, nullptr};  // from scratch: any
     st.services->publish.appset(st.spec->appset.name, summary, std::move(result.applications),
-                                AppClusters(self));
+                                AppClusters(self), &origin);
   }
   if (st.services->publish.drift) {
     st.services->publish.drift(st.spec->appset.name, result.plan.drifted,
@@ -1255,8 +1260,11 @@ void OnDeltaPersisted(Self* self, PersistedPtr p) {
     Json& status = summary["status"];
     status.swap(st.decider->status());
     engine::ShowPendingDeletions(status, p->pending_deletions);
+    // Only the entries the decision patched can differ from this actor's previous publish.
+    const PublishOrigin origin{self->id(), ++st.publish_seq,
+                               d.entry_positions ? &*d.entry_positions : nullptr};
     st.services->publish.appset(st.spec->appset.name, summary, st.decider->applications(),
-                                AppClusters(self));
+                                AppClusters(self), &origin);
     status.erase("pendingDeletions");
     status.swap(st.decider->status());
   }

@@ -158,7 +158,7 @@ void Publish(Self* self) {
                     {"status", {{"deletion", engine::DeletionStatusJson(r)}}}};
     std::map<std::string, std::string> clusters;
     for (const auto& a : r.apps) clusters[a.name] = a.cluster;
-    publish.appset(key.appset, summary, {}, clusters);
+    publish.appset(key.appset, summary, {}, clusters, nullptr);
   }
   if (publish.pending_deletions) {
     for (const auto& [set, count] : pending) publish.pending_deletions(set, count);

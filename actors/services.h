@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "actors/publish_origin.h"
 #include "engine/repo_url.h"
 #include "engine/time.h"
 #include "engine/yaml_json.h"
@@ -34,9 +35,12 @@ struct Publisher {
   // previous ones).
   // `clusters` maps each app to the kubeconfig context its destination resolved to.
   // An Application the set published before may come again as the same pointer: unchanged.
+  // `origin` (may be null) says who publishes and which entries changed since its previous
+  // publish of the set (publish_origin.h).
   std::function<void(const std::string& appset, const engine::Json& summary,
                      std::vector<std::shared_ptr<const engine::Json>> applications,
-                     const std::map<std::string, std::string>& clusters)>
+                     const std::map<std::string, std::string>& clusters,
+                     const PublishOrigin* origin)>
       appset;
   std::function<void(const std::string& appset)> appset_removed;
   // A RollingSync reconcile's drift (engine PlanResult::drifted/healed): the apps that drift

@@ -54,7 +54,7 @@ const std::string* AppName(const engine::Json& app) {
 }  // namespace
 
 void StatusBoard::PublishReconcile(const std::string& name, const engine::Json& appset,
-                                   std::vector<JsonPtr> applications) {
+                                   std::vector<JsonPtr> applications, const PublishOrigin* origin) {
   // The engine hands the set's apps in the same order every time, an unchanged one as the
   // same pointer. When the set's apps are still what this call published last time, only the
   // positions whose pointer differs are looked at: their names (which must be the same as
@@ -85,7 +85,8 @@ void StatusBoard::PublishReconcile(const std::string& name, const engine::Json& 
     }
   }
   // Someone else changed the set's apps meanwhile (rare): the general path below.
-  if (positional && PublishSorted(name, appset, std::move(changed), &version, &applications))
+  if (positional &&
+      PublishSorted(name, appset, std::move(changed), &version, &applications, origin))
     return;
 
   std::vector<Incoming> apps;
@@ -101,34 +102,43 @@ void StatusBoard::PublishReconcile(const std::string& name, const engine::Json& 
     apps.push_back(Incoming{*app_name, nullptr, false, json});
   }
   if (!clean) {
-    PublishIncoming(name, appset, std::move(apps));
+    PublishIncoming(name, appset, std::move(apps), origin);
     return;
   }
-  PublishSorted(name, appset, std::move(apps), nullptr, &applications);
+  PublishSorted(name, appset, std::move(apps), nullptr, &applications, origin);
 }
 
 void StatusBoard::PublishIncoming(const std::string& name, const engine::Json& appset,
-                                  std::vector<Incoming> apps) {
+                                  std::vector<Incoming> apps, const PublishOrigin* origin) {
   // Which apps are shown, in name order: engine::LastOfEachName (of equal names the last;
   // StatusBoardTest.PublishReconcileSortsAndLastDuplicateWins).
   const std::vector<size_t> shown = engine::LastOfEachName(NamesOf(apps));
   std::vector<Incoming> sorted;
   sorted.reserve(shown.size());
   for (size_t i : shown) sorted.push_back(std::move(apps[i]));
-  PublishSorted(name, appset, std::move(sorted));
+  PublishSorted(name, appset, std::move(sorted), nullptr, nullptr, origin);
 }
 
 bool StatusBoard::PublishSorted(const std::string& name, const engine::Json& appset,
                                 std::vector<Incoming> apps, const uint64_t* partial,
-                                std::vector<JsonPtr>* input) {
+                                std::vector<JsonPtr>* input, const PublishOrigin* origin) {
   // 1. Under the lock, only pointer copies: the set's current snapshots of the incoming names
   //    (a merge of two sorted lists), the names it published before and not now, its version.
   std::vector<JsonPtr> before(apps.size());
   std::vector<std::string> gone;
   SetJsonPtr old_set;
   uint64_t version = 0;  // 0: the set had no apps entry
+  // The origin's changed entries, when the set's JSON is the one its previous publish made.
+  const std::vector<size_t>* changed_entries = nullptr;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    if (origin != nullptr && origin->source != 0 && origin->entry_positions != nullptr) {
+      auto o = appset_origin_.find(name);
+      if (o != appset_origin_.end() && o->second.first == origin->source &&
+          o->second.second + 1 == origin->seq) {
+        changed_entries = origin->entry_positions;
+      }
+    }
     if (auto s = set_apps_.find(name); s != set_apps_.end()) {
       version = s->second.version;
       if (partial != nullptr && *partial != version) return false;
@@ -168,7 +178,7 @@ bool StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
     changed.emplace_back(i, snapshot(i));
   }
   // The set's JSON part by part: only changed entries are copied.
-  SetDiff set_diff = SetJsonOf(old_set, appset);
+  SetDiff set_diff = SetJsonOf(old_set, appset, changed_entries);
 
   // 3. Under the lock: swap what changed, and the fleet view follows.
   std::map<std::string, std::vector<std::string>> previous_owners;  // set -> apps taken from it
@@ -230,6 +240,8 @@ bool StatusBoard::PublishSorted(const std::string& name, const engine::Json& app
     const SetJsonPtr was_set = old != appsets_.end() ? old->second : nullptr;
     if (was_set != old_set) set_diff = SetJsonOf(was_set, appset);  // replaced since 1 (rare)
     if (set_diff.next) SetAppSetLocked(name, set_diff);
+    appset_origin_[name] = origin != nullptr ? std::make_pair(origin->source, origin->seq)
+                                             : std::make_pair(uint64_t{0}, uint64_t{0});
     // The rows and summaries of every set this publish changed.
     UpdateViewsLocked(name, touched, set_diff.next ? &set_diff : nullptr);
     for (const auto& [other, moved] : previous_owners) UpdateViewsLocked(other, moved, nullptr);
@@ -278,6 +290,7 @@ void StatusBoard::RemoveAppSet(const std::string& name) {
     feed_.Record(kAppSets, ChangeType::kDeleted, name, FeedObject(set->second->full),
                  set->second->bytes);
     appsets_.erase(set);
+    appset_origin_.erase(name);
   }
   DropViewsLocked(name);
   ++sequence_;

@@ -50,6 +50,7 @@
 #include <vector>
 
 #include "actors/change_feed.h"
+#include "actors/publish_origin.h"
 #include "engine/appset/app_query.h"
 #include "engine/appset/appset_summary_state.h"
 #include "engine/appset/board_apps.h"
@@ -118,8 +119,11 @@ class StatusBoard {
   // The same with shared Applications, which become the snapshots as they are: one that is the
   // snapshot already published costs a pointer comparison
   // (StatusBoardTest.RepublishingTheSamePointersComparesNoJson).
+  // `origin` (may be null): which entries of the set's status changed since that publisher's
+  // previous publish; when this board took that publish, only those entries are compared
+  // (StatusBoardTest.OriginHintsPublishAsFullComparisons).
   void PublishReconcile(const std::string& name, const engine::Json& appset,
-                        std::vector<JsonPtr> applications);
+                        std::vector<JsonPtr> applications, const PublishOrigin* origin = nullptr);
   // Replaces or adds one Application of a set, leaving the set's others as they are.
   void PublishApplication(const std::string& appset, const std::string& name,
                           engine::Json application);
@@ -241,7 +245,10 @@ class StatusBoard {
   };
   // Compares `appset` with `before` (may be null) part by part: O(entries) small comparisons,
   // a copy only of what differs. Takes no lock.
-  static SetDiff SetJsonOf(const SetJsonPtr& before, const engine::Json& appset);
+  // With `changed` (positions, ascending): only those entries may differ from `before`'s, and
+  // the others are reused without a comparison, when the list kept its length.
+  static SetDiff SetJsonOf(const SetJsonPtr& before, const engine::Json& appset,
+                           const std::vector<size_t>* changed = nullptr);
 
   // A set's fleet view: its rollout facts, each app's entry, the rows' summary and its JSON.
   struct SetView {
@@ -254,14 +261,15 @@ class StatusBoard {
 
   // PublishReconcile's: sorts `apps` by name, the last of equal names winning, then publishes.
   void PublishIncoming(const std::string& name, const engine::Json& appset,
-                       std::vector<Incoming> apps);
+                       std::vector<Incoming> apps, const PublishOrigin* origin = nullptr);
   // PublishAppSet/PublishReconcile (takes mu_). REQUIRES: `apps` sorted by name, unique.
   // `partial`: `apps` are only the set's changed apps, against its apps at that version (the
   // others stay, none goes); false, changing nothing, when the set's apps are no longer at it.
   // `input`: the pointers handed over, kept for the next PublishReconcile to compare with.
+  // `origin`: as PublishReconcile's.
   bool PublishSorted(const std::string& name, const engine::Json& appset,
                      std::vector<Incoming> apps, const uint64_t* partial = nullptr,
-                     std::vector<JsonPtr>* input = nullptr);
+                     std::vector<JsonPtr>* input = nullptr, const PublishOrigin* origin = nullptr);
   // Makes `json` the app's snapshot, owned by `appset`. REQUIRES: mu_ held, the app not owned
   // by another set (DropAppLocked first).
   void SetAppLocked(const std::string& appset, std::string_view app, JsonPtr json);
@@ -288,6 +296,9 @@ class StatusBoard {
 
   mutable std::mutex mu_;
   std::map<std::string, SetJsonPtr> appsets_;
+  // The publish each set's JSON came from last: (PublishOrigin::source, seq), (0, 0) for one
+  // without an origin. A publish whose origin follows it may name its changed entries.
+  std::map<std::string, std::pair<uint64_t, uint64_t>> appset_origin_;
   std::map<std::string, AppEntry, std::less<>> apps_;  // app name -> owner + JSON
   std::map<std::string, SetApps> set_apps_;            // appset -> its apps
   uint64_t last_set_version_ = 0;

@@ -73,7 +73,8 @@ size_t EntryBytes(const Json& entry) { return ApproximateJsonBytes(entry) + 1; }
 
 }  // namespace
 
-StatusBoard::SetDiff StatusBoard::SetJsonOf(const SetJsonPtr& before, const Json& appset) {
+StatusBoard::SetDiff StatusBoard::SetJsonOf(const SetJsonPtr& before, const Json& appset,
+                                            const std::vector<size_t>* changed) {
   SetDiff diff;
   const Json* list = ListOf(appset);
   const bool split = list != nullptr;
@@ -89,15 +90,12 @@ StatusBoard::SetDiff StatusBoard::SetJsonOf(const SetJsonPtr& before, const Json
   const std::vector<JsonPtr>& old = before ? *before->entries : kNone;
   const size_t n = split ? list->size() : 0;
   auto entries = std::make_shared<std::vector<JsonPtr>>();
-  entries->reserve(n);
   diff.reshaped = !before || old.size() != n;
   long long entry_bytes_delta = 0;
-  for (size_t i = 0; i < n; ++i) {
+  // Entry i against the one published at i: reused when equal, else a new snapshot.
+  auto compare = [&](size_t i) {
     const Json& e = (*list)[i];
-    if (i < old.size() && *old[i] == e) {
-      entries->push_back(old[i]);
-      continue;
-    }
+    if (i < old.size() && *old[i] == e) return;
     auto fresh = std::make_shared<const Json>(e);
     if (!diff.reshaped) {
       const std::string& app = AppOf(e);
@@ -109,7 +107,20 @@ StatusBoard::SetDiff StatusBoard::SetJsonOf(const SetJsonPtr& before, const Json
         diff.entries.push_back(SetDiff::Entry{app, old[i], fresh});
       }
     }
-    entries->push_back(std::move(fresh));
+    (*entries)[i] = std::move(fresh);
+  };
+  if (changed != nullptr && !diff.reshaped && split && before->has_list) {
+    // The publisher says which entries may differ: the others are the ones published.
+    *entries = old;
+    for (size_t i : *changed) {
+      if (i < n) compare(i);
+    }
+  } else {
+    entries->resize(n);
+    for (size_t i = 0; i < n; ++i) {
+      (*entries)[i] = i < old.size() ? old[i] : nullptr;
+      compare(i);
+    }
   }
   if (!diff.head_changed && !diff.reshaped && diff.entries.empty()) return diff;  // equal
 

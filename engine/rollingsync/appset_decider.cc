@@ -304,16 +304,24 @@ AppSetDelta RollingSyncDecider::Decide(Time now_in) {
   if (d.rollout_changed) out.rollout = tracker_->rollout();
   Json& entries = status_["applicationStatus"];
   bool patched = d.removed_entries.empty() && entries.is_array();
+  std::vector<std::size_t> positions;
+  positions.reserve(out.changed_entries.size());
   for (const auto& e : out.changed_entries) {
     if (!patched) break;
     auto it = apps_.find(e.application);
     patched = it != apps_.end() && it->second.position < entries.size() &&
               entries[it->second.position].value("application", "") == e.application;
-    if (patched) entries[it->second.position] = EncodeAppRolloutStatus(e);
+    if (patched) {
+      entries[it->second.position] = EncodeAppRolloutStatus(e);
+      positions.push_back(it->second.position);
+    }
   }
   if (!patched) {
     RebuildStatusJson();
   } else {
+    std::sort(positions.begin(), positions.end());
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+    out.entry_positions = std::move(positions);
     if (out.conditions) {
       Json conditions = Json::array();
       for (const auto& c : *out.conditions) conditions.push_back(EncodeAppSetCondition(c));

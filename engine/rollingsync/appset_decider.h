@@ -34,7 +34,11 @@ namespace fleetwave::engine {
 // What one incremental decision changed: what the caller persists (write-ahead), then acts on
 // and publishes.
 struct AppSetDelta {
-  std::vector<AppRolloutStatus> changed_entries;           // name order
+  std::vector<AppRolloutStatus> changed_entries;  // name order
+  // Where changed_entries sit in status()'s applicationStatus, ascending, when the decision
+  // patched them in place; nullopt when it rebuilt the list (every entry may have moved). Lets
+  // a publisher look at these entries only instead of comparing the whole list.
+  std::optional<std::vector<std::size_t>> entry_positions;
   std::optional<std::vector<AppSetCondition>> conditions;  // set: they changed
   std::optional<RolloutState> rollout;                     // set: status.rollout changed
   std::map<std::string, Json> specs;                       // app -> spec to store

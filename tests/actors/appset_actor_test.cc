@@ -195,7 +195,8 @@ class AppSetActorTest : public ::testing::Test {
     services_.log = [this](const std::string& line) { log_.push_back(line); };
     services_.publish.appset = [this](const std::string&, const Json& summary,
                                       std::vector<std::shared_ptr<const Json>> apps,
-                                      const std::map<std::string, std::string>&) {
+                                      const std::map<std::string, std::string>&,
+                                      const PublishOrigin*) {
       status_ = summary["status"];
       for (const auto& app : apps) apps_[(*app)["metadata"]["name"].get<std::string>()] = *app;
     };
@@ -940,9 +941,10 @@ TEST_F(AppSetActorTest, ADecisionsSyncsAreSentBeforeItIsPublished) {
   auto publish = services_.publish.appset;
   services_.publish.appset = [&, publish](const std::string& set, const Json& summary,
                                           std::vector<std::shared_ptr<const Json>> apps,
-                                          const std::map<std::string, std::string>& clusters) {
+                                          const std::map<std::string, std::string>& clusters,
+                                          const PublishOrigin* origin) {
     published_at.push_back(log_.size());
-    publish(set, summary, std::move(apps), clusters);
+    publish(set, summary, std::move(apps), clusters, origin);
   };
   BecomeHealthy("dev");  // step 2 starts: web-qa's sync
   ASSERT_EQ(clusters_["qa"]->applies.size(), 1u);

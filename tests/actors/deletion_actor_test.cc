@@ -190,9 +190,8 @@ class DeletionTest : public ::testing::Test {
     services_.log = [this](const std::string& line) { log_.push_back(line); };
     services_.publish.appset = [this](const std::string& name, const Json& summary,
                                       std::vector<std::shared_ptr<const Json>>,
-                                      const std::map<std::string, std::string>&) {
-      status_[name] = summary["status"];
-    };
+                                      const std::map<std::string, std::string>&,
+                                      const PublishOrigin*) { status_[name] = summary["status"]; };
     services_.publish.appset_removed = [this](const std::string& name) { status_.erase(name); };
     services_.publish.pending_deletions = [this](const std::string& name, int count) {
       pending_[name] = count;

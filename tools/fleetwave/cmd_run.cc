@@ -337,7 +337,8 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
   services.publish.appset = [&board, &metrics, &services, standby_shows](
                                 const std::string& name, const engine::Json& summary,
                                 std::vector<std::shared_ptr<const engine::Json>> apps,
-                                const std::map<std::string, std::string>& clusters) {
+                                const std::map<std::string, std::string>& clusters,
+                                const actors::PublishOrigin* origin) {
     if (standby_shows()) return;
     // By reference, and the apps move into the board as the engine sorted them: the board and
     // the metrics copy only what changed since the last reconcile (bench/publish_bench.cc).
@@ -345,7 +346,7 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     const auto status = summary.find("status");  // end() when summary is not an object
     metrics.AppSetObservedShared(name, status != summary.end() ? *status : kNoStatus, apps,
                                  services.now(), clusters);
-    board.PublishReconcile(name, summary, std::move(apps));
+    board.PublishReconcile(name, summary, std::move(apps), origin);
   };
   services.publish.appset_removed = [&board, &metrics, db = opened.database,
                                      standby_shows](const std::string& name) {

@@ -178,6 +178,7 @@ class DeciderWorld {
   }
 
   int promotions() const { return promotions_; }
+  int patched_decisions() const { return patched_decisions_; }
   int starts() const { return starts_; }
   // Syncs back the decider started (issue 29), as the oracle did.
   int rollback_starts() const { return rollback_starts_; }
@@ -305,8 +306,29 @@ class DeciderWorld {
   std::string Decide(const std::set<std::string>& changed, bool checked = false) {
     for (const auto& name : changed) PutRefreshed(*decider_, name, Observe(Find(name)));
     DeciderCheck check;
+    const Json entries_before = decider_->status().value("applicationStatus", Json::array());
     const AppSetDelta d = checked ? decider_->DecideChecked(now_, check) : decider_->Decide(now_);
     if (!check.agrees) return "checked decision: " + check.difference;
+    // A publisher looks only at entry_positions: every entry that differs must be among them,
+    // and each names an app of changed_entries.
+    if (d.entry_positions) {
+      const Json after = decider_->status().value("applicationStatus", Json::array());
+      if (after.size() != entries_before.size()) return "entry_positions with a resized list";
+      std::set<std::size_t> listed(d.entry_positions->begin(), d.entry_positions->end());
+      std::set<std::string> changed_apps;
+      for (const auto& e : d.changed_entries) changed_apps.insert(e.application);
+      for (std::size_t i = 0; i < after.size(); ++i) {
+        if (after[i] != entries_before[i] && !listed.count(i)) {
+          return "entry " + std::to_string(i) + " changed but is not in entry_positions";
+        }
+      }
+      for (std::size_t p : listed) {
+        if (p >= after.size() || !changed_apps.count(after[p].value("application", ""))) {
+          return "entry_positions names " + std::to_string(p) + ", no changed entry";
+        }
+      }
+      ++patched_decisions_;
+    }
     // The daemon commits the delta, then tells the decider what the store holds now.
     for (const auto& [app, spec] : d.specs) decider_->SetSpec(app, spec);
     for (const auto& s : d.starts) decider_->SetOperation(s.app, s.record);
@@ -402,6 +424,7 @@ class DeciderWorld {
   int operator_rollbacks_ = 0;
   int revision_ = 1;
   int promotions_ = 0;
+  int patched_decisions_ = 0;  // decisions that named their entries' positions
   int starts_ = 0;
   int rollback_starts_ = 0;
 };
@@ -414,7 +437,7 @@ uint64_t SeedSetting(const char* name, uint64_t fallback) {
 }
 
 TEST(RollingSyncDeciderTest, DecidesAsTheFromScratchReconcileAfterEveryEvent) {
-  long long promotions = 0, starts = 0, rollback_starts = 0;
+  long long promotions = 0, starts = 0, rollback_starts = 0, patched = 0;
   const uint64_t first = SeedSetting("FLEETWAVE_DECIDER_FIRST_SEED", 1);
   const uint64_t count = std::max<uint64_t>(1, SeedSetting("FLEETWAVE_DECIDER_SEEDS", 80));
   for (uint64_t seed = first; seed < first + count; ++seed) {
@@ -426,12 +449,15 @@ TEST(RollingSyncDeciderTest, DecidesAsTheFromScratchReconcileAfterEveryEvent) {
     promotions += world.promotions();
     starts += world.starts();
     rollback_starts += world.rollback_starts();
+    patched += world.patched_decisions();
   }
   // The runs exercised the rollout: entries were promoted and syncs started.
   EXPECT_GT(promotions, static_cast<long long>(count) * 700 / 80);
   EXPECT_GT(starts, static_cast<long long>(count) * 300 / 80);
   // ... and rolled failed steps back through the decider (seeds 1..80 start 52 syncs back).
   EXPECT_GT(rollback_starts, static_cast<long long>(count) * 25 / 80);
+  // ... and most decisions patched entries in place and said where (entry_positions).
+  EXPECT_GT(patched, static_cast<long long>(count) * 60);
 }
 
 // The daemon's check that it fed the decider every stored fact: the first app whose spec or
