@@ -27,10 +27,10 @@ Json Entry(const std::string& app, const std::string& status, int n) {
 }
 
 Json Set(const Json& entries, int generation) {
-  return Json{{"metadata", {{"name", "s"}}},
-              {"status",
-               {{"applicationStatus", entries},
-                {"rollout", {{"generation", generation}, {"step", 1}}}}}};
+  return Json{
+      {"metadata", {{"name", "s"}}},
+      {"status",
+       {{"applicationStatus", entries}, {"rollout", {{"generation", generation}, {"step", 1}}}}}};
 }
 
 TEST(StatusBoardTest, OriginHintsPublishAsFullComparisons) {
