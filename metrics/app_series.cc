@@ -80,29 +80,43 @@ prometheus::ClientMetric Series(std::initializer_list<std::pair<const char*, std
 std::optional<engine::Time> AppSeries::Observe(
     const std::string& appset, const Json& entries,
     const std::vector<std::shared_ptr<const Json>>& applications,
-    const std::map<std::string, std::string>& clusters) {
+    const std::map<std::string, std::string>& clusters, const ChangedEntries* changed) {
   std::lock_guard<std::mutex> lock(mu_);
   Set& s = sets_.try_emplace(appset).first->second;
   const uint64_t call = ++s.calls;
+  const std::size_t n = entries.is_array() ? entries.size() : 0;
+  // Only the named entries, when the slots hold what that source's previous publish had.
+  bool hinted = changed != nullptr && changed->source != 0 && changed->positions != nullptr &&
+                s.origin_source == changed->source && s.origin_seq + 1 == changed->seq &&
+                s.entries.size() == n;
+  if (changed != nullptr) {
+    s.origin_source = changed->source;
+    s.origin_seq = changed->seq;
+  } else {
+    s.origin_source = s.origin_seq = 0;
+  }
   // Every position is applied in order, changed or not, so that of equal names the last wins
   // as it always did; an unchanged one costs comparisons of what its slot read last time.
   std::size_t entries_seen = 0;  // distinct apps, to know whether any went away
   std::size_t apps_seen = 0;
 
   std::optional<engine::Time> latest;
-  const std::size_t n = entries.is_array() ? entries.size() : 0;
   s.entries.resize(n);
-  for (std::size_t i = 0; i < n; ++i) {
+  // Reads entry i into its slot; false when it names another app than its slot did (the
+  // list changed shape: a hinted publish then reads every entry).
+  auto read_entry = [&](std::size_t i) {
     const Json& e = entries[i];
     EntrySlot& slot = s.entries[i];
     const std::string& name = StringRef(e, {"application"});
     if (name.empty()) {
+      const bool was_named = slot.named;
       slot.named = false;
-      continue;
+      return !(hinted && was_named);
     }
     const std::string& status = StringRef(e, {"status"});
     const std::string& when = StringRef(e, {"lastTransitionTime"});
     const bool same_app = slot.named && slot.app->first == name;
+    if (!same_app && hinted) return false;
     if (!same_app) {
       slot.app = s.apps.try_emplace(name).first;
       slot.named = true;
@@ -122,7 +136,22 @@ std::optional<engine::Time> AppSeries::Observe(
       a.entry_seen = call;
       ++entries_seen;
     }
-    if (slot.transition_time && (!latest || *slot.transition_time > *latest)) {
+    return true;
+  };
+  if (hinted) {
+    for (std::size_t i : *changed->positions) {
+      if (i < n && !read_entry(i)) {
+        hinted = false;  // every entry below, as without a hint
+        break;
+      }
+    }
+  }
+  if (!hinted) {
+    for (std::size_t i = 0; i < n; ++i) read_entry(i);
+  }
+  // The latest transition over the slots (what each read last): no JSON is read here.
+  for (const EntrySlot& slot : s.entries) {
+    if (slot.named && slot.transition_time && (!latest || *slot.transition_time > *latest)) {
       latest = slot.transition_time;
     }
   }
@@ -174,10 +203,12 @@ std::optional<engine::Time> AppSeries::Observe(
 
   // Apps whose entry or Application went: only then a pass over the set's apps. No slot refers
   // to an app erased here (every slot was visited above and names an app seen in this call).
-  if (entries_seen < s.with_rollout || apps_seen < s.with_app) {
+  // A hinted publish read only its changed entries, whose apps are the ones their slots named:
+  // no app's entry went.
+  if ((!hinted && entries_seen < s.with_rollout) || apps_seen < s.with_app) {
     for (auto it = s.apps.begin(); it != s.apps.end();) {
       App& a = it->second;
-      if (!a.rollout.empty() && a.entry_seen != call) {
+      if (!hinted && !a.rollout.empty() && a.entry_seen != call) {
         a.rollout = {};
         --s.with_rollout;
       }

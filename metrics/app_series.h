@@ -32,16 +32,27 @@
 
 namespace fleetwave::metrics {
 
+// Which entries a publish changed, as its publisher says (actors::PublishOrigin's fields):
+// `positions` (ascending) are the only entries that may differ from the same source's publish
+// seq - 1; null: any may.
+struct ChangedEntries {
+  uint64_t source = 0;
+  uint64_t seq = 0;
+  const std::vector<std::size_t>* positions = nullptr;
+};
+
 class AppSeries : public prometheus::Collectable {
  public:
   // Makes the set's per-app series those of this publish: `entries` the status's
   // applicationStatus (not an array reads as none), `applications` the Argo Applications,
   // `clusters` the resolved kubeconfig context per app (metrics.h, AppSetObserved). Returns the
   // latest lastTransitionTime among the entries, if any.
+  // With `changed` from the source whose previous publish this table took, only the named
+  // entries are read; the others keep what they read last time.
   std::optional<engine::Time> Observe(
       const std::string& appset, const engine::Json& entries,
       const std::vector<std::shared_ptr<const engine::Json>>& applications,
-      const std::map<std::string, std::string>& clusters);
+      const std::map<std::string, std::string>& clusters, const ChangedEntries* changed = nullptr);
   // Every series of the set goes.
   void Erase(const std::string& appset);
 
@@ -86,6 +97,8 @@ class AppSeries : public prometheus::Collectable {
     std::size_t with_rollout = 0;  // apps with an entry / with an Application
     std::size_t with_app = 0;
     uint64_t calls = 0;
+    uint64_t origin_source = 0;  // the publish the entries were last read from (ChangedEntries)
+    uint64_t origin_seq = 0;
   };
 
   mutable std::mutex mu_;

@@ -268,7 +268,8 @@ void Metrics::AppSetObserved(const std::string& appset, const Json& status,
 
 void Metrics::AppSetObservedShared(const std::string& appset, const Json& status,
                                    const std::vector<std::shared_ptr<const Json>>& applications,
-                                   Time now, const std::map<std::string, std::string>& clusters) {
+                                   Time now, const std::map<std::string, std::string>& clusters,
+                                   const ChangedEntries* changed) {
   std::lock_guard<std::mutex> lock(mu_);
 
   // Rollout step and the timestamps of progress.
@@ -288,7 +289,7 @@ void Metrics::AppSetObservedShared(const std::string& appset, const Json& status
   // The apps' series follow only the apps that changed (app_series.h).
   std::optional<Time> last_progress = step_started;
   if (auto latest = app_series_->Observe(appset, ArrayAt(status, {"applicationStatus"}),
-                                         applications, clusters);
+                                         applications, clusters, changed);
       latest && (!last_progress || *latest > *last_progress)) {
     last_progress = latest;
   }

@@ -120,10 +120,12 @@ class Metrics {
                       const std::vector<engine::Json>& applications, engine::Time now,
                       const std::map<std::string, std::string>& clusters = {});
   // The same with the Applications as the daemon publishes them, shared with the StatusBoard.
+  // `changed`: which entries changed since that publisher's previous publish (app_series.h).
   void AppSetObservedShared(const std::string& appset, const engine::Json& status,
                             const std::vector<std::shared_ptr<const engine::Json>>& applications,
                             engine::Time now,
-                            const std::map<std::string, std::string>& clusters = {});
+                            const std::map<std::string, std::string>& clusters = {},
+                            const ChangedEntries* changed = nullptr);
   // The set was deleted from the configuration: every series naming it goes.
   void AppSetRemoved(const std::string& appset);
   void PendingDeletions(const std::string& appset, int count);

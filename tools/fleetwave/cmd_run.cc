@@ -344,8 +344,12 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     // the metrics copy only what changed since the last reconcile (bench/publish_bench.cc).
     static const engine::Json kNoStatus;
     const auto status = summary.find("status");  // end() when summary is not an object
+    const metrics::ChangedEntries changed =
+        origin != nullptr
+            ? metrics::ChangedEntries{origin->source, origin->seq, origin->entry_positions}
+            : metrics::ChangedEntries{};
     metrics.AppSetObservedShared(name, status != summary.end() ? *status : kNoStatus, apps,
-                                 services.now(), clusters);
+                                 services.now(), clusters, &changed);
     board.PublishReconcile(name, summary, std::move(apps), origin);
   };
   services.publish.appset_removed = [&board, &metrics, db = opened.database,

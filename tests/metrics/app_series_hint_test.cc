@@ -1,0 +1,107 @@
+// A publisher that names the entries it changed (ChangedEntries) gets the same per-app series
+// as one that does not, after every publish: including when a publish of its sequence never
+// reached the metrics (a standby skips it) or another publisher came between, where every
+// entry must be read again.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "engine/time.h"
+#include "metrics/metrics.h"
+#include "tests/metrics/exposition.h"
+
+namespace fleetwave::metrics {
+namespace {
+
+using engine::Json;
+using JsonPtr = std::shared_ptr<const Json>;
+
+Json Entry(const std::string& app, const std::string& status, int minute) {
+  char when[32];
+  std::snprintf(when, sizeof when, "2026-03-01T%02d:%02d:00Z", 10 + minute / 60, minute % 60);
+  return Json{
+      {"application", app}, {"status", status}, {"step", "1"}, {"lastTransitionTime", when}};
+}
+
+JsonPtr App(const std::string& name, const std::string& health) {
+  return std::make_shared<const Json>(
+      Json{{"metadata", {{"name", name}}},
+           {"spec", {{"destination", {{"name", "c-" + name}}}}},
+           {"status", {{"health", {{"status", health}}}, {"sync", {{"status", "Synced"}}}}}});
+}
+
+// The per-app families and the set's last progress, as sorted samples.
+std::vector<std::string> AppSamples(const std::string& text) {
+  std::vector<std::string> out;
+  for (const auto& s : testing::ParseSamples(text)) {
+    if (s.name.rfind("fleetwave_application", 0) != 0 &&
+        s.name != "fleetwave_applicationset_last_progress_timestamp_seconds") {
+      continue;
+    }
+    std::string line = s.name;
+    for (const auto& [k, v] : s.labels) line += " " + k + "=" + v;
+    out.push_back(line + " " + std::to_string(s.value));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(AppSeriesHint, NamedEntriesScrapeAsAFullReadThroughEveryPublish) {
+  std::mt19937 rng(11);
+  const std::vector<std::string> statuses = {"Waiting", "Pending", "Progressing", "Healthy"};
+  const std::vector<std::string> healths = {"Healthy", "Progressing", "Degraded", "Missing"};
+  const size_t n = 30;
+  Json entries = Json::array();
+  std::vector<JsonPtr> apps;
+  for (size_t i = 0; i < n; ++i) {
+    char name[8];
+    std::snprintf(name, sizeof name, "app%02zu", i);
+    entries.push_back(Entry(name, "Waiting", 0));
+    apps.push_back(App(name, "Healthy"));
+  }
+  const engine::Time now = *engine::ParseRfc3339("2026-03-01T12:00:00Z");
+  Metrics hinted, full;
+  uint64_t seq = 0;
+  int skipped = 0, foreign = 0, used = 0;
+  for (int step = 1; step < 400; ++step) {
+    std::vector<size_t> positions;
+    for (int c = static_cast<int>(rng() % 4); c > 0; --c) {
+      const size_t i = rng() % n;
+      const std::string app = entries[i]["application"];
+      // Transition times move back too, so the latest over the set must be found again.
+      entries[i] = Entry(app, statuses[rng() % statuses.size()], static_cast<int>(rng() % 300));
+      positions.push_back(i);
+      if (rng() % 2) apps[i] = App(app, healths[rng() % healths.size()]);
+    }
+    std::sort(positions.begin(), positions.end());
+    positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+    const Json status = {{"applicationStatus", entries}, {"rollout", {{"step", 1}}}};
+    const ChangedEntries mine{42, ++seq, &positions};
+    const unsigned what = rng() % 20;
+    if (what == 0) {
+      ++skipped;  // never reaches `hinted`
+    } else if (what == 1) {
+      ++foreign;
+      const ChangedEntries other{43, 1, nullptr};
+      hinted.AppSetObservedShared("s", status, apps, now, {}, &other);
+      hinted.AppSetObservedShared("s", status, apps, now, {}, &mine);
+    } else {
+      ++used;
+      hinted.AppSetObservedShared("s", status, apps, now, {}, &mine);
+    }
+    full.AppSetObservedShared("s", status, apps, now, {});
+    if (what == 0) continue;
+    ASSERT_EQ(AppSamples(hinted.Text()), AppSamples(full.Text())) << "after step " << step;
+  }
+  EXPECT_GT(skipped, 5);
+  EXPECT_GT(foreign, 5);
+  EXPECT_GT(used, 300);
+}
+
+}  // namespace
+}  // namespace fleetwave::metrics
