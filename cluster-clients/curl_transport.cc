@@ -350,8 +350,9 @@ struct CurlTransport::Impl {
     curl_easy_setopt(e, CURLOPT_TCP_KEEPINTVL, static_cast<long>(kKeepIntervalS));
     // A watch keeps its handle for minutes and its events are small, while libcurl gives every
     // handle a receive buffer of 16 KiB at connect (20 KiB in jemalloc's size classes, with
-    // its extra byte) and keeps it: most of what an open watch costs at rest (docs/
-    // architecture.md "Memory budget"). A stream's body is decoded chunk by chunk anyway.
+    // its extra byte) and keeps it: about a third of a cluster's connection memory at rest
+    // (325 → 219 KB per cluster, docs/benchmarks.md "Heap profile"). A stream's body is
+    // decoded chunk by chunk anyway.
     if (q.stream) curl_easy_setopt(e, CURLOPT_BUFFERSIZE, kStreamReceiveBufferBytes);
     curl_easy_setopt(e, CURLOPT_SSL_CTX_FUNCTION, &Impl::OnSslCtx);
     curl_easy_setopt(e, CURLOPT_SHARE, share);

@@ -1,5 +1,7 @@
 #include "metrics/workload_series.h"
 
+#include <string_view>
+
 #include <prometheus/client_metric.h>
 #include <prometheus/metric_type.h>
 
@@ -8,7 +10,11 @@ namespace fleetwave::metrics {
 void WorkloadSeries::Set(const std::string& cluster, const std::string& ns, const std::string& kind,
                          const std::string& name, const std::string& reason, bool exceeded) {
   std::lock_guard<std::mutex> lock(mu_);
-  const std::string* r = &*reasons_.insert(reason.empty() ? std::string("Unknown") : reason).first;
+  // Found without a copy: a reason is new only a handful of times in the daemon's life.
+  const std::string_view wanted = reason.empty() ? std::string_view("Unknown") : reason;
+  auto known = reasons_.find(wanted);
+  if (known == reasons_.end()) known = reasons_.emplace(wanted).first;
+  const std::string* r = &*known;
   clusters_[cluster].insert_or_assign(Key{ns, kind, name}, State{r, exceeded});
 }
 

@@ -48,7 +48,7 @@ class WorkloadSeries : public prometheus::Collectable {
     bool exceeded;
   };
   mutable std::mutex mu_;
-  std::set<std::string> reasons_;
+  std::set<std::string, std::less<>> reasons_;
   std::map<std::string, std::map<Key, State>> clusters_;
 };
 
