@@ -6,6 +6,7 @@
 #include <prometheus/metric_type.h>
 
 #include "engine/progress/workload.h"
+#include "engine/rollingsync/max_failures.h"
 
 namespace fleetwave::metrics {
 namespace {
@@ -77,10 +78,10 @@ prometheus::ClientMetric Series(std::initializer_list<std::pair<const char*, std
 
 }  // namespace
 
-std::optional<engine::Time> AppSeries::Observe(
-    const std::string& appset, const Json& entries,
-    const std::vector<std::shared_ptr<const Json>>& applications,
-    const std::map<std::string, std::string>& clusters, const ChangedEntries* changed) {
+EntriesSummary AppSeries::Observe(const std::string& appset, const Json& entries,
+                                  const std::vector<std::shared_ptr<const Json>>& applications,
+                                  const std::map<std::string, std::string>& clusters,
+                                  const ChangedEntries* changed) {
   std::lock_guard<std::mutex> lock(mu_);
   Set& s = sets_.try_emplace(appset).first->second;
   const uint64_t call = ++s.calls;
@@ -100,13 +101,19 @@ std::optional<engine::Time> AppSeries::Observe(
   std::size_t entries_seen = 0;  // distinct apps, to know whether any went away
   std::size_t apps_seen = 0;
 
-  std::optional<engine::Time> latest;
+  EntriesSummary summary;
   s.entries.resize(n);
   // Reads entry i into its slot; false when it names another app than its slot did (the
   // list changed shape: a hinted publish then reads every entry).
   auto read_entry = [&](std::size_t i) {
     const Json& e = entries[i];
     EntrySlot& slot = s.entries[i];
+    // Every entry's failure counts, named or not (as the set's failure count always did).
+    if (const std::string& message = StringRef(e, {"message"}); slot.message != message) {
+      slot.message = message;
+      slot.failed = engine::IsFailedAppMessage(message);
+    }
+    if (const std::string& step = StringRef(e, {"step"}); slot.step != step) slot.step = step;
     const std::string& name = StringRef(e, {"application"});
     if (name.empty()) {
       const bool was_named = slot.named;
@@ -149,11 +156,14 @@ std::optional<engine::Time> AppSeries::Observe(
   if (!hinted) {
     for (std::size_t i = 0; i < n; ++i) read_entry(i);
   }
-  // The latest transition over the slots (what each read last): no JSON is read here.
+  // The latest transition and the failures over the slots (what each read last): no JSON is
+  // read here, so a publish that changed one entry does not read a thousand.
+  std::optional<engine::Time>& latest = summary.latest_transition;
   for (const EntrySlot& slot : s.entries) {
     if (slot.named && slot.transition_time && (!latest || *slot.transition_time > *latest)) {
       latest = slot.transition_time;
     }
+    if (slot.failed) ++summary.failures_by_step[slot.step];
   }
 
   SortedLookup resolved(clusters);
@@ -219,7 +229,7 @@ std::optional<engine::Time> AppSeries::Observe(
       it = a.rollout.empty() && a.health.empty() ? s.apps.erase(it) : std::next(it);
     }
   }
-  return latest;
+  return summary;
 }
 
 void AppSeries::Erase(const std::string& appset) {

@@ -41,18 +41,25 @@ struct ChangedEntries {
   const std::vector<std::size_t>* positions = nullptr;
 };
 
+// What a publish's entries say of the whole set, from what each entry's slot read.
+struct EntriesSummary {
+  std::optional<engine::Time> latest_transition;  // the latest lastTransitionTime, if any
+  // Entries whose message reports a failed app (engine::IsFailedAppMessage), by their `step`.
+  std::map<std::string, long long> failures_by_step;
+};
+
 class AppSeries : public prometheus::Collectable {
  public:
   // Makes the set's per-app series those of this publish: `entries` the status's
   // applicationStatus (not an array reads as none), `applications` the Argo Applications,
-  // `clusters` the resolved kubeconfig context per app (metrics.h, AppSetObserved). Returns the
-  // latest lastTransitionTime among the entries, if any.
+  // `clusters` the resolved kubeconfig context per app (metrics.h, AppSetObserved). Returns
+  // what the entries say of the set (EntriesSummary).
   // With `changed` from the source whose previous publish this table took, only the named
   // entries are read; the others keep what they read last time.
-  std::optional<engine::Time> Observe(
-      const std::string& appset, const engine::Json& entries,
-      const std::vector<std::shared_ptr<const engine::Json>>& applications,
-      const std::map<std::string, std::string>& clusters, const ChangedEntries* changed = nullptr);
+  EntriesSummary Observe(const std::string& appset, const engine::Json& entries,
+                         const std::vector<std::shared_ptr<const engine::Json>>& applications,
+                         const std::map<std::string, std::string>& clusters,
+                         const ChangedEntries* changed = nullptr);
   // Every series of the set goes.
   void Erase(const std::string& appset);
 
@@ -81,6 +88,9 @@ class AppSeries : public prometheus::Collectable {
     std::string_view rollout;
     std::string transition;
     std::optional<engine::Time> transition_time;
+    std::string message;  // the raw message and step; `failed`: the message reports a failure
+    std::string step;
+    bool failed = false;
   };
   struct AppSlot {
     std::shared_ptr<const engine::Json> json;  // held so that the pointer cannot be reused

@@ -288,8 +288,9 @@ void Metrics::AppSetObservedShared(const std::string& appset, const Json& status
 
   // The apps' series follow only the apps that changed (app_series.h).
   std::optional<Time> last_progress = step_started;
-  if (auto latest = app_series_->Observe(appset, ArrayAt(status, {"applicationStatus"}),
-                                         applications, clusters, changed);
+  const EntriesSummary entries = app_series_->Observe(
+      appset, ArrayAt(status, {"applicationStatus"}), applications, clusters, changed);
+  if (const auto& latest = entries.latest_transition;
       latest && (!last_progress || *latest > *last_progress)) {
     last_progress = latest;
   }
@@ -318,10 +319,8 @@ void Metrics::AppSetObservedShared(const std::string& appset, const Json& status
 
   // Failed apps per step: the entries whose message reports a failure, which the rollout writes
   // only in a step with maxFailures and replaces when the app recovers (rollout_safety.h).
-  std::map<std::string, long long> failures;
-  for (const Json& e : ArrayAt(status, {"applicationStatus"})) {
-    if (engine::IsFailedAppMessage(StringAt(e, {"message"}))) ++failures[StringAt(e, {"step"})];
-  }
+  // Counted from what the app series read (only the changed entries of a hinted publish).
+  const std::map<std::string, long long>& failures = entries.failures_by_step;
   for (const auto& id : step_failures_.Where(0, appset)) {
     if (id.size() > 1 && !failures.count(id[1])) step_failures_.Erase(id);
   }

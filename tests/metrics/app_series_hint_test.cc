@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "engine/rollingsync/max_failures.h"
 #include "engine/time.h"
 #include "metrics/metrics.h"
 #include "tests/metrics/exposition.h"
@@ -21,11 +23,18 @@ namespace {
 using engine::Json;
 using JsonPtr = std::shared_ptr<const Json>;
 
-Json Entry(const std::string& app, const std::string& status, int minute) {
+// `failed`: the entry's message reports a failed app (counted per step in
+// fleetwave_step_failures), as a rollout with maxFailures writes it.
+Json Entry(const std::string& app, const std::string& status, int minute, int step = 1,
+           bool failed = false) {
   char when[32];
   std::snprintf(when, sizeof when, "2026-03-01T%02d:%02d:00Z", 10 + minute / 60, minute % 60);
-  return Json{
-      {"application", app}, {"status", status}, {"step", "1"}, {"lastTransitionTime", when}};
+  Json e{{"application", app},
+         {"status", status},
+         {"step", std::to_string(step)},
+         {"lastTransitionTime", when}};
+  if (failed) e["message"] = engine::FailedAppMessage("health is Degraded");
+  return e;
 }
 
 JsonPtr App(const std::string& name, const std::string& health) {
@@ -40,7 +49,8 @@ std::vector<std::string> AppSamples(const std::string& text) {
   std::vector<std::string> out;
   for (const auto& s : testing::ParseSamples(text)) {
     if (s.name.rfind("fleetwave_application", 0) != 0 &&
-        s.name != "fleetwave_applicationset_last_progress_timestamp_seconds") {
+        s.name != "fleetwave_applicationset_last_progress_timestamp_seconds" &&
+        s.name != "fleetwave_step_failures") {
       continue;
     }
     std::string line = s.name;
@@ -67,14 +77,15 @@ TEST(AppSeriesHint, NamedEntriesScrapeAsAFullReadThroughEveryPublish) {
   const engine::Time now = *engine::ParseRfc3339("2026-03-01T12:00:00Z");
   Metrics hinted, full;
   uint64_t seq = 0;
-  int skipped = 0, foreign = 0, used = 0;
+  int skipped = 0, foreign = 0, used = 0, with_failures = 0;
   for (int step = 1; step < 400; ++step) {
     std::vector<size_t> positions;
     for (int c = static_cast<int>(rng() % 4); c > 0; --c) {
       const size_t i = rng() % n;
       const std::string app = entries[i]["application"];
       // Transition times move back too, so the latest over the set must be found again.
-      entries[i] = Entry(app, statuses[rng() % statuses.size()], static_cast<int>(rng() % 300));
+      entries[i] = Entry(app, statuses[rng() % statuses.size()], static_cast<int>(rng() % 300),
+                         1 + static_cast<int>(rng() % 3), rng() % 3 == 0);
       positions.push_back(i);
       if (rng() % 2) apps[i] = App(app, healths[rng() % healths.size()]);
     }
@@ -97,7 +108,22 @@ TEST(AppSeriesHint, NamedEntriesScrapeAsAFullReadThroughEveryPublish) {
     full.AppSetObservedShared("s", status, apps, now, {});
     if (what == 0) continue;
     ASSERT_EQ(AppSamples(hinted.Text()), AppSamples(full.Text())) << "after step " << step;
+    // The failures per step are those of the JSON as it is now, counted here from scratch.
+    std::map<std::string, double> expected;
+    for (const Json& e : entries) {
+      if (engine::IsFailedAppMessage(e.value("message", ""))) expected[e["step"]] += 1;
+    }
+    std::map<std::string, double> got;
+    for (const auto& sample : testing::ParseSamples(hinted.Text())) {
+      if (sample.name != "fleetwave_step_failures") continue;
+      for (const auto& [k, v] : sample.labels) {
+        if (k == "step") got[v] = sample.value;
+      }
+    }
+    ASSERT_EQ(got, expected) << "after step " << step;
+    if (!expected.empty()) ++with_failures;
   }
+  EXPECT_GT(with_failures, 300);
   EXPECT_GT(skipped, 5);
   EXPECT_GT(foreign, 5);
   EXPECT_GT(used, 300);
