@@ -297,8 +297,8 @@ engine::ResolveNow ResolveNowWith(sources::ResolveOnce& resolver) {
   };
 }
 
-GenerationPtr Generate(const AppSetSpecPtr& spec, sources::Source* source,
-                       sources::ResolveOnce& resolver, sources::RenderCache& cache) {
+GenerationPtr Generate(const AppSetSpecPtr& spec, sources::ResolveOnce& resolver,
+                       sources::RenderCache& cache) {
   auto out = std::make_shared<Generation>();
   out->spec = spec;
   const engine::GeneratorInputs inputs =
@@ -313,7 +313,7 @@ GenerationPtr Generate(const AppSetSpecPtr& spec, sources::Source* source,
   bool rendered = true;
   for (const auto& app : out->apps) {
     sources::AppRender& render = out->renders[app.name];
-    render = cache.Render(*source, resolver, spec->appset.name, app, discovery, spec->limits);
+    render = cache.Render(resolver, spec->appset.name, app, discovery, spec->limits);
     rendered = rendered && render.ok();
     names.insert(app.name);
   }
@@ -347,7 +347,7 @@ GatheredPtr Gather(const AppSetSpecPtr& spec, sources::Source* source, store::St
       engine::ReusesLastGeneration(last->spec == spec, last->commits, ResolveNowWith(resolver))) {
     out->generation = last;
   } else {
-    out->generation = Generate(spec, source, resolver, cache);
+    out->generation = Generate(spec, resolver, cache);
   }
   return out;
 }
@@ -1446,7 +1446,7 @@ void StartAttempt(Self* self, const std::string& app, const engine::OperationRec
   const engine::InputLimits limits = st.spec->limits;
   st.services->pool->Post([me, source, job, set, copy, limits] {
     sources::ResolveOnce resolver(*source);
-    job->render = sources::RenderApp(*source, resolver, set, copy, &job->record.revisions,
+    job->render = sources::RenderApp(resolver, set, copy, &job->record.revisions,
                                      engine::Discovery::BuiltIn(), limits);
     caf::anon_send(me, rendered_atom::value, AttemptRenderPtr(job));
   });

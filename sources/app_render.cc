@@ -72,7 +72,7 @@ std::vector<engine::Json> SourcesOf(const engine::Json& spec) {
   return out;
 }
 
-AppRender RenderApp(Source& source, ResolveOnce& resolver, const std::string& appset,
+AppRender RenderApp(ResolveOnce& resolver, const std::string& appset,
                     const engine::GeneratedApplication& app,
                     const std::vector<std::string>* revisions, const engine::Discovery& discovery,
                     const engine::InputLimits& limits) {
@@ -97,9 +97,11 @@ AppRender RenderApp(Source& source, ResolveOnce& resolver, const std::string& ap
       continue;
     }
     out.revisions.push_back(resolved.snapshot->sha);
-    const ReadResult read = ReadPath(source, *resolved.snapshot, StringOf(s, "path"), {});
-    out.errors.insert(out.errors.end(), read.errors.begin(), read.errors.end());
-    for (const auto& m : read.manifests) {
+    // Once per path and commit for all the apps of this reconcile (ResolveOnce::ReadPath).
+    const std::shared_ptr<const ReadResult> read =
+        resolver.ReadPath(*resolved.snapshot, StringOf(s, "path"));
+    out.errors.insert(out.errors.end(), read->errors.begin(), read->errors.end());
+    for (const auto& m : read->manifests) {
       input.manifests.push_back({Origin(*resolved.snapshot, m), m.object});
     }
   }

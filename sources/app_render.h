@@ -36,9 +36,10 @@ struct AppRender {
   std::optional<engine::Error> error() const;
 };
 
-// Renders `app` of `appset`. `revisions`, when given, replaces the sources' targetRevisions
-// one for one (a pinned revision list, or a manual sync's --revision for a one-source app).
-AppRender RenderApp(Source& source, ResolveOnce& resolver, const std::string& appset,
+// Renders `app` of `appset`, reading through `resolver`'s source (each path of a commit once per
+// resolver). `revisions`, when given, replaces the sources' targetRevisions one for one (a
+// pinned revision list, or a manual sync's --revision for a one-source app).
+AppRender RenderApp(ResolveOnce& resolver, const std::string& appset,
                     const engine::GeneratedApplication& app,
                     const std::vector<std::string>* revisions, const engine::Discovery& discovery,
                     const engine::InputLimits& limits = engine::InputLimits{});

@@ -34,7 +34,7 @@ std::optional<std::string> KeyOf(ResolveOnce& resolver, const std::string& appse
 
 }  // namespace
 
-AppRender RenderCache::Render(Source& source, ResolveOnce& resolver, const std::string& appset,
+AppRender RenderCache::Render(ResolveOnce& resolver, const std::string& appset,
                               const engine::GeneratedApplication& app,
                               const engine::Discovery& discovery,
                               const engine::InputLimits& limits) {
@@ -47,7 +47,7 @@ AppRender RenderCache::Render(Source& source, ResolveOnce& resolver, const std::
     }
   }
   ++misses_;
-  AppRender render = RenderApp(source, resolver, appset, app, nullptr, discovery, limits);
+  AppRender render = RenderApp(resolver, appset, app, nullptr, discovery, limits);
   if (key && render.ok()) {
     entries_[app.name] = Entry{*key, render};
   } else {

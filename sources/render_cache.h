@@ -22,9 +22,9 @@ namespace fleetwave::sources {
 
 class RenderCache {
  public:
-  // RenderApp(source, resolver, appset, app, nullptr, discovery), or the previous result for
-  // `app` when its spec and its sources' resolved commits are the same as then.
-  AppRender Render(Source& source, ResolveOnce& resolver, const std::string& appset,
+  // RenderApp(resolver, appset, app, nullptr, discovery), or the previous result for `app` when
+  // its spec and its sources' resolved commits are the same as then.
+  AppRender Render(ResolveOnce& resolver, const std::string& appset,
                    const engine::GeneratedApplication& app, const engine::Discovery& discovery,
                    const engine::InputLimits& limits = engine::InputLimits{});
 

@@ -1,5 +1,7 @@
 #include "sources/resolve_once.h"
 
+#include "sources/kustomize.h"
+
 namespace fleetwave::sources {
 
 Resolution ResolveOnce::Resolve(const std::string& repo_url, const std::string& revision) {
@@ -22,6 +24,35 @@ Resolution ResolveOnce::Resolve(const std::string& repo_url, const std::string& 
   if (!mine) return pending.get();
   // Source calls return errors as values and do not throw, so the promise is always set.
   promise.set_value(source_.Resolve(repo_url, revision));
+  return pending.get();
+}
+
+std::shared_ptr<const ReadResult> ResolveOnce::ReadPath(const Snapshot& snapshot,
+                                                        const std::string& path) {
+  auto key = std::make_tuple(snapshot.repo_url, snapshot.sha, snapshot.is_git, path);
+  std::promise<std::shared_ptr<const ReadResult>> promise;
+  std::shared_future<std::shared_ptr<const ReadResult>> pending;
+  bool mine = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = reads_.find(key);
+    if (it != reads_.end()) {
+      pending = it->second;
+    } else {
+      pending = promise.get_future().share();
+      reads_.emplace(std::move(key), pending);
+      mine = true;
+    }
+  }
+  if (!mine) return pending.get();
+  // A read that throws (kubectl kustomize's plumbing) reaches every caller of the key, as the
+  // one read would have thrown at each of them; none waits forever.
+  try {
+    promise.set_value(
+        std::make_shared<const ReadResult>(sources::ReadPath(source_, snapshot, path, {})));
+  } catch (...) {
+    promise.set_exception(std::current_exception());
+  }
   return pending.get();
 }
 

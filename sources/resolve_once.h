@@ -7,13 +7,20 @@
 // the same key wait for the one resolution in flight (the underlying Source is asked once per
 // key); different keys resolve in parallel. Errors are memoised too, so one bad revision is
 // reported identically to every app that names it. `source` must outlive this object.
+//
+// It reads each path of a snapshot once, too (ReadPath): the apps a generator makes mostly
+// render the same path of the same commit (a list or cluster generator over one template), and
+// reading and parsing it again per app was the largest part of a gather's CPU (the N=1,000
+// rollout's profile in docs/benchmarks.md: 8.5 % of the daemon's samples).
 #pragma once
 
 #include <future>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <utility>
 
 #include "sources/source.h"
@@ -26,6 +33,10 @@ class ResolveOnce {
 
   // "" and "HEAD" are the same key: both mean the repository's HEAD.
   Resolution Resolve(const std::string& repo_url, const std::string& revision);
+
+  // sources::ReadPath(source, snapshot, path, {}) once per (repository, commit, path): every
+  // caller with the same key gets the same result, errors included. Same threading as Resolve.
+  std::shared_ptr<const ReadResult> ReadPath(const Snapshot& snapshot, const std::string& path);
 
   // How many distinct keys were resolved (for tests and the reconcile's log line).
   size_t size() const;
@@ -45,6 +56,10 @@ class ResolveOnce {
   Source& source_;
   mutable std::mutex mu_;
   std::map<std::pair<std::string, std::string>, std::shared_future<Resolution>> cache_;
+  // (repo_url, sha, is_git, path) -> the read.
+  std::map<std::tuple<std::string, std::string, bool, std::string>,
+           std::shared_future<std::shared_ptr<const ReadResult>>>
+      reads_;
 };
 
 }  // namespace fleetwave::sources

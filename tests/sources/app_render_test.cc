@@ -63,8 +63,8 @@ TEST(RenderApp, CreateNamespaceAddsTheDestinationNamespaceFirstUnlessTheManifest
     if (!c.extra_manifest.empty()) files["web/ns.yaml"] = c.extra_manifest;
     source.SetFiles(kRepo, "1111111111111111111111111111111111111111", files);
     ResolveOnce resolver(source);
-    AppRender r = RenderApp(source, resolver, "shop", App(c.sync_policy), nullptr,
-                            engine::Discovery::BuiltIn());
+    AppRender r =
+        RenderApp(resolver, "shop", App(c.sync_policy), nullptr, engine::Discovery::BuiltIn());
     ASSERT_TRUE(r.ok()) << r.error().value_or(engine::Error{}).ToString();
     EXPECT_EQ(KindNames(r), c.want);
     EXPECT_EQ(r.revisions, std::vector<std::string>{"1111111111111111111111111111111111111111"});
@@ -79,8 +79,7 @@ TEST(RenderApp, PinnedRevisionsReplaceTheTargetRevision) {
   source.SetFiles(kRepo, "1111111111111111111111111111111111111111", {{"web/d.yaml", kDeployment}});
   ResolveOnce resolver(source);
   const std::vector<std::string> pinned = {"1111111111111111111111111111111111111111"};
-  AppRender r =
-      RenderApp(source, resolver, "shop", App(Json()), &pinned, engine::Discovery::BuiltIn());
+  AppRender r = RenderApp(resolver, "shop", App(Json()), &pinned, engine::Discovery::BuiltIn());
   ASSERT_TRUE(r.ok()) << r.error().value_or(engine::Error{}).ToString();
   EXPECT_EQ(r.revisions, pinned);
 }
@@ -88,8 +87,7 @@ TEST(RenderApp, PinnedRevisionsReplaceTheTargetRevision) {
 TEST(RenderApp, AnUnknownRevisionIsAnErrorNamingTheRepository) {
   FakeSource source;
   ResolveOnce resolver(source);
-  AppRender r =
-      RenderApp(source, resolver, "shop", App(Json()), nullptr, engine::Discovery::BuiltIn());
+  AppRender r = RenderApp(resolver, "shop", App(Json()), nullptr, engine::Discovery::BuiltIn());
   EXPECT_FALSE(r.ok());
   EXPECT_EQ(r.objects, nullptr);
   EXPECT_NE(r.error().value_or(engine::Error{}).ToString().find(kRepo), std::string::npos)
@@ -127,7 +125,7 @@ TEST(RenderApp, RepositoryErrorsAreTheResolvesThatFailedNotTheFilesThatDoNotPars
     }
     ResolveOnce resolver(source);
     const AppRender r =
-        RenderApp(source, resolver, "shop", App(Json()), nullptr, engine::Discovery::BuiltIn());
+        RenderApp(resolver, "shop", App(Json()), nullptr, engine::Discovery::BuiltIn());
     ASSERT_EQ(r.repository_errors.size(), c.repository_errors);
     EXPECT_EQ(r.ok(), std::string(c.name) == "all is well");
     for (const auto& e : r.repository_errors) EXPECT_EQ(e.object, kRepo);

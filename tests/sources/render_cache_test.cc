@@ -47,7 +47,7 @@ class RenderCacheTest : public ::testing::Test {
   // One reconcile: a fresh resolver, as the appset actor makes one per gather.
   AppRender Reconcile(const engine::GeneratedApplication& app) {
     ResolveOnce resolver(source);
-    return cache.Render(source, resolver, "set", app, engine::Discovery::BuiltIn());
+    return cache.Render(resolver, "set", app, engine::Discovery::BuiltIn());
   }
   FakeSource source;
   RenderCache cache;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -88,6 +90,44 @@ TEST(ResolveOnce, ConcurrentCallersShareOneResolution) {
   for (auto& t : threads) t.join();
   for (const std::string& sha : shas) EXPECT_EQ(sha, "sha-1");
   EXPECT_EQ(fake.calls(), std::vector<std::string>{"resolve repo main"});
+}
+
+// The apps of a set mostly render one path of one commit: it is read and parsed once, and each
+// app gets the same manifests (and the same errors).
+TEST(ResolveOnce, EachPathOfACommitIsReadOncePerReconcile) {
+  FakeSource fake;
+  fake.SetRevision("repo", "main", "sha-1");
+  fake.SetRevision("repo", "v2", "sha-2");
+  fake.SetFiles("repo", "sha-1", {{"web/d.yaml", "kind: A\n"}, {"db/d.yaml", "kind: B\n"}});
+  fake.SetFiles("repo", "sha-2", {{"web/d.yaml", "kind: C\n"}});
+  ResolveOnce once(fake);
+  const Snapshot one = *once.Resolve("repo", "main").snapshot;
+  const Snapshot two = *once.Resolve("repo", "v2").snapshot;
+  std::vector<std::thread> threads;
+  std::vector<std::shared_ptr<const ReadResult>> reads(8);
+  for (size_t i = 0; i < reads.size(); ++i) {
+    threads.emplace_back([&, i] { reads[i] = once.ReadPath(one, "web"); });
+  }
+  for (auto& t : threads) t.join();
+  for (const auto& r : reads) {
+    ASSERT_EQ(r->manifests.size(), 1u);
+    EXPECT_EQ(r->manifests[0].object["kind"], "A");
+  }
+  EXPECT_EQ(once.ReadPath(one, "db")->manifests.at(0).object["kind"], "B");
+  EXPECT_EQ(once.ReadPath(two, "web")->manifests.at(0).object["kind"], "C");
+  const auto missing = once.ReadPath(one, "nope");
+  EXPECT_EQ(once.ReadPath(one, "nope"), missing);
+  ASSERT_EQ(missing->errors.size(), 1u);
+  std::vector<std::string> read_calls;
+  for (const std::string& call : fake.calls()) {
+    if (call.rfind("read ", 0) == 0) read_calls.push_back(call);
+  }
+  EXPECT_EQ(read_calls, (std::vector<std::string>{"read repo@sha-1:web", "read repo@sha-1:db",
+                                                  "read repo@sha-2:web", "read repo@sha-1:nope"}));
+  // The next reconcile reads again (a plain directory's files may have changed meanwhile).
+  ResolveOnce next(fake);
+  next.ReadPath(one, "web");
+  EXPECT_EQ(fake.calls().back(), "read repo@sha-1:web");
 }
 
 TEST(FakeSource, ReadsLikeTheRealSource) {

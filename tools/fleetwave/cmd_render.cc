@@ -93,8 +93,8 @@ int RunRender(const Argv& argv, std::ostream& out, std::ostream& err) {
   const std::vector<std::string> revisions =
       revision ? std::vector<std::string>{*revision} : std::vector<std::string>{};
   const sources::AppRender rendered =
-      sources::RenderApp(source, resolver, loaded.appset->name, *app,
-                         revision ? &revisions : nullptr, engine::Discovery::BuiltIn());
+      sources::RenderApp(resolver, loaded.appset->name, *app, revision ? &revisions : nullptr,
+                         engine::Discovery::BuiltIn());
   if (!rendered.ok()) {
     for (const auto& e : rendered.errors) err << e.ToString() << "\n";
     return 1;
