@@ -64,6 +64,7 @@ ChangeFeed::ChangeFeed(size_t capacity, std::map<std::string, size_t> capacities
 uint64_t ChangeFeed::Record(const std::string& collection, ChangeType type, std::string name,
                             FeedObject object, size_t bytes) {
   uint64_t version = 0;
+  Ring* held = nullptr;
   {
     // Nobody watches the collection: count the change and keep nothing (nor measure it: a lazy
     // set JSON stays unbuilt). A reader from before it is behind. Callers record one change at
@@ -78,15 +79,18 @@ uint64_t ChangeFeed::Record(const std::string& collection, ChangeType type, std:
       ring.dropped_through = version;
     }
   }
-  if (version != 0) {
-    changed_.notify_all();
-    return version;
-  }
+  // Nor wake anyone: a reader of an unwatched collection is a doorbell with no stream behind it
+  // (the API's one waiter per collection), and waking it for every change of a rollout nobody
+  // watches cost the daemon 5 % of its CPU at N=1,000 (docs/benchmarks.md). It learns that it
+  // is behind at its next wake-up: a change while watched, its deadline or WakeAll().
+  if (version != 0) return version;
   if (bytes == kMeasure) bytes = object ? ApproximateJsonBytes(*object) : 0;
   {
     std::lock_guard<std::mutex> lock(mu_);
     version = ++version_;
     Ring& ring = rings_[collection];
+    held = &ring;
+    ++notifications_;
     ring.changes.push_back(Change{version, type, std::move(name), std::move(object), bytes});
     ring.bytes += bytes;
     const auto bound = capacities_.find(collection);
@@ -103,7 +107,7 @@ uint64_t ChangeFeed::Record(const std::string& collection, ChangeType type, std:
       ring.changes.pop_front();
     }
   }
-  changed_.notify_all();
+  held->changed.notify_all();  // this collection's readers only; rings are never erased
   return version;
 }
 
@@ -144,23 +148,20 @@ ChangeFeed::Read ChangeFeed::Next(const std::string& collection, uint64_t* curso
                                   const std::atomic<bool>& cancelled,
                                   std::vector<Change>* out) const {
   std::unique_lock<std::mutex> lock(mu_);
+  Ring& ring = rings_[collection];  // made here if no change came yet: its readers wait on it
   while (true) {
     if (cancelled.load()) return Read::kCancelled;
-    auto it = rings_.find(collection);
-    if (it != rings_.end()) {
-      const Ring& ring = it->second;
-      if (ring.dropped_through > *cursor) return Read::kBehind;
-      if (!ring.changes.empty() && ring.changes.back().version > *cursor) {
-        // Changes are in version order: copy the tail after the cursor (pointers only; the
-        // caller serialises after the lock is released).
-        auto first = ring.changes.end();
-        while (first != ring.changes.begin() && std::prev(first)->version > *cursor) --first;
-        out->assign(first, ring.changes.end());
-        *cursor = out->back().version;
-        return Read::kChanges;
-      }
+    if (ring.dropped_through > *cursor) return Read::kBehind;
+    if (!ring.changes.empty() && ring.changes.back().version > *cursor) {
+      // Changes are in version order: copy the tail after the cursor (pointers only; the
+      // caller serialises after the lock is released).
+      auto first = ring.changes.end();
+      while (first != ring.changes.begin() && std::prev(first)->version > *cursor) --first;
+      out->assign(first, ring.changes.end());
+      *cursor = out->back().version;
+      return Read::kChanges;
     }
-    if (changed_.wait_until(lock, deadline) == std::cv_status::timeout) {
+    if (ring.changed.wait_until(lock, deadline) == std::cv_status::timeout) {
       if (cancelled.load()) return Read::kCancelled;
       return Read::kTimedOut;
     }
@@ -170,8 +171,13 @@ ChangeFeed::Read ChangeFeed::Next(const std::string& collection, uint64_t* curso
 void ChangeFeed::WakeAll() const {
   // Taking the lock orders this wake after any reader's check of its flag: a reader that has
   // checked is already waiting and gets the notify (no lost wake-up).
-  { std::lock_guard<std::mutex> lock(mu_); }
-  changed_.notify_all();
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& [collection, ring] : rings_) ring.changed.notify_all();
+}
+
+uint64_t ChangeFeed::notifications() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return notifications_;
 }
 
 }  // namespace fleetwave::actors

@@ -111,7 +111,8 @@ class ChangeFeed {
   ChangeFeed& operator=(const ChangeFeed&) = delete;
 
   // Appends one change of `bytes` (kMeasure: measured now, which builds a lazy object), evicts
-  // the oldest changes past the bounds, wakes every waiting reader and returns its version.
+  // the oldest changes past the bounds, wakes the collection's waiting readers and returns its
+  // version. A change of a collection nobody holds is only counted: it wakes nobody.
   uint64_t Record(const std::string& collection, ChangeType type, std::string name,
                   FeedObject object, size_t bytes = kMeasure);
 
@@ -127,7 +128,8 @@ class ChangeFeed {
 
   // Waits until `collection` has changes after `*cursor`, the deadline passes or `cancelled` is
   // set (checked whenever the reader wakes; WakeAll() wakes it). On kChanges, `*cursor` moves to
-  // the last change returned.
+  // the last change returned. Changes of an unheld collection do not wake a waiting reader: it
+  // sees kBehind when it next wakes (deadline, WakeAll, a change recorded while held).
   Read Next(const std::string& collection, uint64_t* cursor,
             std::chrono::steady_clock::time_point deadline, const std::atomic<bool>& cancelled,
             std::vector<Change>* out) const;
@@ -153,24 +155,28 @@ class ChangeFeed {
 
   // The changes a collection keeps now (what its ring holds; tests).
   size_t Kept(const std::string& collection) const;
+  // How many changes woke their collection's readers (tests: an unwatched one wakes nobody).
+  uint64_t notifications() const;
 
  private:
   struct Ring {
     std::deque<Change> changes;
-    size_t bytes = 0;              // of `changes`
-    uint64_t dropped_through = 0;  // the version of the newest change evicted
+    size_t bytes = 0;                 // of `changes`
+    uint64_t dropped_through = 0;     // the version of the newest change evicted
+    std::condition_variable changed;  // the collection's waiting readers
   };
 
   const size_t capacity_;
   const std::map<std::string, size_t> capacities_;
   const size_t byte_budget_;
   mutable std::mutex mu_;
-  mutable std::condition_variable changed_;
   // Mutable: a Hold (taken through the const feed a reader has) empties its collection's ring
-  // when it is the last to go.
+  // when it is the last to go, and a reader makes the ring it waits on. Never erased (a reader
+  // may wait on its condition variable).
   mutable std::map<std::string, Ring> rings_;
   mutable std::map<std::string, size_t> holds_;  // live Holds per collection
   uint64_t version_ = 0;
+  uint64_t notifications_ = 0;
 };
 
 }  // namespace fleetwave::actors

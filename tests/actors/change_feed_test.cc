@@ -144,6 +144,8 @@ TEST(ChangeFeedTest, KeepsChangesOnlyWhileWatched) {
   EXPECT_EQ(feed.Kept("a"), 0u);
   EXPECT_FALSE(built);
   EXPECT_EQ(feed.version(), 51u);
+  // Nor did they wake anyone: with nobody watching, a rollout's changes cost no wake-ups.
+  EXPECT_EQ(feed.notifications(), 0u);
   std::vector<Change> out;
   uint64_t stale = 10;
   EXPECT_EQ(feed.Next("a", &stale, Clock::now(), cancelled, &out), ChangeFeed::Read::kBehind);
@@ -156,6 +158,7 @@ TEST(ChangeFeedTest, KeepsChangesOnlyWhileWatched) {
     feed.Record("b", ChangeType::kAdded, "y", Obj("y"));  // another collection: unwatched
     EXPECT_EQ(feed.Kept("a"), 5u);
     EXPECT_EQ(feed.Kept("b"), 0u);
+    EXPECT_EQ(feed.notifications(), 5u);  // the watched collection's changes only
     ASSERT_EQ(feed.Next("a", &cursor, Clock::now(), cancelled, &out), ChangeFeed::Read::kChanges);
     EXPECT_EQ(out.size(), 5u);
     EXPECT_EQ(cursor, 56u);
