@@ -1,6 +1,18 @@
 #include "cluster-clients/liveness.h"
 
 namespace fleetwave::clients {
+namespace {
+
+// `at` moved up to the next multiple of `grid` since the clock's epoch (itself when on it).
+SteadyTime OnGrid(SteadyTime at, Duration grid) {
+  if (grid <= Duration::zero()) return at;
+  const Duration since = at.time_since_epoch();
+  const Duration rest = since % grid;
+  if (rest == Duration::zero()) return at;
+  return at + (rest > Duration::zero() ? grid - rest : -rest);
+}
+
+}  // namespace
 
 bool ClusterFailure(const Result& result) {
   if (result.ok()) return false;
@@ -40,7 +52,9 @@ bool Liveness::Record(const Result& result, SteadyTime now, Source source) {
       // A cluster that answers needs no probe for a while.
       if (!probe_in_flight_) {
         next_probe_.reset();
-        if (policy_.probe_interval > Duration::zero()) next_probe_ = now + policy_.probe_interval;
+        if (policy_.probe_interval > Duration::zero()) {
+          next_probe_ = OnGrid(now + policy_.probe_interval, policy_.probe_grid);
+        }
       }
     }
     return before != state_;

@@ -11,8 +11,9 @@
 //   patience. Such a cluster comes back up only when a request is answered, never on a watch
 //   event, since a hung server's old watches may go on streaming.
 // - Probes: while up, one after `probe_interval` without an answered request (a busy cluster
-//   needs none; zero = never while up); while not up, one after each failed probe with
-//   jittered exponential backoff (`down_backoff`), reset by an answer. One probe at a time.
+//   needs none; zero = never while up), at the next multiple of `probe_grid`; while not up, one
+//   after each failed probe with jittered exponential backoff (`down_backoff`), reset by an
+//   answer. One probe at a time.
 //
 // Not thread-safe: one owner.
 #pragma once
@@ -32,6 +33,11 @@ struct LivenessPolicy {
   // A probe's bound: no byte of an answer within it is a hang (Problem::kNoProgress). GET
   // /version touches neither etcd nor webhooks, so a live API server answers in milliseconds.
   Duration probe_timeout = seconds(10);
+  // A probe while up is due on the next multiple of this (of the steady clock) after
+  // probe_interval, so that the probes of a fleet's clusters fall due together and share their
+  // timer and I/O wake-ups instead of each waking the daemon (at N=500, 50 probes a second were
+  // 50 wake-ups of the timer thread, a worker and the I/O thread each). Zero: no grid.
+  Duration probe_grid = seconds(1);
   BackoffPolicy down_backoff{seconds(1), 2.0, 0.2, seconds(30), seconds(30)};
 };
 

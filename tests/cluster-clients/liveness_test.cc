@@ -113,6 +113,32 @@ TEST(LivenessTest, ProbesWhileUpOnlyAfterTheIntervalWithoutAnAnswer) {
   EXPECT_TRUE(l.ProbeDue(clock.Now()));
 }
 
+// Clusters answered at different moments probe at the same whole second: a fleet's probes share
+// their wake-ups. The grid never brings a probe earlier than the interval, and adds less than
+// one grid step to it.
+TEST(LivenessTest, ProbesWhileUpFallDueOnTheGrid) {
+  FakeClock clock;
+  clock.Advance(seconds(100));
+  LivenessPolicy policy = Policy();
+  ASSERT_EQ(policy.probe_grid, seconds(1)) << "the default";
+  const SteadyTime second = clock.Now();
+  ASSERT_EQ(second.time_since_epoch() % seconds(1), Duration::zero());
+  Liveness a(policy, 1), b(policy, 2), on(policy, 3);
+  clock.Advance(std::chrono::milliseconds(120));
+  a.Record(Ok(), clock.Now());
+  clock.Advance(std::chrono::milliseconds(750));
+  b.Record(Ok(), clock.Now());
+  EXPECT_EQ(*a.NextProbeAt(), second + seconds(11));
+  EXPECT_EQ(*b.NextProbeAt(), second + seconds(11));
+  on.Record(Ok(), second + seconds(2));  // on the grid already: exactly the interval
+  EXPECT_EQ(*on.NextProbeAt(), second + seconds(12));
+
+  policy.probe_grid = Duration::zero();  // no grid: the interval alone
+  Liveness plain(policy, 4);
+  plain.Record(Ok(), clock.Now());
+  EXPECT_EQ(*plain.NextProbeAt(), clock.Now() + seconds(10));
+}
+
 TEST(LivenessTest, AHungProbeMarksDownAndTheNextProbesBackOff) {
   FakeClock clock;
   Liveness l(Policy(), 1);
