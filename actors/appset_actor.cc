@@ -247,6 +247,7 @@ struct AppSetState {
   // app -> cluster for the publisher, per generation (not rebuilt at every publish).
   std::shared_ptr<const std::map<std::string, std::string>> app_clusters;
   GenerationPtr app_clusters_generation;
+  std::uint64_t app_clusters_version = 0;  // one more per map made (PublishOrigin)
 
   static inline const char* name = "appset";
 };
@@ -1167,16 +1168,25 @@ Json SummaryOf(Self* self) {
           {"spec", {{"file", set.file}, {"strategy", engine::StrategyJson(set.strategy)}}}};
 }
 
-// app -> cluster of the last generation, made once per generation.
+// app -> cluster of the last generation, made once per generation; app_clusters_version names
+// the map returned (another map, another version).
 const std::map<std::string, std::string>& AppClusters(Self* self) {
   auto& st = self->state;
   static const std::map<std::string, std::string> kNone;
-  if (!st.last) return kNone;
+  if (!st.last) {
+    if (st.app_clusters) {
+      st.app_clusters.reset();
+      st.app_clusters_generation = nullptr;
+      ++st.app_clusters_version;
+    }
+    return kNone;
+  }
   if (st.app_clusters_generation != st.last->generation || !st.app_clusters) {
     auto clusters = std::make_shared<std::map<std::string, std::string>>();
     for (const auto& app : st.last->generation->apps) clusters->emplace(app.name, app.cluster);
     st.app_clusters = std::move(clusters);
     st.app_clusters_generation = st.last->generation;
+    ++st.app_clusters_version;
   }
   return *st.app_clusters;
 }
@@ -1209,9 +1219,11 @@ void OnPersisted(Self* self, PersistedPtr p) {
     Json summary = SummaryOf(self);
     summary["status"] = std::move(result.status);
     engine::ShowPendingDeletions(summary["status"], p->pending_deletions);
-    const PublishOrigin origin{self->id(), ++st.publish_seq, nullptr};  // from scratch: any
+    const auto& clusters = AppClusters(self);
+    const PublishOrigin origin{self->id(), ++st.publish_seq, nullptr,  // from scratch: any
+                               st.app_clusters_version};
     st.services->publish.appset(st.spec->appset.name, summary, std::move(result.applications),
-                                AppClusters(self), &origin);
+                                clusters, &origin);
   }
   if (st.services->publish.drift) {
     st.services->publish.drift(st.spec->appset.name, result.plan.drifted,
@@ -1261,10 +1273,12 @@ void OnDeltaPersisted(Self* self, PersistedPtr p) {
     status.swap(st.decider->status());
     engine::ShowPendingDeletions(status, p->pending_deletions);
     // Only the entries the decision patched can differ from this actor's previous publish.
+    const auto& clusters = AppClusters(self);
     const PublishOrigin origin{self->id(), ++st.publish_seq,
-                               d.entry_positions ? &*d.entry_positions : nullptr};
-    st.services->publish.appset(st.spec->appset.name, summary, st.decider->applications(),
-                                AppClusters(self), &origin);
+                               d.entry_positions ? &*d.entry_positions : nullptr,
+                               st.app_clusters_version};
+    st.services->publish.appset(st.spec->appset.name, summary, st.decider->applications(), clusters,
+                                &origin);
     status.erase("pendingDeletions");
     status.swap(st.decider->status());
   }

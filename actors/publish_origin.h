@@ -15,6 +15,10 @@ struct PublishOrigin {
   // the same source's publish seq - 1, or null: any may. A receiver that did not take that
   // publish (a standby skipped it, another publisher came between) compares every entry.
   const std::vector<std::size_t>* entry_positions = nullptr;
+  // Which app -> cluster map came with the publish: the same source's publishes with the same
+  // non-zero version carry the same map, so a receiver need not look up an unchanged app's
+  // cluster again. 0: unknown.
+  std::uint64_t clusters_version = 0;
 };
 
 }  // namespace fleetwave::actors

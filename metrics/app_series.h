@@ -39,6 +39,9 @@ struct ChangedEntries {
   uint64_t source = 0;
   uint64_t seq = 0;
   const std::vector<std::size_t>* positions = nullptr;
+  // The same source's calls with the same non-zero version pass the same `clusters` map: an
+  // Application that comes again as the same pointer keeps the cluster it resolved to.
+  uint64_t clusters_version = 0;
 };
 
 // What a publish's entries say of the whole set, from what each entry's slot read.
@@ -97,6 +100,8 @@ class AppSeries : public prometheus::Collectable {
     Apps::iterator app;                        // valid while `named`
     bool named = false;
     std::string destination;  // spec.destination.name, else .server
+    std::string cluster;      // what `destination` resolved to, valid while `resolved`
+    bool resolved = false;
     std::string_view health;
     std::string_view sync;
   };
@@ -109,6 +114,8 @@ class AppSeries : public prometheus::Collectable {
     uint64_t calls = 0;
     uint64_t origin_source = 0;  // the publish the entries were last read from (ChangedEntries)
     uint64_t origin_seq = 0;
+    uint64_t clusters_source = 0;  // the map the slots' clusters were resolved with
+    uint64_t clusters_version = 0;
   };
 
   mutable std::mutex mu_;

@@ -77,6 +77,11 @@ TEST(AppSeriesHint, NamedEntriesScrapeAsAFullReadThroughEveryPublish) {
   const engine::Time now = *engine::ParseRfc3339("2026-03-01T12:00:00Z");
   Metrics hinted, full;
   uint64_t seq = 0;
+  // The resolved cluster per app: a map that a publisher replaces now and then (a new
+  // generation), with a new version each time; the same version always comes with the same map.
+  std::map<std::string, std::string> clusters;
+  uint64_t clusters_version = 1;
+  int new_maps = 0;
   int skipped = 0, foreign = 0, used = 0, with_failures = 0;
   for (int step = 1; step < 400; ++step) {
     std::vector<size_t> positions;
@@ -92,20 +97,28 @@ TEST(AppSeriesHint, NamedEntriesScrapeAsAFullReadThroughEveryPublish) {
     std::sort(positions.begin(), positions.end());
     positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
     const Json status = {{"applicationStatus", entries}, {"rollout", {{"step", 1}}}};
-    const ChangedEntries mine{42, ++seq, &positions};
+    if (rng() % 25 == 0) {
+      ++new_maps;
+      ++clusters_version;
+      clusters.clear();
+      for (size_t i = 0; i < n; ++i) {
+        if (rng() % 2) clusters[entries[i]["application"]] = "ctx-" + std::to_string(rng() % 3);
+      }
+    }
+    const ChangedEntries mine{42, ++seq, &positions, clusters_version};
     const unsigned what = rng() % 20;
     if (what == 0) {
       ++skipped;  // never reaches `hinted`
     } else if (what == 1) {
       ++foreign;
-      const ChangedEntries other{43, 1, nullptr};
+      const ChangedEntries other{43, 1, nullptr, clusters_version};
       hinted.AppSetObservedShared("s", status, apps, now, {}, &other);
-      hinted.AppSetObservedShared("s", status, apps, now, {}, &mine);
+      hinted.AppSetObservedShared("s", status, apps, now, clusters, &mine);
     } else {
       ++used;
-      hinted.AppSetObservedShared("s", status, apps, now, {}, &mine);
+      hinted.AppSetObservedShared("s", status, apps, now, clusters, &mine);
     }
-    full.AppSetObservedShared("s", status, apps, now, {});
+    full.AppSetObservedShared("s", status, apps, now, clusters);
     if (what == 0) continue;
     ASSERT_EQ(AppSamples(hinted.Text()), AppSamples(full.Text())) << "after step " << step;
     // The failures per step are those of the JSON as it is now, counted here from scratch.
@@ -124,6 +137,7 @@ TEST(AppSeriesHint, NamedEntriesScrapeAsAFullReadThroughEveryPublish) {
     if (!expected.empty()) ++with_failures;
   }
   EXPECT_GT(with_failures, 300);
+  EXPECT_GT(new_maps, 5);
   EXPECT_GT(skipped, 5);
   EXPECT_GT(foreign, 5);
   EXPECT_GT(used, 300);

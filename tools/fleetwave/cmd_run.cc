@@ -346,7 +346,8 @@ int RunDaemon(const Argv& argv, std::ostream& out, std::ostream& err) {
     const auto status = summary.find("status");  // end() when summary is not an object
     const metrics::ChangedEntries changed =
         origin != nullptr
-            ? metrics::ChangedEntries{origin->source, origin->seq, origin->entry_positions}
+            ? metrics::ChangedEntries{origin->source, origin->seq, origin->entry_positions,
+                                      origin->clusters_version}
             : metrics::ChangedEntries{};
     metrics.AppSetObservedShared(name, status != summary.end() ? *status : kNoStatus, apps,
                                  services.now(), clusters, &changed);
