@@ -3,57 +3,52 @@
 #include "sources/kustomize.h"
 
 namespace fleetwave::sources {
+namespace {
 
-Resolution ResolveOnce::Resolve(const std::string& repo_url, const std::string& revision) {
-  const auto key = std::make_pair(repo_url, revision.empty() ? std::string("HEAD") : revision);
-  std::promise<Resolution> promise;
-  std::shared_future<Resolution> pending;
+// The value for `key` in `cache`, made by `make()` once: the first caller makes it outside the
+// lock (other keys are not held up), later callers of the key wait for that one. What `make`
+// throws reaches every caller of the key, as one call would have thrown at each of them; none
+// waits forever.
+template <typename Map, typename Key, typename Make>
+auto Once(std::mutex& mu, Map& cache, Key key, Make make) {
+  using Value = decltype(make());
+  std::promise<Value> promise;
+  std::shared_future<Value> pending;
   bool mine = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = cache_.find(key);
-    if (it != cache_.end()) {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = cache.find(key);
+    if (it != cache.end()) {
       pending = it->second;
     } else {
       pending = promise.get_future().share();
-      cache_.emplace(key, pending);
+      cache.emplace(std::move(key), pending);
       mine = true;
     }
   }
-  // Waiting happens outside the lock, so other keys are not held up by this one.
-  if (!mine) return pending.get();
-  // Source calls return errors as values and do not throw, so the promise is always set.
-  promise.set_value(source_.Resolve(repo_url, revision));
+  if (mine) {
+    try {
+      promise.set_value(make());
+    } catch (...) {
+      promise.set_exception(std::current_exception());
+    }
+  }
   return pending.get();
+}
+
+}  // namespace
+
+Resolution ResolveOnce::Resolve(const std::string& repo_url, const std::string& revision) {
+  return Once(mu_, cache_, std::make_pair(repo_url, revision.empty() ? "HEAD" : revision),
+              [&] { return source_.Resolve(repo_url, revision); });
 }
 
 std::shared_ptr<const ReadResult> ResolveOnce::ReadPath(const Snapshot& snapshot,
                                                         const std::string& path) {
-  auto key = std::make_tuple(snapshot.repo_url, snapshot.sha, snapshot.is_git, path);
-  std::promise<std::shared_ptr<const ReadResult>> promise;
-  std::shared_future<std::shared_ptr<const ReadResult>> pending;
-  bool mine = false;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = reads_.find(key);
-    if (it != reads_.end()) {
-      pending = it->second;
-    } else {
-      pending = promise.get_future().share();
-      reads_.emplace(std::move(key), pending);
-      mine = true;
-    }
-  }
-  if (!mine) return pending.get();
-  // A read that throws (kubectl kustomize's plumbing) reaches every caller of the key, as the
-  // one read would have thrown at each of them; none waits forever.
-  try {
-    promise.set_value(
-        std::make_shared<const ReadResult>(sources::ReadPath(source_, snapshot, path, {})));
-  } catch (...) {
-    promise.set_exception(std::current_exception());
-  }
-  return pending.get();
+  return Once(
+      mu_, reads_, std::make_tuple(snapshot.repo_url, snapshot.sha, snapshot.is_git, path), [&] {
+        return std::make_shared<const ReadResult>(sources::ReadPath(source_, snapshot, path, {}));
+      });
 }
 
 bool ResolveOnce::AnyTransientFailure() const {
