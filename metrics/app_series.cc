@@ -109,11 +109,8 @@ EntriesSummary AppSeries::Observe(const std::string& appset, const Json& entries
     const Json& e = entries[i];
     EntrySlot& slot = s.entries[i];
     // Every entry's failure counts, named or not (as the set's failure count always did).
-    if (const std::string& message = StringRef(e, {"message"}); slot.message != message) {
-      slot.message = message;
-      slot.failed = engine::IsFailedAppMessage(message);
-    }
-    if (const std::string& step = StringRef(e, {"step"}); slot.step != step) slot.step = step;
+    slot.failed = engine::IsFailedAppMessage(StringRef(e, {"message"}));
+    if (slot.failed) slot.step = StringRef(e, {"step"});
     const std::string& name = StringRef(e, {"application"});
     if (name.empty()) {
       const bool was_named = slot.named;

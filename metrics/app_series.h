@@ -91,9 +91,8 @@ class AppSeries : public prometheus::Collectable {
     std::string_view rollout;
     std::string transition;
     std::optional<engine::Time> transition_time;
-    std::string message;  // the raw message and step; `failed`: the message reports a failure
-    std::string step;
-    bool failed = false;
+    bool failed = false;  // the message reports a failed app (a prefix: no copy kept)
+    std::string step;     // while `failed`: the entry's step
   };
   struct AppSlot {
     std::shared_ptr<const engine::Json> json;  // held so that the pointer cannot be reused

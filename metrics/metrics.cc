@@ -10,7 +10,6 @@
 #include <prometheus/text_serializer.h>
 
 #include "engine/progress/workload.h"
-#include "engine/rollingsync/max_failures.h"
 #include "engine/rollingsync/rollback_state.h"
 #include "metrics/process_collector.h"
 
