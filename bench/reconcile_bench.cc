@@ -18,6 +18,8 @@
 // (Healthy -> Progressing, the next event back), and Decide runs on that app alone. Reports its
 // median CPU time (the observation's take and put included) and the ratio of the full
 // reconcile to it.
+// Linked with the daemon's allocator (jemalloc where the build finds it); the first line says
+// which.
 // Usage: reconcile_bench [--cold] [--runs=K] [N...]  (default 100 1000 2000 20000)
 #include <valgrind/callgrind.h>
 
@@ -326,6 +328,9 @@ int main(int argc, char** argv) {
     }
   }
   if (sizes.empty()) sizes = {100, 1000, 2000, 20000};
+  // The daemon links jemalloc where the build finds it, and so does this benchmark: an event
+  // allocates and frees about a hundred JSON nodes, so the allocator is part of its cost.
+  std::printf("allocator: %s\n", FLEETWAVE_ALLOCATOR_NAME);
   const engine::ApplicationSet set = RollingSet();
   double base_us_per_app = 0;
   for (int n : sizes) {
