@@ -52,8 +52,8 @@ LiveObject ProjectLiveObject(const Json& object) {
     const std::string value = AnnotationOf(object, key);
     if (!value.empty()) live.annotations[key] = value;
   }
-  live.managed_fields = AllManagedFields(object);
-  if (live.managed_fields.is_null()) {
+  const Json fields = AllManagedFields(object);
+  if (fields.is_null()) {
     // Nobody's fields are recorded (no managedFields): compare against the whole object.
     live.managed_values = object;
     if (live.managed_values.is_object()) {
@@ -64,8 +64,11 @@ LiveObject ProjectLiveObject(const Json& object) {
       }
     }
   } else {
-    live.managed_values = RestrictToFields(live.managed_fields, object);
+    live.managed_values = RestrictToFields(fields, object);
     live.managed_values.erase("status");
+    // Only the lists' keys are read later (FirstDifference): the rest of the union was about
+    // half of what a projection held.
+    live.managed_fields = ListShapeOf(fields);
   }
   // Identity is never in a field set, but the desired object states it.
   for (const char* key : {"name", "namespace"}) {

@@ -28,8 +28,9 @@ struct LiveObject {
   // Only the annotations sync decisions read (tracking id, applied hash, adopt, allow-delete,
   // both sync-options forms).
   std::map<std::string, std::string> annotations;
-  // The union of every manager's fieldsV1 (engine/sync/managed_fields.h AllManagedFields); null
-  // when the object records none.
+  // Of the union of every manager's fieldsV1 (engine/sync/managed_fields.h AllManagedFields),
+  // the list shape the drift comparison reads (ListShapeOf: associative lists' keys and sets);
+  // null when the object records no managed fields.
   Json managed_fields;
   // The object restricted to those fields (the whole object but status when there are none),
   // with metadata.name/namespace and a Secret's data hashed (engine/sync/drift.h). Null when

@@ -170,6 +170,23 @@ Json ManagedFieldsOf(const Json& object, std::string_view manager) {
   return nullptr;
 }
 
+Json ListShapeOf(const Json& fields_v1) {
+  Json out = Json::object();
+  if (!fields_v1.is_object()) return out;
+  for (auto it = fields_v1.begin(); it != fields_v1.end(); ++it) {
+    const std::string& key = it.key();
+    if (key.rfind("k:", 0) == 0) {
+      out[key] = ListShapeOf(it.value());
+    } else if (key.rfind("v:", 0) == 0) {
+      out[key] = Json::object();
+    } else if (key.rfind("f:", 0) == 0) {
+      Json below = ListShapeOf(it.value());
+      if (!below.empty()) out[key] = std::move(below);
+    }
+  }
+  return out;
+}
+
 Json RestrictToFields(const Json& fields_v1, const Json& object) {
   if (!fields_v1.is_object()) return Json::object();
   return Restrict(fields_v1, object);

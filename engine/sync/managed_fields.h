@@ -21,6 +21,15 @@ Json ManagedFieldsOf(const Json& object, std::string_view manager);
 // the object has no managedFields.
 Json AllManagedFields(const Json& object);
 
+// The part of a field set that the drift comparison (FirstDifference) reads: the paths to
+// associative lists' items ("k:{...}", each kept, with what is below it pruned the same way) and
+// to sets (a "v:..." entry, kept empty). Plain fields ("f:" with nothing of that below), "."
+// and "i:" entries are left out: the comparison walks the desired object and reads a field set
+// only to match list items, so FirstDifference gives the same answer with either tree. The
+// whole union was the largest part of a live object's projection (6.5 KB per app at N=500,
+// 8b67c0b's heap profile). Non-objects give an empty object.
+Json ListShapeOf(const Json& fields_v1);
+
 // `object` restricted to the fields of `fields_v1` (keyed list items keep their key fields),
 // so walking `fields_v1` over the result reads the same values as over the whole object.
 Json RestrictToFields(const Json& fields_v1, const Json& object);

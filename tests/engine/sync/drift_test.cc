@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/sha256.h"
+#include "engine/sync/managed_fields.h"
 
 namespace fleetwave::engine {
 namespace {
@@ -210,6 +211,35 @@ TEST(DriftTest, FirstDifference) {
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
     EXPECT_EQ(FirstDifference(Obj(c.desired), Obj(c.live), Obj(c.fields), c.ignored), c.want);
+    // A projection keeps only the fields' list shape: the answer is the same with it.
+    if (!Obj(c.fields).is_null()) {
+      EXPECT_EQ(FirstDifference(Obj(c.desired), Obj(c.live), ListShapeOf(Obj(c.fields)), c.ignored),
+                c.want);
+    }
+  }
+}
+
+TEST(DriftTest, ListShapeOfKeepsTheListsKeysAndSetsOnly) {
+  const struct {
+    const char* name;
+    const char* fields;
+    const char* want;
+  } cases[] = {
+      {"plain fields go", R"({"f:metadata":{"f:labels":{"f:a":{}}},"f:spec":{"f:replicas":{}}})",
+       "{}"},
+      {"a keyed item stays, with only the lists below it", kContainers,
+       R"({"f:spec":{"f:template":{"f:spec":{"f:containers":{
+           "k:{\"name\":\"ui\"}":{"f:ports":{"k:{\"containerPort\":80,\"protocol\":\"TCP\"}":{}}},
+           "k:{\"name\":\"side\"}":{}}}}}})"},
+      {"a set's members stay, empty",
+       R"({"f:spec":{"f:finalizers":{"v:\"a\"":{},"v:\"b\"":{}},"f:x":{}}})",
+       R"({"f:spec":{"f:finalizers":{"v:\"a\"":{},"v:\"b\"":{}}}})"},
+      {"index entries and dots go", R"({"f:l":{"i:0":{"f:a":{}}},".":{}})", "{}"},
+      {"not an object", "null", "{}"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(ListShapeOf(Obj(c.fields)), Obj(c.want));
   }
 }
 
