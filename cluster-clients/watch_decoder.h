@@ -29,6 +29,8 @@ class WatchDecoder {
   std::vector<WatchEvent> Feed(std::string_view chunk);
   // Bytes buffered waiting for a newline.
   std::size_t pending() const { return buffer_.size(); }
+  // Bytes the tail buffer holds allocated: released to at most 1 KiB once a line completes.
+  std::size_t retained_bytes() const { return buffer_.capacity(); }
   // True once a line (one event) was longer than `max_event_bytes`: Feed returned the events
   // before it and returns nothing from then on; the buffer is released.
   bool overflowed() const { return overflowed_; }

@@ -47,6 +47,20 @@ TEST(WatchDecoderTest, IncompleteTailWaits) {
   EXPECT_EQ(d.Feed("}\n").size(), 1u);
 }
 
+TEST(WatchDecoderTest, ALargeEventsBufferIsReleasedOnceItsLineEnds) {
+  WatchDecoder d;
+  const std::string big =
+      R"({"type":"ADDED","object":{"data":")" + std::string(100000, 'x') + "\"}}\n";
+  EXPECT_TRUE(d.Feed(std::string_view(big).substr(0, 60000)).empty());
+  EXPECT_GE(d.retained_bytes(), 60000u);
+  auto ev = d.Feed(big.substr(60000) + kStream);
+  ASSERT_EQ(ev.size(), 4u);
+  EXPECT_EQ(ev[0].object["data"].get<std::string>().size(), 100000u);
+  EXPECT_EQ(ev[3].type, "DELETED");
+  EXPECT_EQ(d.pending(), 0u);
+  EXPECT_LE(d.retained_bytes(), 1024u);
+}
+
 TEST(WatchDecoderTest, GarbageBecomesAnErrorEvent) {
   WatchDecoder d;
   auto ev = d.Feed("<html>proxy error</html>\n");
