@@ -403,19 +403,26 @@ void EchoWorkload(Self self, std::optional<engine::ProjectedWorkload> before,
   }
 }
 
+// What a workload watch's typed projector made of an object (StartWorkloadInformers).
+std::optional<engine::ProjectedWorkload> WorkloadOf(const clients::Projection& p) {
+  const auto* w =
+      p.typed ? std::any_cast<std::optional<engine::ProjectedWorkload>>(p.typed.get()) : nullptr;
+  return w != nullptr ? *w : std::nullopt;
+}
+
 // One event of a workload watch: a Deployment's row is echoed (EchoWorkload); every other kind
 // goes to its workload actor. `before`/`after`: null for an add/a delete.
 void OnWorkloadWatchEvent(Self self, const clients::Projection* before,
                           const clients::Projection* after) {
   std::optional<engine::ProjectedWorkload> a;
   if (after != nullptr) {
-    a = engine::WorkloadFromProjection(after->fields);
+    a = WorkloadOf(*after);
     if (!a) return;
   }
   std::optional<engine::ProjectedWorkload> b;
   const bool decided = !a || engine::DaemonDecidesDeadline(a->workload.kind);
   if (before != nullptr && (after == nullptr || !decided)) {
-    b = engine::WorkloadFromProjection(before->fields);
+    b = WorkloadOf(*before);
   }
   if (after == nullptr && !b) return;
   if (!engine::DaemonDecidesDeadline(a ? a->workload.kind : b->workload.kind)) {
@@ -475,7 +482,12 @@ void StartWorkloadInformers(Self self, const std::string& kind, const clients::R
     clients::InformerOptions options;
     options.resource = ref;
     options.ns = ns;
-    options.project = engine::ProjectWorkload;
+    // Decoded once, on the loop thread, and shared by the cache and the callbacks: the JSON
+    // projection the cache held was about 3 KB per Deployment at N=500 (8b67c0b), copied twice
+    // per event and decoded again by every reader.
+    options.project_typed = [](const clients::Json& object) {
+      return std::any(engine::WorkloadFromProjection(engine::ProjectWorkload(object)));
+    };
     clients::InformerHandlers h;
     h.on_add = [self](const clients::Projection& p) { OnWorkloadWatchEvent(self, nullptr, &p); };
     h.on_update = [self](const clients::Projection& before, const clients::Projection& after) {
