@@ -129,7 +129,8 @@ class RollingSyncDecider {
  private:
   struct App {
     ObservedApp observed;
-    GeneratedApplication planned;       // as the planner reads it
+    // As the planner reads it (KeepStoredSpec applied), shared with the tracker's record.
+    std::shared_ptr<const GeneratedApplication> planned;
     uint64_t planned_from = 0;          // the desired spec's fingerprint `planned` was derived from
     bool planned_reusable = false;      // DeriveView left `planned` as derived (see Derive)
     reconcile::AppView view;            // points into this App and stored_

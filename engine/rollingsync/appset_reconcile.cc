@@ -105,6 +105,7 @@ AppSetReconcileResult ReconcileAppSet(AppSetReconcileInput input) {
   std::vector<Application> live_apps(n);
   const SpecWriteRules rules{writes, may_update};
   for (size_t i = 0; i < n; ++i) {
+    KeepStoredSpec(desired[i], stored[i], rules);
     DeriveView(set, input.apps[i], desired[i], stored[i],
                FindEntry(input.stored.application_status, desired[i].name), rules, views[i],
                live_apps[i]);

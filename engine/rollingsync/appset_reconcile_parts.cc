@@ -390,7 +390,15 @@ SyncStart MakeSyncStart(const ApplicationSet& set, const AppView& v, SyncStartTr
   return s;
 }
 
-void DeriveView(const ApplicationSet& set, ObservedApp& app, GeneratedApplication& gen,
+void KeepStoredSpec(GeneratedApplication& gen, StoredApp* stored, SpecWriteRules rules) {
+  if (stored == nullptr || !stored->spec || rules.may_update) return;
+  if (stored->spec_fingerprint == 0) stored->spec_fingerprint = SpecFingerprint(*stored->spec);
+  // A copy: the stored record stays the store's.
+  gen.object["spec"] = *stored->spec;
+  gen.spec_fingerprint = stored->spec_fingerprint;
+}
+
+void DeriveView(const ApplicationSet& set, ObservedApp& app, const GeneratedApplication& gen,
                 StoredApp* stored, const AppRolloutStatus* stored_entry, SpecWriteRules rules,
                 AppView& v, Application& live) {
   v.observed = &app;
@@ -415,12 +423,6 @@ void DeriveView(const ApplicationSet& set, ObservedApp& app, GeneratedApplicatio
              *stored_spec != DesiredSpecOf(gen)) {
     v.new_spec_is_desired = true;
     v.write_spec = true;
-  }
-  if (stored_spec != nullptr && !rules.may_update) {
-    // The Application keeps its spec: the rollout plans and syncs with it, so the held-back
-    // difference never reads as a spec change on every reconcile. (A copy: see above.)
-    gen.object["spec"] = *stored_spec;
-    gen.spec_fingerprint = stored_fingerprint;
   }
 
   if (app.compared != nullptr && gen.spec_fingerprint != 0 &&

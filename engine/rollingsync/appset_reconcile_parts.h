@@ -58,11 +58,17 @@ struct SpecWriteRules {
   bool may_update = false;  // applicationsSync lets updates through
 };
 
-// Fills `v` and `live` for one app: `gen` is the generated app as the planner reads it (the
-// stored spec replaces its spec while updates are held back), `stored` the store's record (its
+// The generated app as the planner reads it: while applicationsSync holds updates back
+// (`rules.may_update` false) the Application keeps its stored spec, which `gen` takes in with
+// its fingerprint, so the rollout plans and syncs with it and the held-back difference never
+// reads as a spec change. Fills `stored`'s fingerprint when unknown. Before DeriveView.
+void KeepStoredSpec(GeneratedApplication& gen, StoredApp* stored, SpecWriteRules rules);
+
+// Fills `v` and `live` for one app: `gen` is the generated app as the planner reads it
+// (KeepStoredSpec applied; `v.desired` points to it), `stored` the store's record (its
 // fingerprint filled in), `stored_entry` the app's stored rollout entry (the pin a source error
 // keeps). Refreshes `app`'s cached comparison when its spec changed.
-void DeriveView(const ApplicationSet& set, ObservedApp& app, GeneratedApplication& gen,
+void DeriveView(const ApplicationSet& set, ObservedApp& app, const GeneratedApplication& gen,
                 StoredApp* stored, const AppRolloutStatus* stored_entry, SpecWriteRules rules,
                 AppView& v, Application& live);
 

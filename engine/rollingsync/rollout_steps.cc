@@ -179,10 +179,9 @@ class CompiledSteps {
   std::unordered_map<std::string, std::vector<int>> memo_;
 };
 
-}  // namespace
-
-StepAssignment AssignSteps(const Strategy& strategy,
-                           const std::vector<GeneratedApplication>& desired) {
+// `at(i)` is the i-th of `count` desired apps.
+template <typename At>
+StepAssignment AssignStepsOf(const Strategy& strategy, std::size_t count, At at) {
   StepAssignment out;
   const int n = static_cast<int>(strategy.steps.size());
   out.members.resize(n);
@@ -199,16 +198,16 @@ StepAssignment AssignSteps(const Strategy& strategy,
     }
   }
   CompiledSteps steps(strategy.steps);
-  out.steps.resize(desired.size(), -1);
-  for (size_t i = 0; i < desired.size(); ++i) {
-    const auto& app = desired[i];
+  out.steps.resize(count, -1);
+  for (size_t i = 0; i < count; ++i) {
+    const GeneratedApplication& app = at(i);
     const std::vector<int>& selecting = steps.Selecting(app.labels);
     const int step = selecting.empty() ? -1 : selecting.front();
     out.steps[i] = step;
     if (step >= 0) out.members[step].push_back(i);
     if (selecting.size() > 1) out.issues.duplicates[app.name] = selecting;
   }
-  auto by_name = [&](size_t a, size_t b) { return desired[a].name < desired[b].name; };
+  auto by_name = [&](size_t a, size_t b) { return at(a).name < at(b).name; };
   for (int s = 0; s < n; ++s) {
     auto& m = out.members[s];
     // Generated apps come sorted by name, and so does each step's list then.
@@ -216,6 +215,21 @@ StepAssignment AssignSteps(const Strategy& strategy,
     if (m.empty()) out.issues.empty_steps.push_back(s);
   }
   return out;
+}
+
+}  // namespace
+
+StepAssignment AssignSteps(const Strategy& strategy,
+                           const std::vector<GeneratedApplication>& desired) {
+  return AssignStepsOf(strategy, desired.size(),
+                       [&](std::size_t i) -> const GeneratedApplication& { return desired[i]; });
+}
+
+StepAssignment AssignStepsShared(
+    const Strategy& strategy,
+    const std::vector<std::shared_ptr<const GeneratedApplication>>& desired) {
+  return AssignStepsOf(strategy, desired.size(),
+                       [&](std::size_t i) -> const GeneratedApplication& { return *desired[i]; });
 }
 
 }  // namespace fleetwave::engine

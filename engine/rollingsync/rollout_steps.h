@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -54,5 +55,9 @@ bool StepSelects(const RolloutStep& step, const std::map<std::string, std::strin
 // issues, including those found in the strategy alone (invalid operators, invalid maxUpdate).
 StepAssignment AssignSteps(const Strategy& strategy,
                            const std::vector<GeneratedApplication>& desired);
+// The same over apps shared with their owner (RollingSyncDecider and RolloutTracker share them).
+StepAssignment AssignStepsShared(
+    const Strategy& strategy,
+    const std::vector<std::shared_ptr<const GeneratedApplication>>& desired);
 
 }  // namespace fleetwave::engine

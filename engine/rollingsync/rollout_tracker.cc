@@ -31,6 +31,14 @@ bool SameDesired(const GeneratedApplication& a, const GeneratedApplication& b) {
          DesiredSpecOf(a) == DesiredSpecOf(b);
 }
 
+template <typename T>
+std::vector<std::shared_ptr<const T>> Shared(std::vector<T> values) {
+  std::vector<std::shared_ptr<const T>> out;
+  out.reserve(values.size());
+  for (auto& v : values) out.push_back(std::make_shared<const T>(std::move(v)));
+  return out;
+}
+
 }  // namespace
 
 bool RolloutTracker::Tracks(const ApplicationSet& appset) {
@@ -40,6 +48,12 @@ bool RolloutTracker::Tracks(const ApplicationSet& appset) {
 RolloutTracker::RolloutTracker(const ApplicationSet& appset, StoredRolloutStatus stored,
                                std::vector<GeneratedApplication> desired,
                                std::vector<Application> live)
+    : RolloutTracker(appset, std::move(stored), Shared(std::move(desired)),
+                     Shared(std::move(live))) {}
+
+RolloutTracker::RolloutTracker(const ApplicationSet& appset, StoredRolloutStatus stored,
+                               std::vector<std::shared_ptr<const GeneratedApplication>> desired,
+                               std::vector<std::shared_ptr<const Application>> live)
     : strategy_(appset.strategy),
       ignore_application_differences_(appset.ignore_application_differences),
       heal_drift_(RollingSyncHealsDrift(appset)),
@@ -49,8 +63,8 @@ RolloutTracker::RolloutTracker(const ApplicationSet& appset, StoredRolloutStatus
       conditions_(std::move(stored.conditions)),
       other_status_(std::move(stored.other)) {
   for (auto& app : live) {
-    auto it = Find(app.name);
-    it->second.live = std::make_shared<const Application>(std::move(app));
+    auto it = Find(app->name);
+    it->second.live = std::move(app);
   }
   // Of two stored entries for one app the first counts, as in Plan. An entry whose app is not
   // live goes at the first decision (reported in removed_entries).
@@ -58,12 +72,12 @@ RolloutTracker::RolloutTracker(const ApplicationSet& appset, StoredRolloutStatus
     auto it = Find(entry.application);
     if (!it->second.entry) it->second.entry = std::move(entry);
   }
-  StepAssignment assignment = AssignSteps(strategy_, desired);
+  StepAssignment assignment = AssignStepsShared(strategy_, desired);
   config_issues_ = std::move(assignment.issues);
   for (size_t i = 0; i < desired.size(); ++i) {
-    auto it = Find(desired[i].name);
+    auto it = Find(desired[i]->name);
     it->second.step = assignment.steps[i];
-    it->second.desired = std::make_shared<const GeneratedApplication>(std::move(desired[i]));
+    it->second.desired = std::move(desired[i]);
   }
   // A stored skip of an app that is not live goes, as Plan drops it.
   for (auto it = state_.skipped.begin(); it != state_.skipped.end();) {

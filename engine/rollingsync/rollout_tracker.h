@@ -92,6 +92,10 @@ class RolloutTracker {
   // REQUIRES: Tracks(appset); names unique within `desired` and within `live`.
   RolloutTracker(const ApplicationSet& appset, StoredRolloutStatus stored,
                  std::vector<GeneratedApplication> desired, std::vector<Application> live);
+  // The same with the apps shared with their owner (a RollingSyncDecider), not copied.
+  RolloutTracker(const ApplicationSet& appset, StoredRolloutStatus stored,
+                 std::vector<std::shared_ptr<const GeneratedApplication>> desired,
+                 std::vector<std::shared_ptr<const Application>> live);
 
   // Facts. Each marks the apps it concerns for the next Decide and changes nothing else.
   void SetLive(Application app);                         // created or updated
