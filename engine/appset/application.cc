@@ -123,6 +123,25 @@ class SpecHasher {
 
 }  // namespace
 
+OperationSummary::OperationSummary(const Json& operation) {
+  if (!operation.is_object()) return;
+  if (auto info = operation.find("info"); info != operation.end() && info->is_array()) {
+    for (const auto& i : *info) {
+      if (!i.is_object()) continue;
+      auto value = i.find("value");
+      if (value != i.end() && value->is_string()) info_values.push_back(value->get<std::string>());
+    }
+  }
+  auto sync = operation.find("sync");
+  if (sync == operation.end() || !sync->is_object()) return;
+  has_sync = true;
+  if (auto it = sync->find("revisions"); it != sync->end() && it->is_array()) {
+    for (const auto& r : *it) sync_revisions.push_back(r.is_string() ? r.get<std::string>() : "");
+  } else if (auto rev = sync->find("revision"); rev != sync->end() && rev->is_string()) {
+    sync_revisions.push_back(rev->get<std::string>());
+  }
+}
+
 uint64_t SpecFingerprint(const Json& spec) {
   if (!spec.is_object()) return 0;
   SpecHasher hasher;

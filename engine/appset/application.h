@@ -15,11 +15,27 @@
 
 namespace fleetwave::engine {
 
+// What the rollout reads of an operation (operationState.operation): the values of its `info`
+// entries (a rollback's sync back names itself in its Reason) and the revisions its `sync`
+// asks for. Made from the operation's JSON, which is not kept: the copy was 1.3 KB per app at
+// N=500 and made at every decision of the app.
+struct OperationSummary {
+  OperationSummary() = default;
+  // Implicit: it stands for the operation it is made from (decoding, tests, the engine's own
+  // records all hold the JSON).
+  OperationSummary(const Json& operation);  // NOLINT(google-explicit-constructor)
+  std::vector<std::string> info_values;     // string values of `info[].value`, in order
+  bool has_sync = false;                    // `sync` is an object
+  // sync.revisions (a non-string item as ""), else [sync.revision]; empty when neither.
+  std::vector<std::string> sync_revisions;
+  bool operator==(const OperationSummary&) const = default;
+};
+
 // status.operationState: the last sync operation the app ran (or is running).
 struct OperationState {
   std::string phase;  // Running | Terminating | Succeeded | Failed | Error
   std::optional<Time> started_at;
-  Json operation = Json::object();
+  OperationSummary operation;
 };
 
 // One entry of status.conditions of an Application (InvalidSpecError, UnknownError, ...).

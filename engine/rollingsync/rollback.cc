@@ -34,17 +34,8 @@ int StepNumber(const std::string& step) {
 // sync back from the rollout's own sync that started in the second the rollback did.
 bool IsSyncBack(const OperationState& op, const RollbackApp& a) {
   if (!op.started_at || !a.since || *op.started_at < *a.since) return false;
-  if (!IsRollbackOperation(op.operation)) return false;
-  const Json* sync =
-      op.operation.is_object() && op.operation.contains("sync") ? &op.operation["sync"] : nullptr;
-  if (sync == nullptr || !sync->is_object()) return false;
-  std::vector<std::string> revisions;
-  if (auto it = sync->find("revisions"); it != sync->end() && it->is_array()) {
-    for (const auto& r : *it) revisions.push_back(r.is_string() ? r.get<std::string>() : "");
-  } else if (auto rev = sync->find("revision"); rev != sync->end() && rev->is_string()) {
-    revisions.push_back(rev->get<std::string>());
-  }
-  return revisions == a.to;
+  if (!IsRollbackOperation(op.operation) || !op.operation.has_sync) return false;
+  return op.operation.sync_revisions == a.to;
 }
 
 bool Finished(RollbackAppPhase phase) {
@@ -212,19 +203,15 @@ bool RolledBack(const RolloutState& stored, const std::string& app) {
   return it != apps.end() && it->app == app;
 }
 
-bool IsRollbackOperation(const Json& operation) {
-  if (!operation.is_object()) return false;
-  auto info = operation.find("info");
-  if (info == operation.end() || !info->is_array()) return false;
-  for (const auto& i : *info) {
-    if (!i.is_object()) continue;
-    auto value = i.find("value");
-    if (value != i.end() && value->is_string() &&
-        value->get_ref<const std::string&>().rfind(kRollbackReasonPrefix, 0) == 0) {
-      return true;
-    }
+bool IsRollbackOperation(const OperationSummary& operation) {
+  for (const std::string& value : operation.info_values) {
+    if (value.rfind(kRollbackReasonPrefix, 0) == 0) return true;
   }
   return false;
+}
+
+bool IsRollbackOperation(const Json& operation) {
+  return IsRollbackOperation(OperationSummary(operation));
 }
 
 std::vector<std::string> WithoutRolledBack(std::vector<std::string> drifted,

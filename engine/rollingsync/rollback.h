@@ -52,6 +52,7 @@ inline constexpr const char* kRollbackReasonPrefix = "rollback (";
 
 // The operation is a rollback's sync back (its Reason carries kRollbackReasonPrefix).
 bool IsRollbackOperation(const Json& operation);
+bool IsRollbackOperation(const OperationSummary& operation);
 
 // A sync a rollback asks for: the app back to `to`, its operation started at or after `since`.
 struct RollbackSync {

@@ -312,6 +312,33 @@ TEST(Rollback, ANewRevisionRemembersTheLastHealthyOneAndCarriesItOverAnUnfinishe
   EXPECT_EQ(u.entry.previous_healthy_revisions, std::vector<std::string>{"r1"});
 }
 
+// The Application's operation state keeps what the rollback reads of an operation, not its
+// JSON: the info values (a rollback's Reason) and the revisions of its sync.
+TEST(Rollback, AnOperationIsReadForItsReasonAndRevisionsOnly) {
+  const Json single = Json::parse(R"({"initiatedBy":{"username":"ops"},
+      "info":[{"name":"Reason","value":"rollback (step 2 failed) from a to b, step 2"},{"x":1}],
+      "sync":{"revision":"abc","syncOptions":["ServerSideApply=true"]},"retry":{"limit":5}})");
+  const OperationSummary s(single);
+  EXPECT_EQ(s.info_values,
+            std::vector<std::string>{"rollback (step 2 failed) from a to b, step 2"});
+  EXPECT_TRUE(s.has_sync);
+  EXPECT_EQ(s.sync_revisions, std::vector<std::string>{"abc"});
+  EXPECT_TRUE(IsRollbackOperation(s));
+  EXPECT_TRUE(IsRollbackOperation(single));
+
+  const OperationSummary multi(
+      Json::parse(R"({"sync":{"revisions":["r1",7,"r3"],"revision":"x"}})"));
+  EXPECT_EQ(multi.sync_revisions, (std::vector<std::string>{"r1", "", "r3"}));
+  EXPECT_FALSE(IsRollbackOperation(multi));
+
+  const OperationSummary automated(
+      Json::parse(R"({"info":[{"name":"Reason","value":"rolling sync"}],"sync":"no"})"));
+  EXPECT_FALSE(IsRollbackOperation(automated));
+  EXPECT_FALSE(automated.has_sync);
+  EXPECT_TRUE(automated.sync_revisions.empty());
+  EXPECT_EQ(OperationSummary(Json::array()), OperationSummary());
+}
+
 TEST(Rollback, TheStateRoundTripsThroughItsJson) {
   RollbackState s;
   s.reason = kRollbackStepFailed;
