@@ -90,9 +90,9 @@ RollingSyncDecider::RollingSyncDecider(std::shared_ptr<const ApplicationSet> set
 void RollingSyncDecider::Derive(App& a, const AppRolloutStatus* entry) {
   const std::string& name = a.observed.desired.name;
   // `planned` depends only on the generation's desired app, constant for this decider (a new
-  // generation makes a new decider), and on the set. DeriveView changes it only where the set
-  // may not update specs (it takes the stored spec in), so only then is it derived again: the
-  // copy and the fingerprint were an eighth of an event's cost.
+  // generation makes a new decider), and on the set. KeepStoredSpec changes it only where the
+  // set may not update specs (it takes the stored spec in), so only then is it derived again:
+  // the copy and the fingerprint were an eighth of an event's cost.
   const uint64_t from = a.observed.desired.spec_fingerprint;
   auto stored = stored_.find(name);
   StoredApp* stored_app = stored == stored_.end() ? nullptr : &stored->second;

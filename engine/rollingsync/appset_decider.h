@@ -132,7 +132,7 @@ class RollingSyncDecider {
     // As the planner reads it (KeepStoredSpec applied), shared with the tracker's record.
     std::shared_ptr<const GeneratedApplication> planned;
     uint64_t planned_from = 0;          // the desired spec's fingerprint `planned` was derived from
-    bool planned_reusable = false;      // DeriveView left `planned` as derived (see Derive)
+    bool planned_reusable = false;      // KeepStoredSpec left `planned` as derived (see Derive)
     reconcile::AppView view;            // points into this App and stored_
     std::shared_ptr<Application> live;  // shared with the tracker's record
     std::size_t position = 0;           // in applications_ and status_'s applicationStatus
